@@ -1,0 +1,418 @@
+"""The ``trailblaze`` command line: thin over the library (``trailblaze.runner``).
+
+Commands parse their options and call library functions; expected errors are
+:class:`~trailblaze.errors.TrailblazeError` and become one readable message and an exit code at
+the single boundary in :func:`main`. Plugins add commands through
+``trailblaze_register_commands`` (loaded when a command name is not a built-in one, or for
+``--help``), so ``trailblaze --version`` starts without loading any plugin.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from trailblaze import __version__
+from trailblaze.errors import ErrorList, ExitCode, TrailblazeError, UsageError
+
+if TYPE_CHECKING:
+    from trailblaze.runner.project import Project
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class State:
+    """Per-invocation state: the options that decide how the project is assembled."""
+
+    def __init__(self, plugin_args: Sequence[str], config: Path | None) -> None:
+        self.plugin_args = list(plugin_args)
+        self.config_path = config
+        self._project: Project | None = None
+
+    def project(self, plugin_args: Sequence[str] = (), config: Path | None = None) -> Project:
+        if self._project is None:
+            from trailblaze.config import load_config
+            from trailblaze.pluginmanager import get_plugin_manager
+            from trailblaze.runner.project import Project
+
+            cfg = load_config(config or self.config_path)
+            plugins = get_plugin_manager([*self.plugin_args, *plugin_args], cfg.project.plugins)
+            cfg.pluginmanager = plugins.pm
+            self._project = Project(cfg, plugins)
+            self._project.configure()
+        return self._project
+
+    def close(self) -> None:
+        if self._project is not None:
+            self._project.unconfigure()
+
+
+def _state() -> State:
+    state = click.get_current_context().find_object(State)
+    assert state is not None
+    return state
+
+
+class TrailblazeGroup(click.Group):
+    """A group that asks plugins for extra commands only when it has to."""
+
+    _plugins_loaded = False
+
+    def _load_plugin_commands(self, ctx: click.Context) -> None:
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        params = ctx.find_root().params
+        try:
+            state = ctx.find_object(State) or State(params.get("plugin_args") or (), params.get("config"))
+            project = state.project()
+        except TrailblazeError:
+            return  # the command that runs will report it
+        project.hook.trailblaze_register_commands(cli=self)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._load_plugin_commands(ctx)
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands(ctx)
+        return super().list_commands(ctx)
+
+
+plugin_option = click.option(
+    "-p",
+    "plugin_args",
+    multiple=True,
+    metavar="NAME",
+    help="Load plugin module NAME; `-p no:NAME` blocks a plugin (built-in or installed).",
+)
+config_option = click.option(
+    "-c",
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Use this trailblaze.yaml instead of searching up from the working directory.",
+)
+
+
+@click.group(cls=TrailblazeGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="trailblaze", message="%(prog)s %(version)s")
+@plugin_option
+@config_option
+@click.pass_context
+def cli(ctx: click.Context, plugin_args: tuple[str, ...], config: Path | None) -> None:
+    """Replay UI test trails deterministically on web, Android and iOS.
+
+    Trails are YAML files of steps, each with a recording of tool calls. `trailblaze run`
+    replays them; tools come from plugins and MCP servers.
+    """
+    state = ctx.find_object(State)
+    if state is None:
+        ctx.obj = State(plugin_args, config)
+        ctx.call_on_close(ctx.obj.close)
+
+
+def _project(plugin_args: Sequence[str] = (), config: Path | None = None) -> Project:
+    return _state().project(plugin_args, config)
+
+
+def _parse_args(values: Sequence[str]) -> dict[str, str]:
+    parsed: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{value!r}: expected NAME=VALUE", param_hint="--arg")
+        parsed[name.strip()] = text
+    return parsed
+
+
+def _paths(paths: Sequence[Path]) -> list[Path]:
+    return [Path(p) for p in paths]
+
+
+# -- run ---------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--driver", metavar="KEY", help="Driver to run on (playwright-native/web, …). Default: from config.")
+@click.option("--device", metavar="ID", help="Device to run on (the driver's default when omitted).")
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="How long actions and checks wait for the UI (default 10; a trail's config.timeout wins).")
+@click.option("-x", "--fail-fast", is_flag=True, help="Stop after the first trail that fails or errors.")
+@click.option("--headed", is_flag=True, help="Show the browser window (web).")
+@click.option("--base-url", metavar="URL", help="Base URL for '/path' navigation ('sample-app' serves the bundled app).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write results JSON here.")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML here.")
+@click.option("--artifacts-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where snapshots go (default .trailblaze/artifacts next to trailblaze.yaml).")
+@click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
+@click.option("-q", "--quiet", is_flag=True, help="Only failures and the summary.")
+@plugin_option
+@config_option
+def run(
+    paths: tuple[Path, ...],
+    driver: str | None,
+    device: str | None,
+    args: tuple[str, ...],
+    timeout: float | None,
+    fail_fast: bool,
+    headed: bool,
+    base_url: str | None,
+    json_path: Path | None,
+    junit_path: Path | None,
+    artifacts_dir: Path | None,
+    verbose: int,
+    quiet: bool,
+    plugin_args: tuple[str, ...],
+    config: Path | None,
+) -> int:
+    """Replay trails (files, or folders searched for *.trail.yaml and trail.yaml).
+
+    Exit codes: 0 all passed, 1 a trail failed, 2 infrastructure error (browser, device,
+    server), 3 misuse (bad arguments, config or trail file).
+    """
+    from trailblaze.runner.run import run_trails
+    from trailblaze.runner.session import RunOptions
+
+    project = _project(plugin_args, config)
+    options = RunOptions(
+        paths=_paths(paths),
+        driver=driver,
+        device=device,
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
+        timeout=timeout,
+        fail_fast=fail_fast,
+        headed=headed,
+        base_url=base_url,
+        json_path=json_path,
+        junit_path=junit_path,
+        artifacts_dir=artifacts_dir or project.config.root / ".trailblaze" / "artifacts",
+        verbosity=-1 if quiet else verbose,
+    )
+    result = run_trails(project, options)
+    return int(result.exit_code)
+
+
+# -- validate ------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--driver", metavar="KEY", help="Check only what this driver would replay.")
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument.")
+@plugin_option
+@config_option
+def validate(
+    paths: tuple[Path, ...], driver: str | None, args: tuple[str, ...], plugin_args: tuple[str, ...], config: Path | None
+) -> int:
+    """Check trail files without running them: YAML, structure, tools and their arguments.
+
+    Reports every problem in every file, then exits 3 if there were any.
+    """
+    project = _project(plugin_args, config)
+    trails, problems = project.collect(_paths(paths), _parse_args(args), require_args=False)
+    if driver:
+        project.drivers.resolve(driver)
+    for trail in trails:
+        problems.extend(project.check(trail, driver, dynamic_tools=project.has_dynamic_tools))
+    if problems:
+        raise ErrorList(problems)
+    noun = "trail" if len(trails) == 1 else "trails"
+    click.echo(f"{len(trails)} {noun} valid")
+    return 0
+
+
+# -- tools, plugins, devices --------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--driver", metavar="KEY", help="Only tools a session on this driver gets.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list with the registry keys.")
+@plugin_option
+@config_option
+def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None) -> int:
+    """List the tools trails can use, with their source and flags."""
+    project = _project(plugin_args, config)
+    registry = project.tools
+    if driver:
+        driver_class = project.drivers.resolve(driver)
+        registry = registry.for_device(driver_class.key, driver_class.platform)
+    specs = sorted(registry, key=lambda s: (s.source, s.name))
+    if as_json:
+        click.echo(json.dumps([s.to_registry() for s in specs], indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for column in ("tool", "source", "where", "flags", "description"):
+        table.add_column(column, overflow="fold")
+    for spec in specs:
+        meta = spec.metadata
+        flags = [
+            name
+            for name, on in (
+                ("llm", meta.exposed_to_llm),
+                ("rec", meta.recordable),
+                ("deleg", meta.delegating),
+                ("verif", meta.verification),
+                ("host", meta.requires_host),
+            )
+            if on
+        ]
+        where = ", ".join(sorted(meta.drivers or meta.platforms or ["all"]))
+        summary = spec.description.splitlines()[0] if spec.description else ""
+        table.add_row(spec.name, spec.source, where, " ".join(flags), summary)
+    Console(soft_wrap=False).print(table)
+    click.echo(f"{len(specs)} tools")
+    return 0
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@plugin_option
+@config_option
+def plugins(as_json: bool, plugin_args: tuple[str, ...], config: Path | None) -> int:
+    """List loaded plugins: name, version and the hooks they implement."""
+    rows = _project(plugin_args, config).plugins.describe()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        version = f" {row['version']}" if row["version"] else ""
+        click.echo(f"{row['name']}{version} ({row['kind']}: {row['module']})")
+        click.echo(f"    {', '.join(row['hooks']) or '(no hooks)'}")
+    return 0
+
+
+@cli.command()
+@click.option("--driver", metavar="KEY", help="Only this driver's devices.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@plugin_option
+@config_option
+def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None) -> int:
+    """List devices each driver can reach now."""
+    import asyncio
+
+    from trailblaze.driver import DriverOptions
+
+    project = _project(plugin_args, config)
+    classes = [project.drivers.resolve(driver)] if driver else project.drivers.drivers()
+
+    async def gather() -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        for cls in classes:
+            instance = cls(DriverOptions(browser=project.config.project.browser))
+            try:
+                found = await instance.devices()
+            except TrailblazeError as exc:
+                rows.append({"driver": cls.key, "platform": cls.platform, "error": str(exc)})
+                continue
+            rows.extend({**d.to_dict(), "model": d.model, "state": "available"} for d in found)
+        return rows
+
+    rows = asyncio.run(gather())
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        if "error" in row:
+            click.echo(f"{row['driver']}: {row['error']}")
+        else:
+            click.echo(f"{row['id']}  {row['platform']}  {row['driver']}  {row['width']}x{row['height']}  {row['model']}")
+    return 0
+
+
+# -- init, sample-app --------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("directory", default=".", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+def init(directory: Path, force: bool) -> int:
+    """Create trailblaze.yaml and a trails/ folder with an example trail in DIRECTORY."""
+    from trailblaze.scaffold import scaffold
+
+    written = scaffold(directory, force=force)
+    for path in written:
+        click.echo(f"created {path}")
+    click.echo(f"\nnext: cd {directory} && trailblaze run")
+    return 0
+
+
+@cli.command("sample-app")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--host", default="127.0.0.1", show_default=True)
+def sample_app(port: int, host: str) -> int:
+    """Serve the bundled sample web app (what `base_url: sample-app` runs against)."""
+    from trailblaze.web.sample_server import SampleAppServer
+
+    try:
+        server = SampleAppServer(host, port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    click.echo(f"serving the sample app at {server.url}/ (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+# -- the boundary ----------------------------------------------------------------------------------------------
+
+
+def _print_error(exc: TrailblazeError) -> None:
+    err = click.get_text_stream("stderr")
+    prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
+    errors = exc.errors if isinstance(exc, ErrorList) else [exc]
+    for error in errors:
+        for i, line in enumerate(str(error).splitlines() or [""]):
+            click.echo(f"{prefix} {line}" if i == 0 else f"       {line}", err=True)
+    if len(errors) > 1:
+        click.echo(f"{len(errors)} problems", err=True)
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(argv: Sequence[str] | None = None) -> int:
+        try:
+            return fn(argv)
+        except TrailblazeError as exc:
+            _print_error(exc)
+            return int(exc.exit_code)
+
+    return wrapper
+
+
+@_guard
+def _main(argv: Sequence[str] | None) -> int:
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None, prog_name="trailblaze", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        return int(ExitCode.INTERRUPTED)
+    except click.ClickException as exc:
+        exc.show()
+        return int(ExitCode.USAGE)
+    return result if isinstance(result, int) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``trailblaze`` command."""
+    sys.exit(_main(argv))

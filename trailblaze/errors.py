@@ -1,0 +1,88 @@
+"""Errors that carry a source location, and the exit codes they map to.
+
+Exit codes follow upstream Trailblaze: 0 all passed, 1 a trail failed, 2 infrastructure
+failure (driver, browser, device, server), 3 misuse (bad CLI arguments, config or trail file).
+Every expected error is one of the classes below; the CLI turns them into one readable line
+and the matching exit code at a single boundary.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    FAILED = 1
+    ERROR = 2
+    USAGE = 3
+    INTERRUPTED = 130
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where something came from: a file and, when the parser knows them, 1-based line and column."""
+
+    path: str | None
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        parts = [self.path or "<input>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+
+class TrailblazeError(Exception):
+    """Base of all expected errors. ``str()`` is the one line shown to the user."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        if self.location is None:
+            return self.message
+        return f"{self.location}: {self.message}"
+
+
+class UsageError(TrailblazeError):
+    """Misuse: a bad CLI argument, config file or trail file (exit 3)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class InfrastructureError(TrailblazeError):
+    """The machinery failed: driver, browser, device or server (exit 2)."""
+
+    exit_code = ExitCode.ERROR
+
+
+class ErrorList(UsageError):
+    """Several problems found at once (``trailblaze validate`` reports them all)."""
+
+    def __init__(self, errors: Iterable[TrailblazeError]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+        if self.errors:
+            self.exit_code = max(e.exit_code for e in self.errors)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ToolFailure(Exception):
+    """Raised by a tool to fail the current step with a message (the trail ends as *failed*).
+
+    Plugin authors raise this (or ``AssertionError``) for an expected, test-level failure:
+    an element that is not there, a value that does not match. Anything else a tool raises is
+    treated as an error of the tool itself (the trail ends as *error*).
+    """

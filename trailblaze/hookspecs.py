@@ -1,0 +1,179 @@
+"""The plugin contract: every hook a trailblaze plugin can implement.
+
+Implement a hook with ``@trailblaze.hookimpl`` on a function of the same name in a module (or
+object) registered as a plugin — a built-in under ``trailblaze/plugins/``, a package exposing
+an entry point in the ``trailblaze`` group, or a module named with ``-p``/``plugins:``.
+
+Hooks are called synchronously from the engine's event loop; keep them quick. Anything that
+waits on the device or the network belongs in a tool, not a hook. Parameters are passed by
+name, so an implementation may accept only the ones it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from trailblaze.config import Config
+    from trailblaze.runner.results import RunResult, StepResult, ToolReport, TrailResult
+    from trailblaze.runner.session import Run, Session
+    from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome
+    from trailblaze.trail.model import Step, Trail
+
+hookspec = pluggy.HookspecMarker("trailblaze")
+
+
+# -- start-up and registration ----------------------------------------------------------------
+
+
+@hookspec(historic=True)
+def trailblaze_addhooks(pluginmanager: pluggy.PluginManager) -> None:
+    """Called when a plugin is registered, so it can add hook specifications of its own
+    (``pluginmanager.add_hookspecs(module)``). The return value is ignored."""
+
+
+@hookspec(historic=True)
+def trailblaze_configure(config: Config) -> None:
+    """Called once, after every plugin is loaded and ``trailblaze.yaml`` is read, before any
+    command runs. ``config`` is the project configuration (read-only by convention; plugins
+    keep their own state on themselves). Historic: plugins registered later are called too.
+    The return value is ignored."""
+
+
+@hookspec
+def trailblaze_unconfigure(config: Config) -> None:
+    """Called once when the command is done, in reverse order of registration, to release
+    what ``trailblaze_configure`` acquired. The return value is ignored."""
+
+
+@hookspec
+def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
+    """Called once per process to collect tools. Call ``register(tool)`` for each tool, where
+    ``tool`` is a function decorated with ``@trailblaze.tool`` (or a ``ToolSpec``). The host
+    records which plugin registered it; a name registered by two plugins is an error naming
+    both. The return value is ignored."""
+
+
+@hookspec
+def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
+    """Called once per process to collect drivers. Call ``register(driver_class)`` with a
+    subclass of ``trailblaze.Driver`` (its ``key``, ``aliases`` and ``platform`` class
+    attributes name it). A key or alias claimed twice is an error. The return value is
+    ignored."""
+
+
+@hookspec
+def trailblaze_register_commands(cli: click.Group) -> None:
+    """Called while the command line is built, to add commands: ``cli.add_command(cmd)`` or
+    ``@cli.command()``. The return value is ignored."""
+
+
+# -- collection ---------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def trailblaze_collect_file(
+    path: Path, root: Path | None, arg_values: dict[str, str], require_args: bool
+) -> Trail | None:
+    """Turn the file at ``path`` into a :class:`~trailblaze.trail.model.Trail`. ``root`` is the
+    folder ids are relative to; ``arg_values`` are the ``--arg`` values; ``require_args`` is
+    False when only validating (a required argument may then be missing). Return the trail, or
+    None to let the next plugin (finally the built-in YAML loader) try. First result wins.
+    Raise ``trailblaze.errors.UsageError`` (or ``ErrorList``) for a file that is yours but bad."""
+
+
+# -- running --------------------------------------------------------------------------------------
+
+
+@hookspec
+def trailblaze_run_start(run: Run) -> None:
+    """Called once before the first trail runs; ``run.trails`` lists what will run. The return
+    value is ignored."""
+
+
+@hookspec
+def trailblaze_run_finish(run: Run, result: RunResult) -> None:
+    """Called once after the last trail, with the whole run's result (reporters write their
+    files here). The return value is ignored."""
+
+
+@hookspec
+def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
+    """Called when a device session opens, before any trail runs on it, to attach what the
+    session needs — spawn servers, add tools with ``session.registry.add(spec)``, register
+    cleanup with ``session.exit_stack``. Return an awaitable for asynchronous work, or None.
+    The awaitables of all plugins run concurrently; an exception fails every trail of the
+    session with exit code 2 (or the exception's own code for a ``TrailblazeError``)."""
+
+
+@hookspec
+def trailblaze_session_start(session: Session) -> None:
+    """Called when a device session opens: ``session.device`` is connected and
+    ``session.registry`` holds the tools it offers. The return value is ignored."""
+
+
+@hookspec
+def trailblaze_session_finish(session: Session) -> None:
+    """Called when a device session closes, after its last trail, also after a failure.
+    The return value is ignored."""
+
+
+@hookspec
+def trailblaze_trail_start(trail: Trail, session: Session) -> None:
+    """Called before the first step of ``trail`` runs on ``session``. The return value is
+    ignored."""
+
+
+@hookspec
+def trailblaze_trail_finish(trail: Trail, result: TrailResult, session: Session | None) -> None:
+    """Called when ``trail`` is done, with its result (passed, failed, error or skipped).
+    ``session`` is None when the trail never reached a device (skipped, or the device failed
+    to open). The return value is ignored."""
+
+
+@hookspec
+def trailblaze_step_start(step: Step, trail: Trail, session: Session) -> None:
+    """Called before a step (or the trailhead) runs. The return value is ignored."""
+
+
+@hookspec
+def trailblaze_step_finish(step: Step, result: StepResult, session: Session) -> None:
+    """Called after a step, with its result. The return value is ignored."""
+
+
+@hookspec(firstresult=True)
+def trailblaze_tool_call(call: ToolCall, ctx: ToolContext) -> Awaitable[ToolOutcome] | None:
+    """Invoke one tool; called for every tool call, delegating or not, after its arguments
+    were validated. Return an awaitable that performs the call and resolves to its
+    ``ToolOutcome``; None means "not handled here" and passes to the next implementation (the
+    built-in one, which runs the tool, is ``trylast``).
+
+    Wrap it to act around every call. Because the engine is async, the value a wrapper
+    receives from ``yield`` is the awaitable, not yet run; return a new awaitable around it::
+
+        @trailblaze.hookimpl(wrapper=True)
+        def trailblaze_tool_call(call, ctx):
+            invocation = yield
+
+            async def timed():
+                start = time.perf_counter()
+                try:
+                    return await invocation
+                finally:
+                    print(call.name, time.perf_counter() - start)
+
+            return timed()
+    """
+
+
+@hookspec
+def trailblaze_tool_report(report: ToolReport, session: Session) -> None:
+    """Called after each executable (non-delegating) tool call finished — the calls a
+    recording consists of — with its status, duration and ``delegated_from`` chain. The
+    return value is ignored."""

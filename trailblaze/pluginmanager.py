@@ -1,0 +1,183 @@
+"""Build the plugin manager: built-in plugins, ``-p`` modules, then the ``trailblaze`` entry points.
+
+Load order follows pytest: names blocked with ``-p no:NAME`` first, then the built-ins in
+:data:`DEFAULT_PLUGINS`, then modules named with ``-p NAME`` or ``plugins:`` in
+``trailblaze.yaml``, then every entry point of group ``trailblaze`` (unless
+``TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD`` is set), then ``check_pending()`` so a misspelled hook
+fails loudly. ``TRAILBLAZE_TRACE_PLUGINS=1`` prints every hook call to stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from trailblaze import hookspecs
+from trailblaze.errors import UsageError
+
+#: Built-in plugins, registered by short name like any other (``-p no:terminal`` removes one).
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "trail_files",
+    "core_tools",
+    "web_playwright",
+    "terminal",
+    "json_report",
+    "junit_report",
+)
+ENTRY_POINT_GROUP = "trailblaze"
+AUTOLOAD_ENV = "TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD"
+TRACE_ENV = "TRAILBLAZE_TRACE_PLUGINS"
+
+
+@dataclass(slots=True)
+class PluginInfo:
+    name: str
+    kind: str  # "builtin" | "module" | "entrypoint"
+    module: str
+    version: str | None = None
+    distribution: str | None = None
+
+
+@dataclass(slots=True)
+class Plugins:
+    """The plugin manager plus what is known about each registered plugin."""
+
+    pm: pluggy.PluginManager
+    info: dict[str, PluginInfo] = field(default_factory=dict)
+
+    @property
+    def hook(self) -> Any:
+        return self.pm.hook
+
+    def describe(self) -> list[dict[str, Any]]:
+        """Name, version, kind and implemented hooks of every plugin (``trailblaze plugins``)."""
+        rows = []
+        for name, plugin in self.pm.list_name_plugin():
+            if plugin is None:
+                continue
+            info = self.info.get(name) or PluginInfo(name, "object", type(plugin).__module__)
+            callers = self.pm.get_hookcallers(plugin) or []
+            rows.append(
+                {
+                    "name": name,
+                    "version": info.version,
+                    "kind": info.kind,
+                    "module": info.module,
+                    "distribution": info.distribution,
+                    "hooks": sorted(c.name for c in callers),
+                }
+            )
+        return rows
+
+
+def get_plugin_manager(
+    plugin_args: Iterable[str] = (),
+    config_plugins: Iterable[str] = (),
+    *,
+    autoload: bool | None = None,
+) -> Plugins:
+    """Create and load the plugin manager. ``plugin_args`` are the ``-p`` values."""
+    from trailblaze import __version__
+
+    pm = pluggy.PluginManager("trailblaze")
+    pm.add_hookspecs(hookspecs)
+    plugins = Plugins(pm)
+    requested: list[str] = []
+    for arg in plugin_args:
+        if arg.startswith("no:"):
+            pm.set_blocked(arg[3:])
+        else:
+            requested.append(arg)
+    requested.extend(config_plugins)
+
+    for name in DEFAULT_PLUGINS:
+        if pm.is_blocked(name):
+            continue
+        module = importlib.import_module(f"trailblaze.plugins.{name}")
+        pm.register(module, name=name)
+        plugins.info[name] = PluginInfo(name, "builtin", module.__name__, __version__, "trailblaze")
+
+    for module_name in requested:
+        if pm.is_blocked(module_name) or pm.has_plugin(module_name):
+            continue
+        module = _import_plugin(module_name, module_name)
+        pm.register(module, name=module_name)
+        plugins.info[module_name] = PluginInfo(module_name, "module", module.__name__)
+
+    if autoload is None:
+        autoload = not os.environ.get(AUTOLOAD_ENV)
+    if autoload:
+        _load_entry_points(plugins)
+
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise UsageError(f"plugin {exc.plugin_name!r} implements a hook trailblaze does not have: {exc}") from None
+    if os.environ.get(TRACE_ENV):
+        _trace(pm)
+    return plugins
+
+
+def _load_entry_points(plugins: Plugins) -> None:
+    pm = plugins.pm
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
+            continue
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            dist = f" (from {ep.dist.name})" if ep.dist else ""
+            raise UsageError(
+                f'error importing plugin "{ep.name}"{dist}: {type(exc).__name__}: {exc}; '
+                f"fix or uninstall it, or skip it with -p no:{ep.name}"
+            ) from exc
+        try:
+            pm.register(plugin, name=ep.name)
+        except ValueError as exc:  # pluggy: plugin object already registered under another name
+            raise UsageError(f'plugin "{ep.name}" cannot be registered: {exc}') from None
+        plugins.info[ep.name] = PluginInfo(
+            ep.name,
+            "entrypoint",
+            getattr(plugin, "__name__", type(plugin).__name__),
+            ep.dist.version if ep.dist else None,
+            ep.dist.name if ep.dist else None,
+        )
+
+
+def _import_plugin(module_name: str, label: str) -> ModuleType:
+    try:
+        return importlib.import_module(module_name)
+    except Exception as exc:
+        raise UsageError(f'error importing plugin "{label}": {type(exc).__name__}: {exc}') from exc
+
+
+def _trace(pm: pluggy.PluginManager) -> None:
+    def before(hook_name: str, hook_impls: list[Any], kwargs: dict[str, Any]) -> None:
+        names = ", ".join(impl.plugin_name for impl in hook_impls)
+        print(f"[trailblaze trace] {hook_name}({', '.join(kwargs)}) -> [{names}]", file=sys.stderr)
+
+    def after(outcome: Any, hook_name: str, hook_impls: list[Any], kwargs: dict[str, Any]) -> None:
+        exc = outcome.exception
+        if exc is not None:
+            print(f"[trailblaze trace] {hook_name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    pm.add_hookcall_monitoring(before, after)
+
+
+def call_registration(plugins: Plugins, hook_name: str, make_register: Any) -> None:
+    """Call a registration hook one plugin at a time, so ``register`` knows who is calling."""
+    caller = getattr(plugins.pm.hook, hook_name)
+    trace = bool(os.environ.get(TRACE_ENV))
+    for impl in caller.get_hookimpls():  # registration order: built-ins first
+        if trace:
+            print(f"[trailblaze trace] {hook_name}(register) -> [{impl.plugin_name}]", file=sys.stderr)
+        register = make_register(impl.plugin_name)
+        impl.function(**{name: register for name in impl.argnames})

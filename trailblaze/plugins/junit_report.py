@@ -1,0 +1,92 @@
+"""Built-in plugin: ``--junit FILE`` writes JUnit XML (one ``testcase`` per trail and device).
+
+The shape is the one CI systems (Jenkins, GitLab, GitHub Actions reporters) read: a
+``testsuites`` root holding one ``testsuite``; ``failure`` for failed trails, ``error`` for
+trails that could not run properly, ``skipped`` with the reason. The failure message is the
+failing step and its error; the body lists every step. Times are seconds with millisecond
+precision.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import socket
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
+from trailblaze import hookimpl
+from trailblaze.fileio import write_atomic
+
+if TYPE_CHECKING:
+    from trailblaze.runner.results import RunResult, TrailResult
+    from trailblaze.runner.session import Run
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
+    root = ET.Element(
+        "testsuites",
+        name=suite_name,
+        tests=str(len(result.trails)),
+        failures=str(result.count("failed")),
+        errors=str(result.count("error")),
+        skipped=str(result.count("skipped")),
+        time=_seconds(result.duration_ms),
+    )
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite_name,
+        tests=str(len(result.trails)),
+        failures=str(result.count("failed")),
+        errors=str(result.count("error")),
+        skipped=str(result.count("skipped")),
+        time=_seconds(result.duration_ms),
+        timestamp=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+        hostname=socket.gethostname(),
+    )
+    devices = {(t.driver, t.device) for t in result.trails}
+    for trail in result.trails:
+        suite.append(_testcase(trail, with_device=len(devices) > 1))
+    return root
+
+
+def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
+    classname = trail.id.rsplit("/", 1)[0].replace("/", ".") if "/" in trail.id else "trails"
+    name = f"{trail.id} [{trail.device}]" if with_device and trail.device else trail.id
+    case = ET.Element("testcase", classname=classname, name=name, file=trail.path, time=_seconds(trail.duration_ms))
+    if trail.status == "skipped":
+        ET.SubElement(case, "skipped", message=trail.skip_reason or "skipped")
+    elif trail.status in ("failed", "error"):
+        tag = "failure" if trail.status == "failed" else "error"
+        element = ET.SubElement(case, tag, message=trail.error or trail.status, type=trail.status)
+        element.text = _steps_text(trail)
+    if trail.steps:
+        ET.SubElement(case, "system-out").text = _steps_text(trail)
+    return case
+
+
+def _steps_text(trail: TrailResult) -> str:
+    lines = [f"{trail.title} on {trail.driver} ({trail.device})"]
+    for step in trail.steps:
+        label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
+        lines.append(f"  {step.status.upper():<8}{label}: {step.text} ({_seconds(step.duration_ms)}s)")
+        for call in step.tools:
+            via = f" via {' → '.join(call.delegated_from)}" if call.delegated_from else ""
+            lines.append(f"      {call.status:<8}{call.name}{via} ({_seconds(call.duration_ms)}s)")
+        if step.error:
+            lines.append(f"      error: {step.error}")
+    return "\n".join(lines)
+
+
+@hookimpl
+def trailblaze_run_finish(run: Run, result: RunResult) -> None:
+    path = run.options.junit_path
+    if path is None:
+        return
+    root = build(result)
+    ET.indent(root)
+    write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")

@@ -1,0 +1,146 @@
+"""Built-in plugin: live progress and the summary in the terminal.
+
+On a TTY it shows a spinner with the trail, step and tool in flight, a line per finished trail
+and a summary table (rich). When output is not a terminal (CI logs, pipes) it prints plain
+lines only. ``-v`` adds a line per step and tool; ``-q`` keeps only failures and the summary.
+Block it with ``-p no:terminal`` to replace it with a reporter of your own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.status import Status
+
+    from trailblaze.config import Config
+
+    from trailblaze.runner.results import RunResult, StepResult, ToolReport, TrailResult
+    from trailblaze.runner.session import Run, Session
+    from trailblaze.trail.model import Step, Trail
+
+_STYLE = {"passed": "green", "failed": "red", "error": "red bold", "skipped": "yellow"}
+_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED"}
+
+
+class TerminalReporter:
+    def __init__(self) -> None:
+        self.console: Console | None = None
+        self.status: Status | None = None
+        self.verbosity = 0
+        self.trail: str = ""
+        self.step: str = ""
+        self.total = 0
+        self.done = 0
+
+    def _out(self) -> Console:
+        if self.console is None:
+            from rich.console import Console
+
+            self.console = Console(highlight=False, soft_wrap=True)
+        return self.console
+
+    def _live(self, text: str) -> None:
+        console = self._out()
+        if not console.is_terminal:
+            return
+        if self.status is None:
+            self.status = console.status(text, spinner="dots")
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def _stop_live(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+    def _line(self, text: str, style: str | None = None) -> None:
+        console = self._out()
+        console.print(text, style=style, markup=False)
+
+    @hookimpl
+    def trailblaze_run_start(self, run: Run) -> None:
+        from trailblaze import __version__
+
+        self.verbosity = getattr(run.options, "verbosity", 0)
+        self.total = len(run.planned)
+        drivers = sorted({p.driver_key for p in run.planned})
+        if self.verbosity >= 0:
+            noun = "trail" if self.total == 1 else "trails"
+            self._line(f"trailblaze {__version__} · {self.total} {noun} · {', '.join(drivers)}", "bold")
+
+    @hookimpl
+    def trailblaze_trail_start(self, trail: Trail, session: Session) -> None:
+        self.trail = trail.id
+        self._live(f"[{self.done + 1}/{self.total}] {trail.id}")
+        if self.verbosity > 0:
+            self._line(f"  {trail.id} ({session.info.id})", "bold")
+
+    @hookimpl
+    def trailblaze_step_start(self, step: Step, trail: Trail, session: Session) -> None:
+        self.step = step.label if step.kind != "trailhead" else "trailhead"
+        self._live(f"[{self.done + 1}/{self.total}] {trail.id} · {self.step}")
+
+    @hookimpl
+    def trailblaze_tool_report(self, report: ToolReport, session: Session) -> None:
+        self._live(f"[{self.done + 1}/{self.total}] {self.trail} · {self.step} · {report.name}")
+        if self.verbosity > 1:
+            via = f" (via {' → '.join(report.delegated_from)})" if report.delegated_from else ""
+            self._line(f"      {report.status:<7} {report.name}{via} {report.duration_ms:.0f} ms")
+
+    @hookimpl
+    def trailblaze_step_finish(self, step: Step, result: StepResult, session: Session) -> None:
+        if self.verbosity > 0:
+            label = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
+            self._line(f"    {_WORD[result.status]:<7} {label}: {result.text}", _STYLE[result.status])
+
+    @hookimpl
+    def trailblaze_trail_finish(self, trail: Trail, result: TrailResult, session: Session | None) -> None:
+        self.done += 1
+        self._stop_live()
+        if self.verbosity < 0 and result.status in ("passed", "skipped"):
+            return
+        seconds = result.duration_ms / 1000
+        detail = f" ({seconds:.1f}s)" if result.status != "skipped" else f" ({result.skip_reason})"
+        self._line(f"{_WORD[result.status]:<8}{result.id}{detail}", _STYLE[result.status])
+        if result.error and result.status in ("failed", "error"):
+            self._line(f"        {result.error}")
+
+    @hookimpl
+    def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
+        self._stop_live()
+        console = self._out()
+        counts = [(s, result.count(s)) for s in ("passed", "failed", "error", "skipped") if result.count(s)]
+        summary = ", ".join(f"{n} {s}" for s, n in counts) or "no trails ran"
+        seconds = result.duration_ms / 1000
+        if result.interrupted:
+            summary += " (interrupted)"
+        if console.is_terminal and len(result.trails) > 1 and self.verbosity >= 0:
+            self._table(result)
+        style = "green bold" if result.exit_code == 0 else "red bold"
+        self._line(f"{summary} in {seconds:.2f}s", style)
+
+    def _table(self, result: RunResult) -> None:
+        from rich.table import Table
+
+        table = Table(show_edge=False, pad_edge=False, box=None)
+        for column in ("trail", "driver", "device", "status", "time"):
+            table.add_column(column, justify="right" if column == "time" else "left")
+        for trail in result.trails:
+            table.add_row(
+                trail.id,
+                trail.driver,
+                trail.device or "",
+                f"[{_STYLE[trail.status]}]{trail.status}[/]",
+                f"{trail.duration_ms / 1000:.2f}s",
+            )
+        self._out().print(table)
+
+
+@hookimpl
+def trailblaze_configure(config: Config) -> None:
+    config.pluginmanager.register(TerminalReporter(), "terminalreporter")

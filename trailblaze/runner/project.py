@@ -1,0 +1,155 @@
+"""The project: configuration, plugins, and the tools and drivers they registered.
+
+Every command builds one :class:`Project`; it is the library API the CLI is thin over.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from trailblaze.config import Config
+from trailblaze.driver import Driver, DriverRegistry
+from trailblaze.errors import ErrorList, TrailblazeError, UsageError
+from trailblaze.pluginmanager import Plugins, call_registration
+from trailblaze.tools.registry import ToolRegistry
+from trailblaze.trail.discovery import discover
+from trailblaze.trail.checks import check_trail_tools
+from trailblaze.trail.loader import TrailErrors
+from trailblaze.trail.model import Trail
+
+
+class Project:
+    def __init__(self, config: Config, plugins: Plugins) -> None:
+        self.config = config
+        self.plugins = plugins
+        self._configured = False
+
+    @property
+    def hook(self) -> Any:
+        return self.plugins.hook
+
+    def configure(self) -> None:
+        if not self._configured:
+            self._configured = True
+            self.hook.trailblaze_configure.call_historic(kwargs={"config": self.config})
+
+    def unconfigure(self) -> None:
+        if self._configured:
+            self._configured = False
+            self.hook.trailblaze_unconfigure(config=self.config)
+
+    @functools.cached_property
+    def tools(self) -> ToolRegistry:
+        """Every tool the Python plugins registered (MCP tools join per session)."""
+        registry = ToolRegistry()
+
+        def make_register(plugin_name: str) -> Callable[[Any], Any]:
+            def register(tool: Any) -> Any:
+                registry.add(tool, source=plugin_name)
+                return tool
+
+            return register
+
+        call_registration(self.plugins, "trailblaze_register_tools", make_register)
+        return registry
+
+    @functools.cached_property
+    def drivers(self) -> DriverRegistry:
+        registry = DriverRegistry()
+
+        def make_register(plugin_name: str) -> Callable[[type[Driver]], type[Driver]]:
+            def register(driver: type[Driver]) -> type[Driver]:
+                registry.add(driver, plugin_name)
+                return driver
+
+            return register
+
+        call_registration(self.plugins, "trailblaze_register_drivers", make_register)
+        return registry
+
+    def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
+        """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the
+        first the trail declares in ``config.devices`` (or legacy ``config.driver``), else web."""
+        if requested:
+            return requested
+        if self.config.project.driver:
+            return self.config.project.driver
+        if trail is not None:
+            if trail.config.devices:
+                return next(iter(trail.config.devices.values()))
+            if trail.config.driver:
+                return trail.config.driver
+            if trail.config.platform:
+                return trail.config.platform.lower()
+        return "playwright-native"
+
+    # -- trails ----------------------------------------------------------------------------------
+
+    def discover(self, paths: Sequence[Path]) -> list[Path]:
+        return discover(paths or [self.config.trails_dir])
+
+    def collect(
+        self, paths: Sequence[Path], arg_values: Mapping[str, str], *, require_args: bool = True
+    ) -> tuple[list[Trail], list[TrailblazeError]]:
+        """Load every trail under ``paths``; return the trails and every problem found."""
+        trails: list[Trail] = []
+        problems: list[TrailblazeError] = []
+        given = list(paths) or [self.config.trails_dir]
+        try:
+            files = discover(given)
+        except UsageError as exc:
+            return [], [exc]
+        for path in files:
+            root = self._root_for(path, given)
+            try:
+                trail = self.hook.trailblaze_collect_file(
+                    path=path, root=root, arg_values=dict(arg_values), require_args=require_args
+                )
+            except TrailErrors as exc:
+                problems.extend(exc.errors)
+                if exc.trail is not None:  # what could be read is still worth checking
+                    problems.extend(check_trail_tools(exc.trail, self.tools, None, allow_unknown=self.has_dynamic_tools))
+                continue
+            except ErrorList as exc:
+                problems.extend(exc.errors)
+                continue
+            except TrailblazeError as exc:
+                problems.append(exc)
+                continue
+            if trail is None:
+                problems.append(UsageError(f"no plugin can read {path}"))
+                continue
+            trails.append(trail)
+        return trails, problems
+
+    def _root_for(self, path: Path, given: Iterable[Path]) -> Path:
+        resolved = path.resolve()
+        for candidate in (self.config.trails_dir, *given):
+            folder = candidate if candidate.is_dir() else candidate.parent
+            if resolved.is_relative_to(folder.resolve()):
+                return folder
+        return path.parent
+
+    def check(self, trail: Trail, driver_name: str | None, *, dynamic_tools: bool = False) -> list[TrailblazeError]:
+        """Problems with the tool calls of ``trail``: on ``driver_name`` only the recording that
+        driver would replay, otherwise every recording against every tool."""
+        if driver_name is None:
+            return check_trail_tools(trail, self.tools, None, allow_unknown=dynamic_tools)
+        driver = self.drivers.resolve(driver_name)
+        registry = self.tools.for_device(driver.key, driver.platform)
+        return check_trail_tools(
+            trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools
+        )
+
+    @property
+    def has_dynamic_tools(self) -> bool:
+        """Whether tools may appear only when a session opens (MCP servers are configured)."""
+        project = self.config.project
+        return bool(
+            project.mcp_servers
+            or any(t.mcp_servers for t in project.targets.values())
+            or any(t.mcp_servers for t in project.toolsets.values())
+        )

@@ -1,0 +1,253 @@
+"""Replay one trail on a session: walk its steps and invoke each step's recording.
+
+No agent is involved: a step without a recording for the session's device ends the trail with
+status *error* and says how to record it. Steps after a failing one are reported as skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from trailblaze.commands import QueryOnlyCommands
+from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError
+from trailblaze.runner.results import StepResult, ToolReport, TrailResult
+from trailblaze.runner.session import PlannedTrail, Session
+from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
+from trailblaze.tools.resolve import CallFailed, ExecutedCall, Resolver
+from trailblaze.trail.interpolate import resolver, substitute
+from trailblaze.trail.model import Step, Trail
+
+MAX_INLINE_DEPTH = 8
+
+
+def effective_timeout(session: Session, trail: Trail) -> float:
+    """Seconds an action may wait: the trail's ``config.timeout``, else ``--timeout``, else
+    ``timeout:`` in trailblaze.yaml (default 10). A tool's own ``timeoutMs`` beats all three."""
+    if trail.config.timeout is not None:
+        return trail.config.timeout
+    if session.run.options.timeout is not None:
+        return session.run.options.timeout
+    return float(session.run.config.project.timeout)
+
+
+def step_text(step: Step, trail: Trail, memory: Mapping[str, Any]) -> str:
+    return str(substitute(step.label, resolver(trail.arg_values, memory, None)))
+
+
+def no_recording_message(step: Step, trail: Trail, session: Session) -> str:
+    classifier = session.classifiers[0]
+    has = sorted(step.recordings) if step.recordings else []
+    found = f" (it has recordings for: {', '.join(has)})" if has else ""
+    number = "trailhead" if step.kind == "trailhead" else str(step.index + 1)
+    return (
+        f"no recording for {classifier}{found}; replay needs one: record it with "
+        f"`trailblaze record {trail.path} --step {number} --driver {session.driver.key}` "
+        f"or write `recording: {{{classifier}: [...]}}` by hand"
+    )
+
+
+class ToolRunner:
+    """Runs tool calls of one trail on a session: contexts, the hook, reports."""
+
+    def __init__(
+        self,
+        session: Session,
+        trail: Trail,
+        timeout: float,
+        on_report: Callable[[ToolReport], None] | None = None,
+    ) -> None:
+        self.session = session
+        self.trail = trail
+        self.timeout = timeout
+        self.on_report = on_report
+        self.hook = session.run.project.hook
+        self.resolver = Resolver(
+            registry=session.registry,
+            invoke=self._invoke,
+            make_context=self._context,
+            memory=session.memory,
+            environ=os.environ,
+            arg_values=trail.arg_values,
+            on_executed=self._executed,
+        )
+
+    async def run(self, call: ToolCall) -> None:
+        await self.resolver.run(call)
+
+    async def _invoke(self, spec: ToolSpec, ctx: ToolContext, args: Any) -> ToolOutcome:
+        awaitable = self.hook.trailblaze_tool_call(call=ctx.call, ctx=ctx)
+        if awaitable is None:
+            raise TrailblazeError(f"no plugin ran the call to {spec.name} (is the core_tools plugin blocked?)")
+        outcome: ToolOutcome = await awaitable
+        return outcome
+
+    def _context(self, spec: ToolSpec, call: ToolCall, delegating: bool) -> ToolContext:
+        session = self.session
+        device = session.device
+        return ToolContext(
+            commands=QueryOnlyCommands(device, spec.name) if delegating else device,
+            driver=device,
+            device=session.info,
+            memory=session.memory,
+            session_id=session.id,
+            invocation_id=f"inv-{uuid.uuid4().hex[:16]}",
+            tool=spec,
+            call=call,
+            timeout=self.timeout,
+            trail_path=self.trail.path,
+            base_url=getattr(device, "base_url", None),
+            artifacts_dir=_artifacts_for(session, self.trail),
+            session=session,
+        )
+
+    def _executed(self, executed: ExecutedCall) -> None:
+        report = ToolReport(
+            name=executed.call.name,
+            args=executed.display_args,
+            status=executed.status,  # type: ignore[arg-type]
+            duration_ms=executed.duration_ms,
+            delegated_from=list(executed.delegated_from),
+            recordable=executed.recordable,
+            error=executed.error,
+        )
+        if self.on_report is not None:
+            self.on_report(report)
+        self.hook.trailblaze_tool_report(report=report, session=self.session)
+
+
+def _artifacts_for(session: Session, trail: Trail) -> Path | None:
+    root = session.run.options.artifacts_dir
+    if root is None:
+        return None
+    return root / "".join(c if c.isalnum() or c in "-_." else "_" for c in trail.id)
+
+
+class TrailReplay:
+    def __init__(self, session: Session, planned: PlannedTrail) -> None:
+        self.session = session
+        self.trail = planned.trail
+        self.hook = session.run.project.hook
+        self.result = TrailResult(
+            path=str(self.trail.path),
+            id=self.trail.id,
+            title=self.trail.title,
+            status="passed",
+            driver=session.driver.key,
+            device=session.info.id,
+            tags=list(self.trail.config.tags),
+        )
+        self._current: StepResult | None = None
+        self._exit_code = ExitCode.FAILED
+
+    async def run(self) -> TrailResult:
+        session, trail = self.session, self.trail
+        session.trail = trail
+        session.memory = dict(trail.config.memory)
+        timeout = effective_timeout(session, trail)
+        session.device.default_timeout = timeout
+        runner = ToolRunner(session, trail, timeout, self._report)
+        self.hook.trailblaze_trail_start(trail=trail, session=session)
+        start = time.perf_counter()
+        try:
+            await session.device.start_trail(trail)
+            try:
+                await self._run_steps(runner)
+            finally:
+                await session.device.end_trail(trail)
+        except TrailblazeError as exc:
+            self._fail("error", str(exc), exc.exit_code)
+        except Exception as exc:  # the driver itself broke (browser crashed, device gone)
+            self._fail("error", f"{session.driver.key}: {type(exc).__name__}: {exc}", ExitCode.ERROR)
+        finally:
+            self.result.duration_ms = (time.perf_counter() - start) * 1000
+            session.trail = None
+        return self.result
+
+    def _report(self, report: ToolReport) -> None:
+        if self._current is not None:
+            self._current.tools.append(report)
+
+    def _fail(self, status: str, message: str, exit_code: ExitCode) -> None:
+        if self.result.status == "passed":
+            self.result.status = status  # type: ignore[assignment]
+            self.result.error = message
+            self.result.exit_code = exit_code
+
+    async def _run_steps(self, runner: ToolRunner) -> None:
+        for step in self.trail.all_steps:
+            text = step_text(step, self.trail, self.session.memory)
+            if self.result.status != "passed":
+                self.result.steps.append(StepResult(step.index, step.kind, text, "skipped"))
+                continue
+            result = await self._run_step(step, text, runner)
+            self.result.steps.append(result)
+            if result.status in ("failed", "error"):
+                where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
+                self._fail(result.status, f"{where} ({text}): {result.error}", self._exit_code)
+
+    async def _run_step(self, step: Step, text: str, runner: ToolRunner) -> StepResult:
+        session = self.session
+        result = StepResult(step.index, step.kind, text, "passed")
+        self._current = result
+        self.hook.trailblaze_step_start(step=step, trail=self.trail, session=session)
+        start = time.perf_counter()
+        calls = step.recording_for(session.classifiers)
+        if calls is None:
+            result.status = "error"
+            result.error = no_recording_message(step, self.trail, session)
+            self._exit_code = ExitCode.USAGE
+        else:
+            for attempt in range(1, step.max_retries + 2):
+                result.attempts = attempt
+                result.tools = []
+                try:
+                    for call in calls:
+                        await runner.run(call)
+                except CallFailed as exc:
+                    if attempt <= step.max_retries:
+                        continue
+                    result.status = exc.status  # type: ignore[assignment]
+                    result.error = exc.message
+                    self._exit_code = exc.exit_code
+                break
+        result.duration_ms = (time.perf_counter() - start) * 1000
+        self._current = None
+        self.hook.trailblaze_step_finish(step=step, result=result, session=session)
+        return result
+
+
+async def replay_inline(ctx: ToolContext, path: str) -> str:
+    """``runTrail``: run another trail's recordings inside the current step, on the same
+    session and memory. The path is relative to the calling trail's folder."""
+    from trailblaze.trail.loader import load_trail
+
+    session: Session = ctx.session
+    base = ctx.trail_path.parent if ctx.trail_path else Path.cwd()
+    depth = session.state.get("runTrail.depth", 0)
+    if depth >= MAX_INLINE_DEPTH:
+        raise ToolFailure(f"runTrail nested deeper than {MAX_INLINE_DEPTH} levels (does {path} run itself?)")
+    outer_args = session.trail.arg_values if session.trail else {}
+    try:
+        trail = load_trail((base / path).resolve(), arg_values={k: str(v) for k, v in outer_args.items()})
+    except ErrorList as exc:
+        raise ToolFailure(f"runTrail {path}: {exc.errors[0]}") from None
+    runner = ToolRunner(session, trail, ctx.timeout)
+    session.state["runTrail.depth"] = depth + 1
+    try:
+        for step in trail.all_steps:
+            calls = step.recording_for(session.classifiers)
+            if calls is None:
+                raise ToolFailure(f"runTrail {path}: {no_recording_message(step, trail, session)}")
+            for call in calls:
+                try:
+                    await runner.run(call)
+                except CallFailed as exc:
+                    raise ToolFailure(f"runTrail {path}: {exc.message}") from None
+    finally:
+        session.state["runTrail.depth"] = depth
+    return f"ran {len(trail.all_steps)} steps of {path}"

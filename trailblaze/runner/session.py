@@ -1,0 +1,95 @@
+"""A run and its device sessions.
+
+A :class:`Run` is one ``trailblaze run``: the trails to run, the options, the results. A
+:class:`Session` is one device bound to one driver for the length of the run, with the tool
+registry that device offers and whatever plugins attached to it (MCP servers, for example,
+through ``trailblaze_session_setup``). Trails run one after another in a session; each gets
+a fresh memory and, on drivers that support it, a fresh browser context.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.runner.results import RunResult
+
+if TYPE_CHECKING:
+    from trailblaze.commands import DeviceInfo
+    from trailblaze.driver import Device, Driver
+    from trailblaze.runner.project import Project
+    from trailblaze.tools.registry import ToolRegistry
+    from trailblaze.trail.model import Trail
+
+
+@dataclass(slots=True)
+class RunOptions:
+    """Everything ``trailblaze run`` was asked to do (the CLI's options, as data)."""
+
+    paths: list[Path] = field(default_factory=list)
+    driver: str | None = None
+    device: str | None = None
+    arg_values: dict[str, str] = field(default_factory=dict)
+    timeout: float | None = None
+    fail_fast: bool = False
+    headed: bool = False
+    base_url: str | None = None
+    json_path: Path | None = None
+    junit_path: Path | None = None
+    artifacts_dir: Path | None = None
+    #: -1 quiet, 0 normal, 1 steps, 2 tool calls (the terminal reporter reads it)
+    verbosity: int = 0
+
+
+@dataclass(slots=True)
+class PlannedTrail:
+    trail: Trail
+    driver_key: str
+    device_id: str | None
+    skip_reason: str | None = None
+
+
+@dataclass(slots=True)
+class Run:
+    project: Project
+    options: RunOptions
+    planned: list[PlannedTrail] = field(default_factory=list)
+    result: RunResult = field(default_factory=RunResult)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    @property
+    def trails(self) -> list[Trail]:
+        return [p.trail for p in self.planned]
+
+    @property
+    def config(self) -> Any:
+        return self.project.config
+
+
+@dataclass(eq=False)
+class Session:
+    """One device for the run. ``registry`` is what tools this device offers; plugins that add
+    tools for a session (MCP servers) add them here during ``trailblaze_session_setup``."""
+
+    run: Run
+    driver: Driver
+    device: Device
+    registry: ToolRegistry
+    id: str = field(default_factory=lambda: f"sess-{uuid.uuid4().hex[:12]}")
+    exit_stack: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
+    #: per-plugin state, keyed by plugin name
+    state: dict[str, Any] = field(default_factory=dict)
+    trail: Trail | None = None
+    memory: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def info(self) -> DeviceInfo:
+        return self.device.device
+
+    @property
+    def classifiers(self) -> tuple[str, ...]:
+        info = self.device.device
+        return info.classifiers or (info.platform,)

@@ -1,0 +1,1 @@
+"""Tools: the model, authoring (``@tool``), the registry and delegation."""

@@ -1,0 +1,190 @@
+"""What a tool is: its name, input schema, metadata (seed 000's registry model) and implementation.
+
+Tools come from three kinds of source — Python functions (``@trailblaze.tool``), MCP servers
+and YAML compositions — and all of them are a :class:`ToolSpec` with a
+:class:`ToolImplementation` behind it, so the registry, the resolver and the reports never need
+to know where a tool came from.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from trailblaze.commands import Commands, DeviceInfo
+    from trailblaze.errors import Location
+
+#: Arguments every tool accepts and ignores: the agent's explanation of why it chose the call.
+REASON_KEYS = frozenset({"reason", "reasoning"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMetadata:
+    """Seed 000's registry flags. ``platforms``/``drivers`` None means "all"."""
+
+    platforms: frozenset[str] | None = None
+    drivers: frozenset[str] | None = None
+    groups: tuple[str, ...] = ()
+    exposed_to_llm: bool = True
+    recordable: bool = True
+    delegating: bool = False
+    requires_host: bool = False
+    verification: bool = False
+    requires_context: bool = False
+    toolset: str | None = None
+
+    def applies_to(self, driver: str, platform: str) -> bool:
+        if self.drivers is not None and driver not in self.drivers:
+            return False
+        return self.platforms is None or platform in self.platforms
+
+    def to_registry(self) -> dict[str, Any]:
+        """The flags under seed 000's camelCase registry keys."""
+        return {
+            "platforms": sorted(self.platforms) if self.platforms is not None else None,
+            "drivers": sorted(self.drivers) if self.drivers is not None else None,
+            "groups": list(self.groups),
+            "exposedToLlm": self.exposed_to_llm,
+            "isRecordable": self.recordable,
+            "isDelegating": self.delegating,
+            "requiresHost": self.requires_host,
+            "isVerification": self.verification,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Delegate:
+    """One tool call a delegating tool asks Trailblaze to make (and record) on its behalf."""
+
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def coerce(cls, value: Any, source: str) -> Delegate:
+        """Accept a Delegate or the wire shape ``{"tool": name, "args": {...}}``."""
+        if isinstance(value, Delegate):
+            return value
+        if isinstance(value, Mapping) and isinstance(value.get("tool"), str):
+            extra = set(value) - {"tool", "args"}
+            args = value.get("args") or {}
+            if not extra and isinstance(args, Mapping):
+                return cls(value["tool"], dict(args))
+        raise TypeError(
+            f"{source} returned {value!r} as a delegate; expected trailblaze.Delegate(tool, args) "
+            f'or {{"tool": name, "args": {{...}}}}'
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call as written in a trail or produced by delegation: a name and JSON-like arguments."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    location: Location | None = None
+    #: finds the location of a part of the arguments, e.g. ``("nodeSelector", "web")``
+    locate: Callable[[Sequence[str | int]], Location] | None = field(default=None, compare=False, repr=False)
+
+    def arg_location(self, key_path: Sequence[str | int]) -> Location | None:
+        return self.locate(key_path) if self.locate is not None else self.location
+
+    def with_args(self, args: Mapping[str, Any]) -> ToolCall:
+        return replace(self, args=args)
+
+
+@dataclass(slots=True)
+class ToolOutcome:
+    """What invoking a tool produced: delegates to run next, or an output."""
+
+    delegates: list[Delegate] | None = None
+    output: Any = None
+
+
+class ToolArgumentError(ValueError):
+    """The arguments do not fit the tool's input schema; ``problems`` are ``(field, message)``."""
+
+    def __init__(self, tool: str, problems: Sequence[tuple[str, str]]) -> None:
+        self.tool = tool
+        self.problems = list(problems)
+        details = "; ".join(f"{name}: {msg}" if name else msg for name, msg in self.problems)
+        super().__init__(f"invalid arguments for {tool}: {details}")
+
+
+class ToolImplementation(abc.ABC):
+    """How to validate arguments for, and invoke, one tool."""
+
+    @abc.abstractmethod
+    def validate(self, args: Mapping[str, Any]) -> Any:
+        """Check ``args`` (reason keys already removed); raise :class:`ToolArgumentError`."""
+
+    @abc.abstractmethod
+    async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
+        """Run the tool. ``args`` are the call's arguments after interpolation."""
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    """One registered tool. ``source`` names the plugin, server or file it came from."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    metadata: ToolMetadata
+    implementation: ToolImplementation
+    source: str = ""
+    secret_fields: frozenset[str] = frozenset()
+
+    def validate(self, args: Mapping[str, Any]) -> Any:
+        return self.implementation.validate(strip_reason(args))
+
+    def to_registry(self) -> dict[str, Any]:
+        """The entry ``trailblaze tools --json`` prints (seed 000's registry keys)."""
+        meta = self.metadata.to_registry()
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "inputSchema": self.input_schema,
+            **meta,
+        }
+
+
+def strip_reason(args: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in args.items() if k not in REASON_KEYS}
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a running tool knows and can use. Plugin authors receive this as ``ctx``.
+
+    * ``commands`` — the device API (:class:`trailblaze.Commands`); query-only while delegating.
+    * ``driver`` — the driver's own device object for driver-specific tools
+      (``ctx.driver.page`` is the Playwright page on ``playwright-native``).
+    * ``device`` — id, platform, driver, width, height.
+    * ``memory`` — values remembered during the trail (``{{memory.x}}`` in trails).
+    * ``session_id`` / ``invocation_id`` — correlate logs and callbacks.
+    * ``timeout`` — seconds an action or assertion may wait for the UI in this call.
+    """
+
+    commands: Commands | Any
+    driver: Any
+    device: DeviceInfo
+    memory: dict[str, Any]
+    session_id: str
+    invocation_id: str
+    tool: ToolSpec
+    call: ToolCall
+    timeout: float = 10.0
+    trail_path: Path | None = None
+    base_url: str | None = None
+    artifacts_dir: Path | None = None
+    session: Any = None
+
+    @property
+    def delegating(self) -> bool:
+        return self.tool.metadata.delegating

@@ -1,0 +1,1 @@
+"""Trail files: the model, the loader for both formats, discovery."""

@@ -1,0 +1,80 @@
+"""Check a trail's tool calls against a tool registry before anything runs.
+
+Unknown tools and arguments that do not fit a tool's schema are reported with the file and
+line of the call. Arguments holding ``{{memory.x}}`` are only known when the step runs, so a
+schema complaint about such a field waits until then.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.tools.model import ToolArgumentError, ToolCall, strip_reason
+from trailblaze.tools.registry import ToolRegistry
+from trailblaze.trail.interpolate import has_references, resolver, substitute
+from trailblaze.trail.model import Step, Trail
+
+
+def check_trail_tools(
+    trail: Trail,
+    registry: ToolRegistry,
+    classifiers: Sequence[str] | None,
+    *,
+    driver: str | None = None,
+    allow_unknown: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> list[TrailblazeError]:
+    """Every problem with the calls ``trail`` would make.
+
+    With ``classifiers``, only the recording a device with those classifiers replays is checked;
+    with None, every recording in the file is. ``allow_unknown`` defers unknown names (tools
+    that MCP servers will only offer once a session starts).
+    """
+    env = os.environ if environ is None else environ
+    problems: list[TrailblazeError] = []
+    for step in trail.all_steps:
+        calls = _calls_to_check(step, classifiers)
+        for call in calls:
+            spec = registry.get(call.name)
+            if spec is None:
+                if not allow_unknown:
+                    try:
+                        registry.require(call.name, call.location, driver=driver)
+                    except UsageError as exc:
+                        problems.append(exc)
+                continue
+            if step.kind == "verify" and not spec.metadata.verification:
+                problems.append(
+                    UsageError(
+                        f"verify steps may only use verification (read-only) tools; {call.name!r} is not one",
+                        call.location,
+                    )
+                )
+            problems.extend(_check_args(call, spec, trail, env))
+    return problems
+
+
+def _calls_to_check(step: Step, classifiers: Sequence[str] | None) -> list[ToolCall]:
+    if classifiers is None:
+        return step.all_calls()
+    return step.recording_for(classifiers) or []
+
+
+def _check_args(call: ToolCall, spec: object, trail: Trail, env: Mapping[str, str]) -> list[TrailblazeError]:
+    raw = strip_reason(call.args)
+    args = substitute(raw, resolver(trail.arg_values, None, env))
+    try:
+        spec.validate(args)  # type: ignore[attr-defined]
+    except ToolArgumentError as exc:
+        problems: list[TrailblazeError] = []
+        for field, message in exc.problems:
+            top = field.split(".", 1)[0]
+            if top in raw and has_references(raw[top], "memory"):
+                continue  # decided when the step runs
+            key_path = [p if not p.isdigit() else int(p) for p in field.split(".")] if field else []
+            where = call.arg_location(key_path) if field and top in raw else call.location
+            problems.append(UsageError(f"{call.name}: {field + ': ' if field else ''}{message}", where))
+        return problems
+    return []

@@ -1,0 +1,115 @@
+"""The trail model: what a trail file means, independent of which of the two formats it used."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trailblaze.errors import Location
+from trailblaze.tools.model import ToolCall
+
+StepKind = Literal["step", "verify", "trailhead"]
+ANY_CLASSIFIER = "*"
+
+
+class ArgDecl(BaseModel):
+    """A trail parameter: ``config.args.name: {type, default, description}``. No default = required."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["string", "integer", "number", "boolean"] = "string"
+    default: Any = None
+    description: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return "default" not in self.model_fields_set
+
+
+class TrailConfig(BaseModel):
+    """The ``config:`` block (both formats; ``app``/``platform``/``driver`` are the legacy keys)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    title: str | None = None
+    description: str | None = None
+    target: str | None = None
+    devices: dict[str, str] = Field(default_factory=dict)
+    skip: dict[str, str] | None = None
+    tags: list[str] = Field(default_factory=list)
+    priority: str | int | None = None
+    context: str | None = None
+    memory: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, ArgDecl] = Field(default_factory=dict)
+    timeout: float | None = Field(default=None, gt=0, description="seconds actions and assertions wait")
+    app: str | None = None
+    platform: str | None = None
+    driver: str | None = None
+
+
+@dataclass(slots=True)
+class Step:
+    """One step of a trail. ``recordings`` is None when the step has no recording at all."""
+
+    index: int
+    kind: StepKind
+    text: str | None
+    recordings: dict[str, list[ToolCall]] | None
+    location: Location
+    recordable: bool = True
+    max_retries: int = 0
+
+    @property
+    def label(self) -> str:
+        if self.text:
+            return self.text
+        calls = next(iter(self.recordings.values()), []) if self.recordings else []
+        return "tools: " + ", ".join(c.name for c in calls) if calls else "(empty step)"
+
+    def recording_for(self, classifiers: Sequence[str]) -> list[ToolCall] | None:
+        """The recording for a device with these classifiers (most specific first).
+
+        Lookup order: each classifier as written, then its shorter prefixes
+        (``android-phone`` → ``android``), then a recording for any device (legacy files).
+        """
+        if self.recordings is None:
+            return None
+        for classifier in classifiers:
+            if classifier in self.recordings:
+                return self.recordings[classifier]
+        for classifier in classifiers:
+            parts = classifier.split("-")
+            while len(parts) > 1:
+                parts.pop()
+                key = "-".join(parts)
+                if key in self.recordings:
+                    return self.recordings[key]
+        return self.recordings.get(ANY_CLASSIFIER)
+
+    def all_calls(self) -> list[ToolCall]:
+        return [c for calls in (self.recordings or {}).values() for c in calls]
+
+
+@dataclass(slots=True)
+class Trail:
+    path: Path
+    id: str
+    config: TrailConfig
+    steps: list[Step]
+    trailhead: Step | None = None
+    format: Literal["current", "legacy"] = "current"
+    arg_values: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        return self.config.title or self.id
+
+    @property
+    def all_steps(self) -> list[Step]:
+        return ([self.trailhead] if self.trailhead else []) + self.steps

@@ -1,0 +1,114 @@
+"""Read Playwright's ARIA snapshot (``aria_snapshot(mode="ai")``) into the shared ViewNode model.
+
+Each line is ``- role "name" [attr=value] [ref=e5]: inline text``; indentation nests children;
+``- /url: …`` lines are properties of their parent. Refs are the ephemeral handles an agent
+acts on (``aria-ref=e5`` locates the element while the snapshot is current).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from trailblaze.commands import ViewNode
+
+_LINE = re.compile(r"^(?P<indent>\s*)- (?P<body>.*)$")
+_ATTR = re.compile(r"\[(?P<key>[\w-]+)(?:=(?P<value>[^\]]*))?\]")
+_NAME = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def parse_snapshot(text: str) -> ViewNode:
+    """The snapshot as a tree under a synthetic ``document`` root."""
+    root = ViewNode(class_name="document")
+    stack: list[tuple[int, ViewNode]] = [(-1, root)]
+    for raw in text.splitlines():
+        m = _LINE.match(raw)
+        if not m:
+            continue
+        indent = len(m.group("indent"))
+        body = m.group("body")
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1] if stack else root
+        if body.startswith("/"):
+            key, _, value = body[1:].partition(":")
+            parent.attributes[key.strip()] = value.strip()
+            continue
+        node = _parse_line(body)
+        node.parent = parent
+        parent.children.append(node)
+        stack.append((indent, node))
+    return root
+
+
+def _parse_line(body: str) -> ViewNode:
+    role, rest = _split_role(body)
+    name: str | None = None
+    rest = rest.lstrip()
+    if rest.startswith('"'):
+        m = _NAME.match(rest)
+        if m:
+            try:
+                name = json.loads(m.group(0))
+            except json.JSONDecodeError:
+                name = m.group(0)[1:-1]
+            rest = rest[m.end() :]
+    attrs: dict[str, str | bool] = {}
+    while True:
+        rest = rest.lstrip()
+        m = _ATTR.match(rest)
+        if not m:
+            break
+        attrs[m.group("key")] = m.group("value") if m.group("value") is not None else True
+        rest = rest[m.end() :]
+    inline = None
+    if rest.startswith(":"):
+        inline = rest[1:].strip() or None
+        if inline and inline.startswith('"') and inline.endswith('"'):
+            try:
+                inline = json.loads(inline)
+            except json.JSONDecodeError:
+                pass
+    ref = attrs.pop("ref", None)
+    node = ViewNode(
+        class_name=role,
+        text=name if name is not None else (inline if role in ("text", "generic", "paragraph") else None),
+        ref=ref if isinstance(ref, str) else None,
+        enabled=not attrs.get("disabled", False),
+        checked=_flag(attrs.get("checked")),
+        selected=bool(attrs.get("selected", False)),
+        focused=bool(attrs.get("active", False)),
+        clickable=role in _CLICKABLE or attrs.get("cursor") == "pointer",
+        attributes={k: v for k, v in attrs.items() if k not in ("disabled", "checked", "selected", "active")},
+    )
+    if inline is not None and node.text != inline:
+        node.attributes["value"] = inline
+    return node
+
+
+def _split_role(body: str) -> tuple[str, str]:
+    m = re.match(r"[\w-]+", body)
+    if not m:
+        return "text", body
+    return m.group(0), body[m.end() :]
+
+
+def _flag(value: str | bool | None) -> bool | None:
+    if value is None:
+        return None
+    if value is True or value == "true":
+        return True
+    if value == "mixed":
+        return None
+    return False
+
+
+_CLICKABLE = frozenset(
+    {"button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "option", "combobox", "textbox", "searchbox"}
+)
+
+
+def descriptor(node: ViewNode) -> str:
+    """Upstream's ARIA descriptor of a node: ``role "name"`` (or just ``role``)."""
+    role = node.class_name or "generic"
+    return f"{role} {json.dumps(node.text)}" if node.text else role

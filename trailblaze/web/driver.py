@@ -1,0 +1,352 @@
+"""``playwright-native``: the web driver, on Playwright's async API.
+
+One browser per run (launching costs ~0.3–1 s), a fresh browser context per trail (so cookies,
+storage and history never leak between trails). The browser is Playwright's own when it is
+installed, else a system Chromium, else a clear error saying how to get one.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urljoin
+
+from trailblaze.commands import DeviceInfo, ScreenState, ViewNode, action, as_node_selector, query
+from trailblaze.config import SAMPLE_APP
+from trailblaze.driver import Device, Driver
+from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
+from trailblaze.selectors import NodeSelector
+from trailblaze.web import aria, locators
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, BrowserContext, Locator, Page, Playwright
+
+    from trailblaze.trail.model import Trail
+    from trailblaze.web.sample_server import SampleAppServer
+
+#: Chromium flags that keep it quiet on a closed network and in containers.
+CHROMIUM_ARGS = (
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+)
+SYSTEM_CHROMIUMS = (
+    "/usr/lib/chromium/chromium",  # Debian's binary, without the wrapper script's warning
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+)
+VIEWPORT = {"width": 1280, "height": 720}
+NO_BROWSER = (
+    "no browser for the web driver: install Playwright's Chromium (`python -m playwright install chromium`) "
+    "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml"
+)
+
+
+def system_chromium() -> str | None:
+    for candidate in SYSTEM_CHROMIUMS:
+        path = candidate if candidate.startswith("/") else shutil.which(candidate)
+        if path and Path(path).is_file():
+            return path
+    return None
+
+
+class PlaywrightDriver(Driver):
+    key: ClassVar[str] = "playwright-native"
+    aliases: ClassVar[tuple[str, ...]] = ("web", "PLAYWRIGHT_NATIVE", "playwright")
+    platform: ClassVar[str] = "web"
+    description: ClassVar[str] = "Web pages in Chromium through Playwright"
+    sessions_per_device: ClassVar[int] = 64
+
+    _playwright: Playwright | None = None
+    _browser: Browser | None = None
+    _server: SampleAppServer | None = None
+    base_url: str | None = None
+
+    async def start(self) -> None:
+        from playwright.async_api import Error, async_playwright
+
+        self.base_url = self.options.base_url
+        if self.base_url == SAMPLE_APP:
+            from trailblaze.web.sample_server import SampleAppServer
+
+            self._server = SampleAppServer().start()
+            self.base_url = self._server.url
+        self._playwright = await async_playwright().start()
+        launch: dict[str, Any] = {"headless": self.options.headless, "args": list(CHROMIUM_ARGS)}
+        chromium = self._playwright.chromium
+        if self.options.browser:
+            if not Path(self.options.browser).is_file():
+                raise UsageError(f"browser not found: {self.options.browser} (from `browser:` in trailblaze.yaml)")
+            self._browser = await chromium.launch(executable_path=self.options.browser, **launch)
+            return
+        if Path(chromium.executable_path).is_file():
+            try:
+                self._browser = await chromium.launch(**launch)
+                return
+            except Error:
+                pass  # Playwright's build is there but cannot start here; try the system's
+        path = system_chromium()
+        if path is None:
+            raise InfrastructureError(NO_BROWSER)
+        try:
+            self._browser = await chromium.launch(executable_path=path, **launch)
+        except Error as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InfrastructureError(f"cannot start the browser at {path}: {first}") from None
+
+    async def devices(self) -> list[DeviceInfo]:
+        path = self.options.browser or (system_chromium() or "")
+        return [
+            DeviceInfo(
+                id="chromium",
+                platform="web",
+                driver=self.key,
+                width=VIEWPORT["width"],
+                height=VIEWPORT["height"],
+                model=path or "Playwright Chromium",
+                classifiers=("web",),
+            )
+        ]
+
+    async def open(self, device_id: str | None) -> WebDevice:
+        if device_id not in (None, "chromium", "web"):
+            raise UsageError(f"unknown web device {device_id!r}: the web driver has one device, 'chromium'")
+        if self._browser is None:
+            await self.start()
+        assert self._browser is not None
+        return WebDevice(self._browser, self.base_url, self.options.timeout)
+
+    async def close(self) -> None:
+        try:
+            if self._browser is not None:
+                await self._browser.close()
+            if self._playwright is not None:
+                await self._playwright.stop()
+        finally:
+            self._browser = None
+            self._playwright = None
+            if self._server is not None:
+                self._server.stop()
+                self._server = None
+
+
+class WebDevice(Device):
+    """One browser "device": a fresh context and page per trail."""
+
+    selector_tap_tool: ClassVar[str] = "web_click"
+    selector_assert_tool: ClassVar[str] = "web_verifyElementVisible"
+
+    def __init__(self, browser: Browser, base_url: str | None, timeout: float) -> None:
+        self.browser = browser
+        self.base_url = base_url
+        self.default_timeout = timeout
+        self.device = DeviceInfo(
+            id="chromium",
+            platform="web",
+            driver=PlaywrightDriver.key,
+            width=VIEWPORT["width"],
+            height=VIEWPORT["height"],
+            model=f"Chromium {browser.version}",
+            classifiers=("web",),
+        )
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._snapshot: ViewNode | None = None
+
+    @property
+    def page(self) -> Page:
+        if self._page is None:
+            raise InfrastructureError("no page is open (the browser context was closed)")
+        return self._page
+
+    @property
+    def timeout_ms(self) -> float:
+        return self.default_timeout * 1000
+
+    async def start_trail(self, trail: Trail) -> None:
+        await self._new_page()
+
+    async def _new_page(self) -> None:
+        await self.end_trail(None)
+        self._context = await self.browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+        self._page = await self._context.new_page()
+
+    async def end_trail(self, trail: Trail | None) -> None:
+        context, self._context, self._page, self._snapshot = self._context, None, None, None
+        if context is not None:
+            await context.close()
+
+    async def close(self) -> None:
+        await self.end_trail(None)
+
+    # -- URLs -----------------------------------------------------------------------------------
+
+    def absolute_url(self, url: str, trail_path: Path | None = None) -> str:
+        """``/path`` joins ``base_url``; other relative URLs are files next to the trail (upstream)."""
+        if "://" in url or url.startswith(("about:", "data:", "file:")):
+            return url
+        if url.startswith("/"):
+            if not self.base_url:
+                raise ToolFailure(f"{url!r} is relative to base_url, but no base_url is configured")
+            return urljoin(self.base_url.rstrip("/") + "/", url.lstrip("/"))
+        base = trail_path.parent if trail_path is not None else Path.cwd()
+        return (base / url).resolve().as_uri()
+
+    # -- locating ---------------------------------------------------------------------------------
+
+    async def locate(
+        self, selector: NodeSelector | dict[str, Any] | None = None, ref: str | None = None, timeout: float | None = None
+    ) -> Locator:
+        return await locators.resolve(
+            self.page, as_node_selector(selector), ref, self.default_timeout if timeout is None else timeout
+        )
+
+    def _text_or_id(self, text: str | None, id: str | None) -> Locator:
+        page = self.page
+        if text is not None and id is not None:
+            return self._by_id(id).and_(page.get_by_text(locators.name_pattern(text)))
+        if id is not None:
+            return self._by_id(id)
+        if text is not None:
+            return page.get_by_text(locators.name_pattern(text))
+        raise ToolFailure("give text, id or a selector")
+
+    def _by_id(self, id: str) -> Locator:
+        quoted = id.replace("\\", "\\\\").replace('"', '\\"')
+        return self.page.locator(f'[id="{quoted}"], [data-testid="{quoted}"]')
+
+    async def _target(
+        self, text: str | None, id: str | None, selector: NodeSelector | dict[str, Any] | None
+    ) -> Locator:
+        if selector is not None:
+            return await self.locate(selector)
+        return self._text_or_id(text, id)
+
+    # -- Commands: actions ----------------------------------------------------------------------------
+
+    @action
+    async def tap(
+        self,
+        text: str | None = None,
+        id: str | None = None,
+        index: int | None = None,
+        selector: NodeSelector | dict[str, Any] | None = None,
+    ) -> None:
+        locator = await self._target(text, id, selector)
+        if index is not None:
+            locator = locator.nth(index)
+        await locator.click(timeout=self.timeout_ms)
+
+    @action
+    async def input_text(self, text: str) -> None:
+        await self.page.keyboard.type(text)
+
+    @action
+    async def press_back(self) -> None:
+        await self.page.go_back()
+
+    @action
+    async def press_key(self, key: str) -> None:
+        await self.page.keyboard.press(key)
+
+    @action
+    async def swipe(self, direction: str = "UP", duration_ms: int | None = None) -> None:
+        # swiping up moves the content up: the page scrolls down
+        opposite = {"UP": "DOWN", "DOWN": "UP", "LEFT": "RIGHT", "RIGHT": "LEFT"}
+        await self.scroll(opposite.get(direction.upper(), "DOWN"))
+
+    @action
+    async def scroll(self, direction: str = "DOWN", amount: int | None = None) -> None:
+        dx, dy = scroll_delta(direction, amount or 500)
+        await self.page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
+
+    @action
+    async def navigate(self, url: str) -> None:
+        await self.page.goto(self.absolute_url(url), timeout=self.timeout_ms)
+
+    @action
+    async def launch_app(self, app_id: str, mode: str | None = None) -> None:
+        """On the web an "app" is a URL: open it (REINSTALL also starts a fresh context)."""
+        if (mode or "").upper() == "REINSTALL":
+            await self._new_page()
+        await self.navigate(app_id)
+
+    # -- Commands: queries -------------------------------------------------------------------------------
+
+    async def find(
+        self, *, text: str | None = None, id: str | None = None, selector: NodeSelector | None = None
+    ) -> list[Any]:
+        try:
+            locator = await self.locate(selector, timeout=0) if selector is not None else self._text_or_id(text, id)
+            return await locator.filter(visible=True).all()
+        except ToolFailure:
+            return []
+
+    @query
+    async def view_hierarchy(self) -> ViewNode:
+        self._snapshot = aria.parse_snapshot(await self.page.aria_snapshot(mode="ai"))
+        return self._snapshot
+
+    @query
+    async def capture_screen(self) -> ScreenState:
+        shot = await self.page.screenshot(type="png")
+        hierarchy = await self.view_hierarchy()
+        size = self.page.viewport_size or VIEWPORT
+        return ScreenState(shot, hierarchy, size["width"], size["height"], url=self.page.url)
+
+    @query
+    async def get_element_text(
+        self, id: str | None = None, selector: NodeSelector | dict[str, Any] | None = None
+    ) -> str | None:
+        try:
+            locator = await self._target(None, id, selector)
+            await locator.first.wait_for(state="attached", timeout=self.timeout_ms)
+            value: str | None = await locator.first.evaluate(
+                "e => ('value' in e && typeof e.value === 'string' && e.tagName !== 'BUTTON') ? e.value : e.innerText"
+            )
+        except ToolFailure:
+            return None
+        except Exception as exc:
+            if _is_timeout(exc):
+                return None
+            raise
+        return value.strip() if value is not None else None
+
+    @query
+    async def selector_for_ref(self, ref: str) -> dict[str, Any] | None:
+        node = self._find_ref(ref)
+        if node is None:
+            await self.view_hierarchy()
+            node = self._find_ref(ref)
+        locator = locators.for_ref(self.page, ref)
+        if await locator.count() != 1:
+            return None
+        role = node.class_name if node is not None else None
+        name = node.text if node is not None else None
+        return await locators.stable_selector(self.page, locator, role, name)
+
+    def _find_ref(self, ref: str) -> ViewNode | None:
+        if self._snapshot is None:
+            return None
+        return next((n for n in self._snapshot.walk() if n.ref == ref), None)
+
+
+def scroll_delta(direction: str, amount: int) -> tuple[int, int]:
+    return {
+        "UP": (0, -amount),
+        "DOWN": (0, amount),
+        "LEFT": (-amount, 0),
+        "RIGHT": (amount, 0),
+    }.get(direction.upper(), (0, amount))
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    return isinstance(exc, PlaywrightTimeout)

@@ -1,0 +1,402 @@
+"""The web tools, with upstream Trailblaze's names and parameters (tools.md, "Web").
+
+Targets are a ``nodeSelector`` (stable; what recordings hold) or a ``ref`` (ephemeral, from the
+current snapshot; ignored when a ``nodeSelector`` is present). Actions and checks wait for the
+element to be attached, visible and enabled, up to the call's ``timeoutMs`` or the trail's
+timeout — never a fixed sleep. ``timeoutMs`` on these tools is this project's addition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import SecretStr
+
+from trailblaze import ToolContext, ToolFailure, tool
+from trailblaze.errors import InfrastructureError
+from trailblaze.selectors import NodeSelector, text_matches
+from trailblaze.web import locators
+from trailblaze.web.driver import scroll_delta
+
+if TYPE_CHECKING:
+    from playwright.async_api import Locator
+
+    from trailblaze.web.driver import WebDevice
+
+WEB = {"platforms": ["web"]}
+_NAMED_KEYS = {
+    k.lower(): k
+    for k in (
+        "Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft",
+        "ArrowRight", "Home", "End", "PageUp", "PageDown", "Insert",
+    )
+}
+_NAMED_KEYS.update({"esc": "Escape", "return": "Enter", "up": "ArrowUp", "down": "ArrowDown",
+                    "left": "ArrowLeft", "right": "ArrowRight", "space": " "})
+
+
+def _device(ctx: ToolContext) -> WebDevice:
+    return ctx.driver  # type: ignore[no-any-return]
+
+
+def _seconds(ctx: ToolContext, timeout_ms: int | None) -> float:
+    return ctx.timeout if timeout_ms is None else timeout_ms / 1000
+
+
+@contextlib.asynccontextmanager
+async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[None]:
+    """Turn Playwright's errors into a step failure (element trouble) or an error (browser trouble)."""
+    from playwright.async_api import Error
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        yield
+    except PlaywrightTimeout:
+        raise ToolFailure(f"{what}: not possible within {timeout:g}s; on screen: {await _outline(ctx)}") from None
+    except Error as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if "strict mode violation" in message:
+            count = re.search(r"resolved to (\d+) elements", message)
+            n = count.group(1) if count else "several"
+            raise ToolFailure(f"{what}: the selector matches {n} elements; make it unique (index, nthIndex)") from None
+        if "has been closed" in message or "Target closed" in message or "crashed" in message:
+            raise InfrastructureError(f"{what}: the browser went away ({message})") from None
+        raise ToolFailure(f"{what}: {message}") from None
+
+
+async def _outline(ctx: ToolContext) -> str:
+    try:
+        return (await _device(ctx).view_hierarchy()).outline(limit=25)
+    except Exception:
+        return "(could not read the page)"
+
+
+async def _target(
+    ctx: ToolContext, nodeSelector: NodeSelector | None, ref: str | None, timeout: float
+) -> tuple[Locator, str]:
+    what = locators.describe_web(nodeSelector, ref)
+    async with _acting(ctx, what, timeout):
+        locator = await _device(ctx).locate(nodeSelector, ref, timeout)
+    return locator, what
+
+
+@tool(name="web_navigate", **WEB)
+async def web_navigate(
+    ctx: ToolContext,
+    url: str | None = None,
+    action: Literal["GOTO", "BACK", "FORWARD", "RELOAD"] = "GOTO",
+    timeoutMs: int | None = None,
+) -> str:
+    """Open a URL (absolute; '/path' against base_url; other relative paths next to the trail
+    file), or go BACK / FORWARD in history."""
+    device = _device(ctx)
+    page = device.page
+    timeout = _seconds(ctx, timeoutMs)
+    async with _acting(ctx, f"{action.lower()} {url or ''}".strip(), timeout):
+        if action == "GOTO":
+            if not url:
+                raise ToolFailure("web_navigate GOTO needs a url")
+            target = device.absolute_url(url, ctx.trail_path)
+            await page.goto(target, timeout=timeout * 1000)
+        elif action == "BACK":
+            await page.go_back(timeout=timeout * 1000)
+        elif action == "FORWARD":
+            await page.go_forward(timeout=timeout * 1000)
+        else:
+            await page.reload(timeout=timeout * 1000)
+    return page.url
+
+
+@tool(name="web_click", **WEB)
+async def web_click(
+    ctx: ToolContext,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    longPress: bool = False,
+    timeoutMs: int | None = None,
+) -> str:
+    """Click an element."""
+    timeout = _seconds(ctx, timeoutMs)
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    async with _acting(ctx, f"click {what}", timeout):
+        await locator.click(timeout=timeout * 1000, delay=800 if longPress else 0)
+    return f"clicked {what}"
+
+
+@tool(name="web_type", **WEB)
+async def web_type(
+    ctx: ToolContext,
+    text: str,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    clearFirst: bool = True,
+    timeoutMs: int | None = None,
+) -> str:
+    """Type text into a field (replacing its content unless clearFirst is false); without a
+    target, type into the focused element."""
+    timeout = _seconds(ctx, timeoutMs)
+    if nodeSelector is None and ref is None:
+        async with _acting(ctx, "type into the focused element", timeout):
+            await _device(ctx).page.keyboard.type(text)
+        return "typed into the focused element"
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    async with _acting(ctx, f"type into {what}", timeout):
+        if clearFirst:
+            await locator.fill(text, timeout=timeout * 1000)
+        else:
+            await locator.press_sequentially(text, timeout=timeout * 1000)
+    return f"typed into {what}"
+
+
+@tool(name="web_fillSecret", **WEB)
+async def web_fill_secret(
+    ctx: ToolContext,
+    value: SecretStr,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    timeoutMs: int | None = None,
+) -> str:
+    """Fill a field with a secret; the value never appears in logs or reports."""
+    timeout = _seconds(ctx, timeoutMs)
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    async with _acting(ctx, f"fill {what}", timeout):
+        await locator.fill(value.get_secret_value(), timeout=timeout * 1000)
+    return f"filled {what}"
+
+
+@tool(name="web_selectOption", **WEB)
+async def web_select_option(
+    ctx: ToolContext,
+    values: list[str],
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    timeoutMs: int | None = None,
+) -> str:
+    """Select options of a <select> by value or visible label."""
+    if not values:
+        raise ToolFailure("web_selectOption needs at least one value")
+    timeout = _seconds(ctx, timeoutMs)
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    async with _acting(ctx, f"select {values} in {what}", timeout):
+        selected = await locator.select_option(values, timeout=timeout * 1000)
+    return f"selected {', '.join(selected)} in {what}"
+
+
+@tool(name="web_pressKey", **WEB)
+async def web_press_key(ctx: ToolContext, key: str) -> str:
+    """Press a key or combination (Playwright names: Enter, Tab, Escape, ArrowDown, Control+A)."""
+    name = "+".join(_NAMED_KEYS.get(part.lower(), part) for part in key.split("+")) if key != "+" else key
+    async with _acting(ctx, f"press {name}", ctx.timeout):
+        await _device(ctx).page.keyboard.press(name)
+    return f"pressed {name}"
+
+
+@tool(name="web_scroll", **WEB)
+async def web_scroll(
+    ctx: ToolContext,
+    direction: Literal["UP", "DOWN", "LEFT", "RIGHT"] = "DOWN",
+    amount: int = 500,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    timeoutMs: int | None = None,
+) -> str:
+    """Scroll the page, or the given scrollable element, by an amount in pixels."""
+    dx, dy = scroll_delta(direction, amount)
+    page = _device(ctx).page
+    timeout = _seconds(ctx, timeoutMs)
+    if nodeSelector is None and ref is None:
+        await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
+        return f"scrolled the page {direction.lower()} {amount}px"
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    async with _acting(ctx, f"scroll {what}", timeout):
+        await locator.wait_for(state="visible", timeout=timeout * 1000)
+        await locator.evaluate("(e, [dx, dy]) => e.scrollBy(dx, dy)", [dx, dy])
+    return f"scrolled {what} {direction.lower()} {amount}px"
+
+
+@tool(name="web_hover", **WEB)
+async def web_hover(
+    ctx: ToolContext, ref: str | None = None, nodeSelector: NodeSelector | None = None, timeoutMs: int | None = None
+) -> str:
+    """Move the mouse over an element."""
+    timeout = _seconds(ctx, timeoutMs)
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    async with _acting(ctx, f"hover {what}", timeout):
+        await locator.hover(timeout=timeout * 1000)
+    return f"hovered {what}"
+
+
+@tool(name="web_wait", **WEB)
+async def web_wait(seconds: float = 1) -> str:
+    """Wait a fixed time (prefer web_verify… checks, which wait for what you expect)."""
+    await asyncio.sleep(max(0.0, seconds))
+    return f"waited {seconds:g}s"
+
+
+@tool(name="web_waitForUrl", **WEB)
+async def web_wait_for_url(ctx: ToolContext, pattern: str, timeoutMs: int = 30000) -> str:
+    """Wait until the page URL matches: a regex (if it uses regex syntax), a glob with * or **,
+    or otherwise a part of the URL."""
+    page = _device(ctx).page
+    matcher = url_matcher(pattern)
+    async with _acting(ctx, f"wait for URL {pattern!r} (now {page.url})", timeoutMs / 1000):
+        await page.wait_for_url(matcher, timeout=timeoutMs, wait_until="commit")
+    return page.url
+
+
+def url_matcher(pattern: str) -> Any:
+    if any(c in pattern for c in "^$()|+\\[]{}"):
+        compiled = re.compile(pattern)
+        return lambda url: compiled.search(url) is not None
+    if "*" in pattern or "?" in pattern:
+        return pattern
+    return lambda url: pattern in url
+
+
+@tool(name="web_snapshot", **WEB)
+async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
+    """Save a screenshot and the ARIA snapshot of the page as artifacts of this trail."""
+    page = _device(ctx).page
+    files: list[str] = []
+    if ctx.artifacts_dir is not None:
+        folder = ctx.artifacts_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in screenName) or "snapshot"
+        await page.screenshot(path=str(folder / f"{stem}.png"), full_page=True)
+        (folder / f"{stem}.aria.yaml").write_text(await page.aria_snapshot(mode="ai"), encoding="utf-8")
+        files = [str(folder / f"{stem}.png"), str(folder / f"{stem}.aria.yaml")]
+    return {"screenName": screenName, "url": page.url, "files": files}
+
+
+@tool(name="web_verifyTextVisible", verification=True, groups=["verification"], **WEB)
+async def web_verify_text_visible(ctx: ToolContext, text: str, timeoutMs: int | None = None) -> str:
+    """Check that text is visible on the page (a part of an element's text, case-insensitive)."""
+    timeout = _seconds(ctx, timeoutMs)
+    locator = _device(ctx).page.get_by_text(text).filter(visible=True).first
+    async with _acting(ctx, f"text {text!r} visible", timeout):
+        await locator.wait_for(state="visible", timeout=timeout * 1000)
+    return f"{text!r} is visible"
+
+
+@tool(name="web_verifyElementVisible", verification=True, groups=["verification"], **WEB)
+async def web_verify_element_visible(
+    ctx: ToolContext,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    expectedText: str | None = None,
+    timeoutMs: int | None = None,
+) -> str:
+    """Check that an element is visible (and, with expectedText, shows that text)."""
+    timeout = _seconds(ctx, timeoutMs)
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    async with _acting(ctx, f"{what} visible", timeout):
+        await locator.filter(visible=True).first.wait_for(state="visible", timeout=timeout * 1000)
+    if expectedText is not None:
+        await _wait_for_value(ctx, locator, expectedText, "TEXT", None, timeout, what)
+    return f"{what} is visible"
+
+
+@tool(name="web_verifyListVisible", verification=True, groups=["verification"], **WEB)
+async def web_verify_list_visible(
+    ctx: ToolContext,
+    items: list[str],
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    timeoutMs: int | None = None,
+) -> str:
+    """Check that every item's text is visible (inside the element, when one is given)."""
+    timeout = _seconds(ctx, timeoutMs)
+    scope: Any = _device(ctx).page
+    if nodeSelector is not None or ref is not None:
+        scope, _ = await _target(ctx, nodeSelector, ref, timeout)
+    for item in items:
+        async with _acting(ctx, f"list item {item!r} visible", timeout):
+            await scope.get_by_text(item).filter(visible=True).first.wait_for(state="visible", timeout=timeout * 1000)
+    return f"{len(items)} items visible"
+
+
+@tool(name="web_verifyValue", verification=True, groups=["verification"], **WEB)
+async def web_verify_value(
+    ctx: ToolContext,
+    expected: str,
+    type: Literal["TEXT", "VALUE", "ATTRIBUTE"] = "TEXT",  # noqa: A002 - upstream's parameter name
+    attribute: str | None = None,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    timeoutMs: int | None = None,
+) -> str:
+    """Check an element's text, input value or attribute: it must match ``expected`` as a
+    whole-value regex, or equal it."""
+    if type == "ATTRIBUTE" and not attribute:
+        raise ToolFailure("web_verifyValue with type ATTRIBUTE needs `attribute`")
+    timeout = _seconds(ctx, timeoutMs)
+    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    actual = await _wait_for_value(ctx, locator, expected, type, attribute, timeout, what)
+    return f"{what} has {actual!r}"
+
+
+async def _wait_for_value(
+    ctx: ToolContext,
+    locator: Locator,
+    expected: str,
+    kind: str,
+    attribute: str | None,
+    timeout: float,
+    what: str,
+) -> str | None:
+    deadline = time.monotonic() + timeout
+    actual: str | None = None
+    while True:
+        async with _acting(ctx, what, timeout):
+            element = locator.first
+            await element.wait_for(state="attached", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+            if kind == "VALUE":
+                actual = await element.input_value(timeout=timeout * 1000)
+            elif kind == "ATTRIBUTE":
+                actual = await element.get_attribute(attribute or "", timeout=timeout * 1000)
+            else:
+                actual = " ".join((await element.inner_text(timeout=timeout * 1000)).split())
+        if actual is not None and (text_matches(expected, actual) or text_matches(expected, actual.strip())):
+            return actual
+        if time.monotonic() >= deadline:
+            shown = f"{kind.lower()} of {what}" if kind != "ATTRIBUTE" else f"{attribute} of {what}"
+            raise ToolFailure(f"{shown} is {actual!r}, expected {expected!r} (waited {timeout:g}s)")
+        await asyncio.sleep(0.1)
+
+
+@tool(name="web_currentUrl", **WEB)
+async def web_current_url(ctx: ToolContext) -> str:
+    """The URL of the page."""
+    return _device(ctx).page.url
+
+
+@tool(name="web_evaluate", recordable=False, exposed_to_llm=False, **WEB)
+async def web_evaluate(ctx: ToolContext, script: str) -> Any:
+    """Run JavaScript in the page and return its (JSON) result."""
+    async with _acting(ctx, "evaluate script", ctx.timeout):
+        result = await _device(ctx).page.evaluate(script)
+    try:
+        json.dumps(result)
+    except (TypeError, ValueError):
+        result = repr(result)
+    return result
+
+
+@tool(name="web_resize", **WEB)
+async def web_resize(ctx: ToolContext, width: int, height: int) -> str:
+    """Resize the viewport."""
+    await _device(ctx).page.set_viewport_size({"width": width, "height": height})
+    return f"viewport {width}x{height}"
+
+
+WEB_TOOLS = (
+    web_navigate, web_click, web_type, web_fill_secret, web_select_option, web_press_key, web_scroll,
+    web_hover, web_wait, web_wait_for_url, web_snapshot, web_verify_text_visible, web_verify_element_visible,
+    web_verify_list_visible, web_verify_value, web_current_url, web_evaluate, web_resize,
+)
