@@ -146,15 +146,24 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @click.option("--driver", metavar="KEY", help="Driver to run on (playwright-native/web, …). Default: from config.")
 @click.option("--device", metavar="ID", help="Device to run on (the driver's default when omitted).")
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="How long actions and checks wait for the UI (default 10; a trail's config.timeout wins).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="How long actions and checks wait for the UI (default 10; a trail's config.timeout wins).",
+)
 @click.option("-x", "--fail-fast", is_flag=True, help="Stop after the first trail that fails or errors.")
 @click.option("--headed", is_flag=True, help="Show the browser window (web).")
-@click.option("--base-url", metavar="URL", help="Base URL for '/path' navigation ('sample-app' serves the bundled app).")
+@click.option(
+    "--base-url", metavar="URL", help="Base URL for '/path' navigation ('sample-app' serves the bundled app)."
+)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write results JSON here.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML here.")
-@click.option("--artifacts-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where snapshots go (default .trailblaze/artifacts next to trailblaze.yaml).")
+@click.option(
+    "--artifacts-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where snapshots go (default .trailblaze/artifacts next to trailblaze.yaml).",
+)
 @click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
 @click.option("-q", "--quiet", is_flag=True, help="Only failures and the summary.")
 @plugin_option
@@ -213,7 +222,11 @@ def run(
 @plugin_option
 @config_option
 def validate(
-    paths: tuple[Path, ...], driver: str | None, args: tuple[str, ...], plugin_args: tuple[str, ...], config: Path | None
+    paths: tuple[Path, ...],
+    driver: str | None,
+    args: tuple[str, ...],
+    plugin_args: tuple[str, ...],
+    config: Path | None,
 ) -> int:
     """Check trail files without running them: YAML, structure, tools and their arguments.
 
@@ -329,7 +342,9 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
         if "error" in row:
             click.echo(f"{row['driver']}: {row['error']}")
         else:
-            click.echo(f"{row['id']}  {row['platform']}  {row['driver']}  {row['width']}x{row['height']}  {row['model']}")
+            click.echo(
+                f"{row['id']}  {row['platform']}  {row['driver']}  {row['width']}x{row['height']}  {row['model']}"
+            )
     return 0
 
 
@@ -375,7 +390,7 @@ def sample_app(port: int, host: str) -> int:
 
 
 def _print_error(exc: TrailblazeError) -> None:
-    err = click.get_text_stream("stderr")
+    err = sys.stderr
     prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
     errors = exc.errors if isinstance(exc, ErrorList) else [exc]
     for error in errors:

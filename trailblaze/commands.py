@@ -281,9 +281,7 @@ class Commands:
         timeout_ms: int | None = None,
     ) -> bool:
         """True when a matching element is visible; with ``timeout_ms``, waits up to that long."""
-        return await self._poll(
-            lambda: self._count(text, id, selector), (timeout_ms or 0) / 1000
-        ) > 0
+        return await self._poll(lambda: self._count(text, id, selector), (timeout_ms or 0) / 1000) > 0
 
     @query
     async def has_text(self, text: str) -> bool:
@@ -334,15 +332,12 @@ class Commands:
             return
         screen = await self.view_hierarchy()
         raise ToolFailure(
-            f"{describe_target(text, id, selector)} not visible after {timeout:g}s; "
-            f"on screen: {screen.outline()}"
+            f"{describe_target(text, id, selector)} not visible after {timeout:g}s; on screen: {screen.outline()}"
         )
 
     # -- helpers -----------------------------------------------------------------------------
 
-    async def _count(
-        self, text: str | None, id: str | None, selector: NodeSelector | dict[str, Any] | None
-    ) -> int:
+    async def _count(self, text: str | None, id: str | None, selector: NodeSelector | dict[str, Any] | None) -> int:
         return len(await self.find(text=text, id=id, selector=as_node_selector(selector)))
 
     async def _poll(self, probe: Callable[[], Awaitable[int]], timeout: float) -> int:

@@ -41,13 +41,13 @@ class Device(Commands):
     selector_tap_tool: ClassVar[str] = "tapOnElementBySelector"
     selector_assert_tool: ClassVar[str] = "assertVisibleBySelector"
 
-    async def start_trail(self, trail: Trail) -> None:  # noqa: B027 - optional hook
+    async def start_trail(self, trail: Trail) -> None:
         """Called before each trail: isolate it from the previous one (web: a fresh context)."""
 
-    async def end_trail(self, trail: Trail) -> None:  # noqa: B027 - optional hook
+    async def end_trail(self, trail: Trail) -> None:
         """Called after each trail, passed or not."""
 
-    async def close(self) -> None:  # noqa: B027 - optional hook
+    async def close(self) -> None:
         """Release the device (the session is over)."""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from types import ModuleType
@@ -120,7 +120,8 @@ def get_plugin_manager(
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise UsageError(f"plugin {exc.plugin_name!r} implements a hook trailblaze does not have: {exc}") from None
+        name = pm.get_name(exc.plugin) or repr(exc.plugin)
+        raise UsageError(f"plugin {name!r} implements a hook trailblaze does not have: {exc}") from None
     if os.environ.get(TRACE_ENV):
         _trace(pm)
     return plugins
@@ -160,11 +161,11 @@ def _import_plugin(module_name: str, label: str) -> ModuleType:
 
 
 def _trace(pm: pluggy.PluginManager) -> None:
-    def before(hook_name: str, hook_impls: list[Any], kwargs: dict[str, Any]) -> None:
+    def before(hook_name: str, hook_impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         names = ", ".join(impl.plugin_name for impl in hook_impls)
         print(f"[trailblaze trace] {hook_name}({', '.join(kwargs)}) -> [{names}]", file=sys.stderr)
 
-    def after(outcome: Any, hook_name: str, hook_impls: list[Any], kwargs: dict[str, Any]) -> None:
+    def after(outcome: Any, hook_name: str, hook_impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         exc = outcome.exception
         if exc is not None:
             print(f"[trailblaze trace] {hook_name} raised {type(exc).__name__}: {exc}", file=sys.stderr)

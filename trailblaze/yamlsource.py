@@ -63,7 +63,6 @@ class YamlDocument:
                 return Location(self.path)
             parts = parts[:-1]
 
-
     def _spelled_as_written(self, key_path: PathKey) -> PathKey:
         written: list[str | int] = []
         for part in key_path:

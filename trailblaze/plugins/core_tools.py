@@ -155,9 +155,7 @@ def dump_memory(ctx: ToolContext) -> dict[str, Any]:
 
 
 @tool(name="objectiveStatus", recordable=False, groups=["core"])
-def objective_status(
-    status: Literal["COMPLETE", "FAILED", "IN_PROGRESS"], explanation: str = ""
-) -> str:
+def objective_status(status: Literal["COMPLETE", "FAILED", "IN_PROGRESS"], explanation: str = "") -> str:
     """An agent's way to end a step: COMPLETE or FAILED, with why."""
     if status == "FAILED":
         raise ToolFailure(explanation or "the agent reported the objective as failed")
@@ -175,8 +173,18 @@ async def run_trail(ctx: ToolContext, path: str) -> str:
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     for fn in (
-        tap, assert_visible, wait, wait_for_change, take_snapshot, assert_equals, assert_not_equals,
-        assert_math, remember_text, dump_memory, objective_status, run_trail,
+        tap,
+        assert_visible,
+        wait,
+        wait_for_change,
+        take_snapshot,
+        assert_equals,
+        assert_not_equals,
+        assert_math,
+        remember_text,
+        dump_memory,
+        objective_status,
+        run_trail,
     ):
         register(fn)
 

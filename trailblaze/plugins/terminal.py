@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from rich.status import Status
 
     from trailblaze.config import Config
-
     from trailblaze.runner.results import RunResult, StepResult, ToolReport, TrailResult
     from trailblaze.runner.session import Run, Session
     from trailblaze.trail.model import Step, Trail
@@ -95,7 +94,7 @@ class TerminalReporter:
     @hookimpl
     def trailblaze_step_finish(self, step: Step, result: StepResult, session: Session) -> None:
         if self.verbosity > 0:
-            label = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
+            label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
             self._line(f"    {_WORD[result.status]:<7} {label}: {result.text}", _STYLE[result.status])
 
     @hookimpl

@@ -15,8 +15,8 @@ from trailblaze.driver import Driver, DriverRegistry
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
 from trailblaze.pluginmanager import Plugins, call_registration
 from trailblaze.tools.registry import ToolRegistry
-from trailblaze.trail.discovery import discover
 from trailblaze.trail.checks import check_trail_tools
+from trailblaze.trail.discovery import discover
 from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import Trail
 
@@ -111,7 +111,9 @@ class Project:
             except TrailErrors as exc:
                 problems.extend(exc.errors)
                 if exc.trail is not None:  # what could be read is still worth checking
-                    problems.extend(check_trail_tools(exc.trail, self.tools, None, allow_unknown=self.has_dynamic_tools))
+                    problems.extend(
+                        check_trail_tools(exc.trail, self.tools, None, allow_unknown=self.has_dynamic_tools)
+                    )
                 continue
             except ErrorList as exc:
                 problems.extend(exc.errors)
@@ -140,9 +142,7 @@ class Project:
             return check_trail_tools(trail, self.tools, None, allow_unknown=dynamic_tools)
         driver = self.drivers.resolve(driver_name)
         registry = self.tools.for_device(driver.key, driver.platform)
-        return check_trail_tools(
-            trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools
-        )
+        return check_trail_tools(trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools)
 
     @property
     def has_dynamic_tools(self) -> bool:

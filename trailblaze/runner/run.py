@@ -9,6 +9,7 @@ a driver breaks, or the run is interrupted (SIGINT/SIGTERM).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections.abc import Awaitable
@@ -61,6 +62,7 @@ def plan_trail(project: Project, trail: Trail, options: RunOptions) -> PlannedTr
 def skip_reason(trail: Trail, platform: str) -> str | None:
     """Why ``trail`` does not run on this platform, if it does not: ``config.skip`` names it,
     or ``config.devices`` lists only other classifiers."""
+
     def matches(key: str) -> bool:
         return key == platform or key.startswith(platform + "-")
 
@@ -177,15 +179,28 @@ class Executor:
     def _skipped(self, planned: PlannedTrail) -> TrailResult:
         trail = planned.trail
         return TrailResult(
-            str(trail.path), trail.id, trail.title, "skipped", planned.driver_key, planned.device_id,
-            tags=list(trail.config.tags), skip_reason=planned.skip_reason,
+            str(trail.path),
+            trail.id,
+            trail.title,
+            "skipped",
+            planned.driver_key,
+            planned.device_id,
+            tags=list(trail.config.tags),
+            skip_reason=planned.skip_reason,
         )
 
     def _errored(self, planned: PlannedTrail, exc: TrailblazeError, code: ExitCode | None = None) -> TrailResult:
         trail = planned.trail
         return TrailResult(
-            str(trail.path), trail.id, trail.title, "error", planned.driver_key, planned.device_id,
-            error=str(exc), exit_code=code or exc.exit_code, tags=list(trail.config.tags),
+            str(trail.path),
+            trail.id,
+            trail.title,
+            "error",
+            planned.driver_key,
+            planned.device_id,
+            error=str(exc),
+            exit_code=code or exc.exit_code,
+            tags=list(trail.config.tags),
         )
 
     async def _driver(self, key: str) -> Driver:
@@ -214,10 +229,8 @@ class Executor:
 
     async def _close_drivers(self) -> None:
         for driver in self.drivers.values():
-            try:
+            with contextlib.suppress(Exception):  # closing must not hide the run's own outcome
                 await driver.close()
-            except Exception:  # noqa: S110 - closing must not hide the run's own outcome
-                pass
 
 
 async def _gather(results: list[Awaitable[Any] | None]) -> None:

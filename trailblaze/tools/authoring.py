@@ -87,7 +87,9 @@ def build_spec(fn: Callable[..., Any], *, name: str, description: str | None, me
     schema = model.model_json_schema()
     schema.pop("title", None)
     secret = frozenset(
-        key for key, prop in schema.get("properties", {}).items() if prop.get("writeOnly") or prop.get("format") == "password"
+        key
+        for key, prop in schema.get("properties", {}).items()
+        if prop.get("writeOnly") or prop.get("format") == "password"
     )
     doc = description if description is not None else inspect.getdoc(fn) or ""
     return ToolSpec(
@@ -117,7 +119,7 @@ def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel]
             raise TypeError(f"tool {name!r}: *args/**kwargs cannot describe a tool's input; name each parameter")
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, default)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{name}_arguments", __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True), **fields
     )
     return model, context_param
@@ -157,9 +159,7 @@ class PythonTool(ToolImplementation):
         else:
             if self.context_param:
                 loop = asyncio.get_running_loop()
-                kwargs[self.context_param] = dataclasses.replace(
-                    ctx, commands=BlockingCommands(ctx.commands, loop)
-                )
+                kwargs[self.context_param] = dataclasses.replace(ctx, commands=BlockingCommands(ctx.commands, loop))
             result = await asyncio.to_thread(self.fn, **kwargs)
         return self._outcome(result)
 

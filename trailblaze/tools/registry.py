@@ -26,9 +26,7 @@ class ToolRegistry:
         """Register a :class:`ToolSpec` or a ``@trailblaze.tool`` function under its name."""
         spec = spec_of(tool)
         if spec is None:
-            raise TypeError(
-                f"{tool!r} is not a tool: decorate the function with @trailblaze.tool or pass a ToolSpec"
-            )
+            raise TypeError(f"{tool!r} is not a tool: decorate the function with @trailblaze.tool or pass a ToolSpec")
         if source is not None and spec.source != source:
             spec = replace(spec, source=source)
         existing = self._tools.get(spec.name)

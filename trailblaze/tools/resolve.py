@@ -135,9 +135,7 @@ class Resolver:
             via = f" (delegated by {' → '.join(chain)})" if chain else ""
             raise CallFailed.error(f"{exc}{via}", ExitCode.USAGE) from None
 
-    async def _delegate(
-        self, spec: ToolSpec, call: ToolCall, args: dict[str, Any], chain: tuple[str, ...]
-    ) -> None:
+    async def _delegate(self, spec: ToolSpec, call: ToolCall, args: dict[str, Any], chain: tuple[str, ...]) -> None:
         outcome = await self._invoke(spec, call.with_args(args), chain)
         delegates = outcome.delegates or []
         inner = (*chain, spec.name)
@@ -153,9 +151,7 @@ class Resolver:
         self._validate(spec, strip_reason(delegated.args), delegated, chain)
         return delegated
 
-    async def _execute(
-        self, spec: ToolSpec, call: ToolCall, args: dict[str, Any], chain: tuple[str, ...]
-    ) -> None:
+    async def _execute(self, spec: ToolSpec, call: ToolCall, args: dict[str, Any], chain: tuple[str, ...]) -> None:
         # ``call`` is recorded as written: a trail's templates stay templates, delegates are concrete
         executed = ExecutedCall(
             call=call,

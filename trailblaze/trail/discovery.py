@@ -11,9 +11,25 @@ from trailblaze.errors import Location, UsageError
 #: Folders never searched: VCS data, dependencies, our own state, build output, virtualenvs.
 SKIP_DIRS = frozenset(
     {
-        ".git", ".hg", ".svn", "node_modules", ".trailblaze", "build", "dist", "out", "target",
-        ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-        ".gradle", ".idea",
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".trailblaze",
+        "build",
+        "dist",
+        "out",
+        "target",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".gradle",
+        ".idea",
     }
 )
 

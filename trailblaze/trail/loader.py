@@ -24,7 +24,8 @@ from trailblaze.yamlsource import PathKey, YamlDocument, load_path
 _STEP_KEYS = {"step", "verify", "recording", "recordable", "maxRetries"}
 _LEGACY_PROMPT_KEYS = {"step", "verify", "recording", "recordable", "maxRetries"}
 _TRAIL_SUFFIX = ".trail.yaml"
-_CLASSIFIER_FILE = re.compile(r"^([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\.trail\.yaml$")
+#: upstream's per-device file names: android.trail.yaml, android-phone.trail.yaml, ios-iphone.trail.yaml
+_CLASSIFIER_FILE = re.compile(r"^((?:android|ios|web|desktop)(?:-[a-z0-9]+)*)\.trail\.yaml$")
 
 
 def load_trail(
@@ -136,16 +137,14 @@ class _Parser:
             if not isinstance(item, dict) or len(item) != 1:
                 self.problem("each item of a legacy trail is one of '- config:', '- tools:', '- prompts:'", (i,))
                 continue
-            (key, value), = item.items()
+            ((key, value),) = item.items()
             if key == "config":
                 config = self._config(value, (i, "config"))
             elif key == "tools":
                 classifier = self._legacy_classifier(config)
                 calls = self._calls(value, (i, "tools"))
                 if calls is not None:
-                    steps.append(
-                        Step(len(steps), "step", None, {classifier: calls}, self.where((i, "tools")))
-                    )
+                    steps.append(Step(len(steps), "step", None, {classifier: calls}, self.where((i, "tools"))))
             elif key == "prompts":
                 if not isinstance(value, list):
                     self.problem("'prompts:' must be a list of '- step:' items", (i, "prompts"))
@@ -173,7 +172,7 @@ class _Parser:
         """Legacy recordings are not keyed by device: the file name (``android-phone.trail.yaml``)
         or ``config.platform`` says which device they are for; otherwise any device."""
         m = _CLASSIFIER_FILE.match(self.path.name)
-        if m and self.path.name != "trail.yaml":
+        if m:
             return m.group(1)
         if config is not None and config.platform:
             return config.platform.lower()
@@ -294,7 +293,7 @@ class _Parser:
         if not isinstance(raw, dict) or len(raw) != 1:
             self.problem("a tool call is a one-key mapping '- toolName: {args}' (or just '- toolName')", key_path)
             return None
-        (name, args), = raw.items()
+        ((name, args),) = raw.items()
         if args is None:
             args = {}
         if not isinstance(args, dict):
@@ -323,9 +322,7 @@ class _Parser:
             elif not decl.required:
                 values[name] = decl.default
             elif require:
-                self.problem(
-                    f"trail argument {name!r} is required: pass --arg {name}=VALUE", ("config", "args", name)
-                )
+                self.problem(f"trail argument {name!r} is required: pass --arg {name}=VALUE", ("config", "args", name))
         trail.arg_values = values
 
     def check_references(self, trail: Trail) -> None:
@@ -342,12 +339,13 @@ class _Parser:
                     self.problems.append(UsageError(f"environment variable {ref.name} is not set ({ref.text})", where))
             elif ref.namespace not in NAMESPACES:
                 self.problems.append(
-                    UsageError(f"unknown reference {ref.text}: use {{{{args.x}}}}, {{{{memory.x}}}} or ${{ENV}}", where)
+                    UsageError(
+                        f"unknown reference {ref.text}: use {{{{args.x}}}}, {{{{memory.x}}}} or ${{ENV}}",
+                        where,
+                    )
                 )
             elif ref.namespace == "args" and ref.name not in declared:
-                self.problems.append(
-                    UsageError(f"{ref.text} is not declared in config.args", where)
-                )
+                self.problems.append(UsageError(f"{ref.text} is not declared in config.args", where))
 
 
 def convert_arg(raw: str, decl: ArgDecl) -> Any:

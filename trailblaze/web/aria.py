@@ -7,6 +7,7 @@ acts on (``aria-ref=e5`` locates the element while the snapshot is current).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 
@@ -65,10 +66,8 @@ def _parse_line(body: str) -> ViewNode:
     if rest.startswith(":"):
         inline = rest[1:].strip() or None
         if inline and inline.startswith('"') and inline.endswith('"'):
-            try:
+            with contextlib.suppress(json.JSONDecodeError):
                 inline = json.loads(inline)
-            except json.JSONDecodeError:
-                pass
     ref = attrs.pop("ref", None)
     node = ViewNode(
         class_name=role,
@@ -104,7 +103,19 @@ def _flag(value: str | bool | None) -> bool | None:
 
 
 _CLICKABLE = frozenset(
-    {"button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "option", "combobox", "textbox", "searchbox"}
+    {
+        "button",
+        "link",
+        "checkbox",
+        "radio",
+        "switch",
+        "tab",
+        "menuitem",
+        "option",
+        "combobox",
+        "textbox",
+        "searchbox",
+    }
 )
 
 

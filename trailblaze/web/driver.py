@@ -201,7 +201,10 @@ class WebDevice(Device):
     # -- locating ---------------------------------------------------------------------------------
 
     async def locate(
-        self, selector: NodeSelector | dict[str, Any] | None = None, ref: str | None = None, timeout: float | None = None
+        self,
+        selector: NodeSelector | dict[str, Any] | None = None,
+        ref: str | None = None,
+        timeout: float | None = None,
     ) -> Locator:
         return await locators.resolve(
             self.page, as_node_selector(selector), ref, self.default_timeout if timeout is None else timeout

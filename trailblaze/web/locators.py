@@ -125,9 +125,7 @@ def for_ref(page: Page, ref: str) -> Locator:
 
 
 def needs_layout(selector: NodeSelector) -> bool:
-    return any(
-        getattr(selector, key) is not None for key in ("below", "above", "leftOf", "rightOf", "index")
-    )
+    return any(getattr(selector, key) is not None for key in ("below", "above", "leftOf", "rightOf", "index"))
 
 
 async def resolve(page: Page, selector: NodeSelector | None, ref: str | None, timeout: float) -> Locator:

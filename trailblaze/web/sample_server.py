@@ -12,7 +12,7 @@ SAMPLE_APP_DIR = Path(__file__).resolve().parent.parent / "sample_app"
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -28,7 +28,7 @@ class SampleAppServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def start(self) -> SampleAppServer:
         self._thread.start()

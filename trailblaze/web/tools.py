@@ -29,20 +29,43 @@ if TYPE_CHECKING:
 
     from trailblaze.web.driver import WebDevice
 
-WEB = {"platforms": ["web"]}
+WEB = ["web"]
 _NAMED_KEYS = {
     k.lower(): k
     for k in (
-        "Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft",
-        "ArrowRight", "Home", "End", "PageUp", "PageDown", "Insert",
+        "Enter",
+        "Tab",
+        "Escape",
+        "Backspace",
+        "Delete",
+        "Space",
+        "ArrowUp",
+        "ArrowDown",
+        "ArrowLeft",
+        "ArrowRight",
+        "Home",
+        "End",
+        "PageUp",
+        "PageDown",
+        "Insert",
     )
 }
-_NAMED_KEYS.update({"esc": "Escape", "return": "Enter", "up": "ArrowUp", "down": "ArrowDown",
-                    "left": "ArrowLeft", "right": "ArrowRight", "space": " "})
+_NAMED_KEYS.update(
+    {
+        "esc": "Escape",
+        "return": "Enter",
+        "up": "ArrowUp",
+        "down": "ArrowDown",
+        "left": "ArrowLeft",
+        "right": "ArrowRight",
+        "space": " ",
+    }
+)
 
 
 def _device(ctx: ToolContext) -> WebDevice:
-    return ctx.driver  # type: ignore[no-any-return]
+    device: WebDevice = ctx.driver
+    return device
 
 
 def _seconds(ctx: ToolContext, timeout_ms: int | None) -> float:
@@ -86,7 +109,7 @@ async def _target(
     return locator, what
 
 
-@tool(name="web_navigate", **WEB)
+@tool(name="web_navigate", platforms=WEB)
 async def web_navigate(
     ctx: ToolContext,
     url: str | None = None,
@@ -113,7 +136,7 @@ async def web_navigate(
     return page.url
 
 
-@tool(name="web_click", **WEB)
+@tool(name="web_click", platforms=WEB)
 async def web_click(
     ctx: ToolContext,
     ref: str | None = None,
@@ -129,7 +152,7 @@ async def web_click(
     return f"clicked {what}"
 
 
-@tool(name="web_type", **WEB)
+@tool(name="web_type", platforms=WEB)
 async def web_type(
     ctx: ToolContext,
     text: str,
@@ -154,7 +177,7 @@ async def web_type(
     return f"typed into {what}"
 
 
-@tool(name="web_fillSecret", **WEB)
+@tool(name="web_fillSecret", platforms=WEB)
 async def web_fill_secret(
     ctx: ToolContext,
     value: SecretStr,
@@ -170,7 +193,7 @@ async def web_fill_secret(
     return f"filled {what}"
 
 
-@tool(name="web_selectOption", **WEB)
+@tool(name="web_selectOption", platforms=WEB)
 async def web_select_option(
     ctx: ToolContext,
     values: list[str],
@@ -188,7 +211,7 @@ async def web_select_option(
     return f"selected {', '.join(selected)} in {what}"
 
 
-@tool(name="web_pressKey", **WEB)
+@tool(name="web_pressKey", platforms=WEB)
 async def web_press_key(ctx: ToolContext, key: str) -> str:
     """Press a key or combination (Playwright names: Enter, Tab, Escape, ArrowDown, Control+A)."""
     name = "+".join(_NAMED_KEYS.get(part.lower(), part) for part in key.split("+")) if key != "+" else key
@@ -197,7 +220,7 @@ async def web_press_key(ctx: ToolContext, key: str) -> str:
     return f"pressed {name}"
 
 
-@tool(name="web_scroll", **WEB)
+@tool(name="web_scroll", platforms=WEB)
 async def web_scroll(
     ctx: ToolContext,
     direction: Literal["UP", "DOWN", "LEFT", "RIGHT"] = "DOWN",
@@ -220,9 +243,12 @@ async def web_scroll(
     return f"scrolled {what} {direction.lower()} {amount}px"
 
 
-@tool(name="web_hover", **WEB)
+@tool(name="web_hover", platforms=WEB)
 async def web_hover(
-    ctx: ToolContext, ref: str | None = None, nodeSelector: NodeSelector | None = None, timeoutMs: int | None = None
+    ctx: ToolContext,
+    ref: str | None = None,
+    nodeSelector: NodeSelector | None = None,
+    timeoutMs: int | None = None,
 ) -> str:
     """Move the mouse over an element."""
     timeout = _seconds(ctx, timeoutMs)
@@ -232,14 +258,14 @@ async def web_hover(
     return f"hovered {what}"
 
 
-@tool(name="web_wait", **WEB)
+@tool(name="web_wait", platforms=WEB)
 async def web_wait(seconds: float = 1) -> str:
     """Wait a fixed time (prefer web_verify… checks, which wait for what you expect)."""
     await asyncio.sleep(max(0.0, seconds))
     return f"waited {seconds:g}s"
 
 
-@tool(name="web_waitForUrl", **WEB)
+@tool(name="web_waitForUrl", platforms=WEB)
 async def web_wait_for_url(ctx: ToolContext, pattern: str, timeoutMs: int = 30000) -> str:
     """Wait until the page URL matches: a regex (if it uses regex syntax), a glob with * or **,
     or otherwise a part of the URL."""
@@ -259,7 +285,7 @@ def url_matcher(pattern: str) -> Any:
     return lambda url: pattern in url
 
 
-@tool(name="web_snapshot", **WEB)
+@tool(name="web_snapshot", platforms=WEB)
 async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
     """Save a screenshot and the ARIA snapshot of the page as artifacts of this trail."""
     page = _device(ctx).page
@@ -274,7 +300,7 @@ async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
     return {"screenName": screenName, "url": page.url, "files": files}
 
 
-@tool(name="web_verifyTextVisible", verification=True, groups=["verification"], **WEB)
+@tool(name="web_verifyTextVisible", verification=True, groups=["verification"], platforms=WEB)
 async def web_verify_text_visible(ctx: ToolContext, text: str, timeoutMs: int | None = None) -> str:
     """Check that text is visible on the page (a part of an element's text, case-insensitive)."""
     timeout = _seconds(ctx, timeoutMs)
@@ -284,7 +310,7 @@ async def web_verify_text_visible(ctx: ToolContext, text: str, timeoutMs: int | 
     return f"{text!r} is visible"
 
 
-@tool(name="web_verifyElementVisible", verification=True, groups=["verification"], **WEB)
+@tool(name="web_verifyElementVisible", verification=True, groups=["verification"], platforms=WEB)
 async def web_verify_element_visible(
     ctx: ToolContext,
     ref: str | None = None,
@@ -302,7 +328,7 @@ async def web_verify_element_visible(
     return f"{what} is visible"
 
 
-@tool(name="web_verifyListVisible", verification=True, groups=["verification"], **WEB)
+@tool(name="web_verifyListVisible", verification=True, groups=["verification"], platforms=WEB)
 async def web_verify_list_visible(
     ctx: ToolContext,
     items: list[str],
@@ -321,11 +347,11 @@ async def web_verify_list_visible(
     return f"{len(items)} items visible"
 
 
-@tool(name="web_verifyValue", verification=True, groups=["verification"], **WEB)
+@tool(name="web_verifyValue", verification=True, groups=["verification"], platforms=WEB)
 async def web_verify_value(
     ctx: ToolContext,
     expected: str,
-    type: Literal["TEXT", "VALUE", "ATTRIBUTE"] = "TEXT",  # noqa: A002 - upstream's parameter name
+    type: Literal["TEXT", "VALUE", "ATTRIBUTE"] = "TEXT",
     attribute: str | None = None,
     ref: str | None = None,
     nodeSelector: NodeSelector | None = None,
@@ -370,13 +396,13 @@ async def _wait_for_value(
         await asyncio.sleep(0.1)
 
 
-@tool(name="web_currentUrl", **WEB)
+@tool(name="web_currentUrl", platforms=WEB)
 async def web_current_url(ctx: ToolContext) -> str:
     """The URL of the page."""
     return _device(ctx).page.url
 
 
-@tool(name="web_evaluate", recordable=False, exposed_to_llm=False, **WEB)
+@tool(name="web_evaluate", recordable=False, exposed_to_llm=False, platforms=WEB)
 async def web_evaluate(ctx: ToolContext, script: str) -> Any:
     """Run JavaScript in the page and return its (JSON) result."""
     async with _acting(ctx, "evaluate script", ctx.timeout):
@@ -388,7 +414,7 @@ async def web_evaluate(ctx: ToolContext, script: str) -> Any:
     return result
 
 
-@tool(name="web_resize", **WEB)
+@tool(name="web_resize", platforms=WEB)
 async def web_resize(ctx: ToolContext, width: int, height: int) -> str:
     """Resize the viewport."""
     await _device(ctx).page.set_viewport_size({"width": width, "height": height})
@@ -396,7 +422,22 @@ async def web_resize(ctx: ToolContext, width: int, height: int) -> str:
 
 
 WEB_TOOLS = (
-    web_navigate, web_click, web_type, web_fill_secret, web_select_option, web_press_key, web_scroll,
-    web_hover, web_wait, web_wait_for_url, web_snapshot, web_verify_text_visible, web_verify_element_visible,
-    web_verify_list_visible, web_verify_value, web_current_url, web_evaluate, web_resize,
+    web_navigate,
+    web_click,
+    web_type,
+    web_fill_secret,
+    web_select_option,
+    web_press_key,
+    web_scroll,
+    web_hover,
+    web_wait,
+    web_wait_for_url,
+    web_snapshot,
+    web_verify_text_visible,
+    web_verify_element_visible,
+    web_verify_list_visible,
+    web_verify_value,
+    web_current_url,
+    web_evaluate,
+    web_resize,
 )

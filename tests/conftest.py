@@ -1,0 +1,127 @@
+"""Shared fixtures: the CLI in a subprocess, throwaway projects, the browser check."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_UPSTREAM = ROOT.parent / "shared" / "upstream-format"
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+    cwd: Path
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def json(self, name: str = "results.json") -> Any:
+        return json.loads((self.cwd / name).read_text(encoding="utf-8"))
+
+
+CliRunner = Callable[..., CliResult]
+
+
+def cli_env(autoload: bool = False, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"}
+    env.pop("FORCE_COLOR", None)
+    if not autoload:
+        env["TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> CliRunner:
+    """Run ``python -m trailblaze ARGS`` in a subprocess (in ``tmp_path`` unless ``cwd=``).
+
+    Installed entry-point plugins are not loaded unless ``autoload=True``, so tests do not
+    depend on what else is installed in the environment.
+    """
+
+    def run(
+        *args: str,
+        cwd: Path | None = None,
+        autoload: bool = False,
+        env: dict[str, str] | None = None,
+        timeout: float = 180,
+    ) -> CliResult:
+        where = cwd or tmp_path
+        proc = subprocess.run(
+            [sys.executable, "-m", "trailblaze", *args],
+            cwd=where,
+            env=cli_env(autoload, **(env or {})),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        return CliResult(proc.returncode, proc.stdout, proc.stderr, where)
+
+    return run
+
+
+class Project:
+    """A throwaway trailblaze project in a temporary folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\n")
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    def trail(self, name: str, text: str) -> Path:
+        return self.write(f"trails/{name}.trail.yaml", text)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def browser() -> str:
+    """The browser the web driver will use; fails (not skips) when there is none, since a
+    missing browser in CI must be noticed. Set TRAILBLAZE_TESTS_NO_BROWSER=1 to skip instead."""
+    from trailblaze.web.driver import system_chromium
+
+    found = system_chromium()
+    if found is None:
+        try:
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as p:
+                candidate = p.chromium.executable_path
+            found = candidate if Path(candidate).is_file() else None
+        except Exception:
+            found = None
+    if found is None:
+        if os.environ.get("TRAILBLAZE_TESTS_NO_BROWSER"):
+            pytest.skip("no browser (TRAILBLAZE_TESTS_NO_BROWSER is set)")
+        pytest.fail("no browser for the web driver: run `make setup` (installs Chromium)")
+    return found
+
+
+@pytest.fixture
+def upstream_format() -> Path:
+    if not SHARED_UPSTREAM.is_dir():
+        pytest.skip("../shared/upstream-format is not beside the repository")
+    return SHARED_UPSTREAM
