@@ -206,9 +206,19 @@ class WebDevice(Device):
         ref: str | None = None,
         timeout: float | None = None,
     ) -> Locator:
+        node_selector = as_node_selector(selector)
+        if node_selector is None and ref is not None:
+            await self._ensure_refs(ref)
         return await locators.resolve(
-            self.page, as_node_selector(selector), ref, self.default_timeout if timeout is None else timeout
+            self.page, node_selector, ref, self.default_timeout if timeout is None else timeout
         )
+
+    async def _ensure_refs(self, ref: str) -> None:
+        """Element refs (``e12``; ``f2e12`` after navigations) exist once the document showing
+        was snapshotted. A ref written in a trail may come before any snapshot of this page:
+        take one (elements keep the refs they already have)."""
+        if locators.is_element_ref(ref) and await locators.for_ref(self.page, ref).count() == 0:
+            await self.view_hierarchy()
 
     def _text_or_id(self, text: str | None, id: str | None) -> Locator:
         page = self.page
