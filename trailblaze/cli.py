@@ -144,7 +144,28 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--driver", metavar="KEY", help="Driver to run on (playwright-native/web, …). Default: from config.")
-@click.option("--device", metavar="ID", help="Device to run on (the driver's default when omitted).")
+@click.option(
+    "--device",
+    "devices",
+    multiple=True,
+    metavar="ID",
+    help="Device to run on; repeat to run every trail on each device concurrently.",
+)
+@click.option("--all-devices", is_flag=True, help="Run on every device the driver can reach.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Sessions at once per device, on drivers that host several (web: browser contexts).",
+)
+@click.option(
+    "--shard-split",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Use N devices and run each trail once, on whichever device is free.",
+)
+@click.option("--shard-all", type=click.IntRange(min=1), metavar="N", help="Use N devices and run every trail on each.")
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
 @click.option(
     "--timeout",
@@ -171,7 +192,11 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 def run(
     paths: tuple[Path, ...],
     driver: str | None,
-    device: str | None,
+    devices: tuple[str, ...],
+    all_devices: bool,
+    workers: int,
+    shard_split: int | None,
+    shard_all: int | None,
     args: tuple[str, ...],
     timeout: float | None,
     fail_fast: bool,
@@ -197,7 +222,11 @@ def run(
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
-        device=device,
+        devices=list(devices),
+        all_devices=all_devices,
+        workers=workers,
+        shard_split=shard_split,
+        shard_all=shard_all,
         arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
         timeout=timeout,
         fail_fast=fail_fast,
