@@ -105,8 +105,21 @@ config_option = click.option(
 
 @click.group(cls=TrailblazeGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "-V", "--version", prog_name="trailblaze", message="%(prog)s %(version)s")
-@plugin_option
-@config_option
+@click.option(  # eager, so `trailblaze -p myplugin --help` lists the plugin's commands
+    "-p",
+    "plugin_args",
+    multiple=True,
+    metavar="NAME",
+    is_eager=True,
+    help="Load plugin module NAME; `-p no:NAME` blocks a plugin (built-in or installed).",
+)
+@click.option(
+    "-c",
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    is_eager=True,
+    help="Use this trailblaze.yaml instead of searching up from the working directory.",
+)
 @click.pass_context
 def cli(ctx: click.Context, plugin_args: tuple[str, ...], config: Path | None) -> None:
     """Replay UI test trails deterministically on web, Android and iOS.
