@@ -126,3 +126,19 @@ def test_the_same_driver_name_from_two_plugins_names_both(tmp_path: Path) -> Non
     project.plugins.pm.register(Other(), "other")
     with pytest.raises(UsageError, match=r"driver name 'web' is registered twice: by web_playwright"):
         _ = project.drivers
+
+
+def test_a_badly_declared_tool_is_reported_with_its_plugin(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+
+    @trailblaze.tool()
+    def sloppy(*args: object) -> None: ...
+
+    class Sloppy:
+        @trailblaze.hookimpl
+        def trailblaze_register_tools(self, register: Any) -> None:
+            register(sloppy)
+
+    project.plugins.pm.register(Sloppy(), "sloppy-plugin")
+    with pytest.raises(UsageError, match=r"plugin 'sloppy-plugin' registered a bad tool: tool 'sloppy': \*args"):
+        _ = project.tools

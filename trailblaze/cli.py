@@ -10,7 +10,6 @@ the single boundary in :func:`main`. Plugins add commands through
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -65,16 +64,21 @@ class TrailblazeGroup(click.Group):
     _plugins_loaded = False
 
     def _load_plugin_commands(self, ctx: click.Context) -> None:
+        """Ask plugins for commands. Only the plugin manager is built (not the whole project),
+        so `trailblaze --help` stays as quick as `pytest --version`."""
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
+        from trailblaze.pluginmanager import get_plugin_manager
+        from trailblaze.projectfile import find_config, plugins_listed_in
+
         params = ctx.find_root().params
         try:
-            state = ctx.find_object(State) or State(params.get("plugin_args") or (), params.get("config"))
-            project = state.project()
+            path = params.get("config") or find_config()
+            plugins = get_plugin_manager(params.get("plugin_args") or (), plugins_listed_in(path) if path else ())
         except TrailblazeError:
-            return  # the command that runs will report it
-        project.hook.trailblaze_register_commands(cli=self)
+            return  # the command that runs reports it
+        plugins.hook.trailblaze_register_commands(cli=self)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -304,6 +308,8 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
         registry = registry.for_device(driver_class.key, driver_class.platform)
     specs = sorted(registry, key=lambda s: (s.source, s.name))
     if as_json:
+        import json
+
         click.echo(json.dumps([s.to_registry() for s in specs], indent=2))
         return 0
     from rich.console import Console
@@ -341,6 +347,8 @@ def plugins(as_json: bool, plugin_args: tuple[str, ...], config: Path | None) ->
     """List loaded plugins: name, version and the hooks they implement."""
     rows = _project(plugin_args, config).plugins.describe()
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=2))
         return 0
     for row in rows:
@@ -378,6 +386,8 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
 
     rows = asyncio.run(gather())
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=2))
         return 0
     for row in rows:
