@@ -312,31 +312,43 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
 
         click.echo(json.dumps([s.to_registry() for s in specs], indent=2))
         return 0
+    rows = [_tool_row(spec) for spec in specs]
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(box=None, pad_edge=False)
-    for column in ("tool", "source", "where", "flags", "description"):
-        table.add_column(column, overflow="fold")
-    for spec in specs:
-        meta = spec.metadata
-        flags = [
-            name
-            for name, on in (
-                ("llm", meta.exposed_to_llm),
-                ("rec", meta.recordable),
-                ("deleg", meta.delegating),
-                ("verif", meta.verification),
-                ("host", meta.requires_host),
-            )
-            if on
-        ]
-        where = ", ".join(sorted(meta.drivers or meta.platforms or ["all"]))
-        summary = spec.description.splitlines()[0] if spec.description else ""
-        table.add_row(spec.name, spec.source, where, " ".join(flags), summary)
-    Console(soft_wrap=False).print(table)
+    console = Console(soft_wrap=False)
+    if console.is_terminal:
+        from rich.table import Table
+
+        table = Table(box=None, pad_edge=False)
+        for column in ("tool", "source", "where", "flags", "description"):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    else:  # plain, one tool per line, for pipes and CI logs
+        widths = [max(len(r[i]) for r in rows) for i in range(4)] if rows else [0] * 4
+        for row in rows:
+            click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
     click.echo(f"{len(specs)} tools")
     return 0
+
+
+def _tool_row(spec: Any) -> tuple[str, str, str, str, str]:
+    meta = spec.metadata
+    flags = [
+        name
+        for name, on in (
+            ("llm", meta.exposed_to_llm),
+            ("rec", meta.recordable),
+            ("deleg", meta.delegating),
+            ("verif", meta.verification),
+            ("host", meta.requires_host),
+        )
+        if on
+    ]
+    where = ", ".join(sorted(meta.drivers or meta.platforms or ["all"]))
+    summary = spec.description.splitlines()[0] if spec.description else ""
+    return spec.name, spec.source, where, " ".join(flags), summary
 
 
 @cli.command()
