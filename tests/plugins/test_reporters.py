@@ -334,7 +334,7 @@ def test_secrets_never_reach_the_reports(cli: CliRunner, project: Project, brows
               web:
                 - web_navigate: {url: /forms.html}
                 - web_fillSecret: {value: "{{args.password}}", ref: "css=#password"}
-                - web_verifyValue: {expected: other, type: VALUE, ref: "css=#password", timeoutMs: 100}
+                - web_verifyValue: {expected: other, type: VALUE, ref: "css=#password", timeoutMs: 1000}
         config:
           args:
             password: {type: string, default: placeholder}

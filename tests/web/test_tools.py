@@ -176,19 +176,19 @@ FAILURES: dict[str, tuple[str, str]] = {
     "several-match-typing": ("/forms.html", "web_type: {text: x, nodeSelector: {web: {ariaRole: textbox}}}"),
     "wrong-text": (
         "/lists.html",
-        'web_verifyValue: {expected: "7 items", nodeSelector: {web: {cssSelector: "#count"}}, timeoutMs: 300}',
+        'web_verifyValue: {expected: "7 items", nodeSelector: {web: {cssSelector: "#count"}}, timeoutMs: 1000}',
     ),
     "wrong-value": (
         "/forms.html",
-        "web_verifyValue: {expected: pro, type: VALUE, ref: css=#plan, timeoutMs: 300}",
+        "web_verifyValue: {expected: pro, type: VALUE, ref: css=#plan, timeoutMs: 1000}",
     ),
     "wrong-attribute": (
         "/forms.html",
-        "web_verifyValue: {expected: email, type: ATTRIBUTE, attribute: type, ref: css=#name, timeoutMs: 300}",
+        "web_verifyValue: {expected: email, type: ATTRIBUTE, attribute: type, ref: css=#name, timeoutMs: 1000}",
     ),
     "value-of-a-non-field": (
         "/forms.html",
-        "web_verifyValue: {expected: x, type: VALUE, nodeSelector: {web: {headingLevel: 1}}, timeoutMs: 300}",
+        "web_verifyValue: {expected: x, type: VALUE, nodeSelector: {web: {headingLevel: 1}}, timeoutMs: 1000}",
     ),
     "url-never-matches": ("/lists.html", 'web_waitForUrl: {pattern: "**/about.html", timeoutMs: 300}'),
     "text-not-visible": (
@@ -198,7 +198,7 @@ FAILURES: dict[str, tuple[str, str]] = {
     "element-hidden": ("/about.html", 'web_verifyElementVisible: {ref: "css=#from", timeoutMs: 300}'),
     "wrong-expected-text": (
         "/about.html",
-        "web_verifyElementVisible: {nodeSelector: {web: {headingLevel: 1}}, expectedText: Home, timeoutMs: 300}",
+        "web_verifyElementVisible: {nodeSelector: {web: {headingLevel: 1}}, expectedText: Home, timeoutMs: 1000}",
     ),
     "list-item-missing": ("/lists.html", "web_verifyListVisible: {items: [Item 1, Item 51], timeoutMs: 300}"),
     "no-such-option": ("/forms.html", "web_selectOption: {values: [gold], ref: css=#plan, timeoutMs: 300}"),
@@ -283,9 +283,9 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
             "web_click: click ariaRole='link': the selector matches 4 elements; make it unique (index, nthIndex)",
         ),
         ("several-match-typing", "web_type: type into ariaRole='textbox': the selector matches 4 elements"),
-        ("wrong-text", "web_verifyValue: text of cssSelector='#count' is '50 items', expected '7 items' (waited 0.3s)"),
-        ("wrong-value", "web_verifyValue: value of ref 'css=#plan' is 'free', expected 'pro' (waited 0.3s)"),
-        ("wrong-attribute", "web_verifyValue: type of ref 'css=#name' is 'text', expected 'email' (waited 0.3s)"),
+        ("wrong-text", "web_verifyValue: text of cssSelector='#count' is '50 items', expected '7 items' (waited 1s)"),
+        ("wrong-value", "web_verifyValue: value of ref 'css=#plan' is 'free', expected 'pro' (waited 1s)"),
+        ("wrong-attribute", "web_verifyValue: type of ref 'css=#name' is 'text', expected 'email' (waited 1s)"),
         (
             "value-of-a-non-field",
             "web_verifyValue: headingLevel=1: Error: Node is not an <input>, <textarea> or <select>",
