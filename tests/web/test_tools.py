@@ -87,6 +87,9 @@ trail:
         - web_verifyElementVisible: {nodeSelector: {web: {ariaRole: tooltip}}, expectedText: Details for Item 50}
         - web_scroll: {direction: DOWN, amount: 2000}
         - web_evaluate: {script: "if (scrollY === 0) throw new Error('the page did not scroll')"}
+        - web_verifyValue:
+            expected: Old items
+            nodeSelector: {web: {ariaRole: heading}, below: {web: {headingLevel: 2, ariaNameRegex: Archived}}}
         - web_scroll: {direction: UP, amount: 2000}
         - web_click:
             nodeSelector:
