@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pluggy
 
+from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Usage, Verdict
 from trailblaze.commands import Commands, DeviceInfo, ScreenState, ViewNode
 from trailblaze.driver import Device, Driver, DriverOptions
 from trailblaze.errors import ToolFailure
@@ -20,6 +21,9 @@ __version__ = "0.1.0"
 hookimpl = pluggy.HookimplMarker("trailblaze")
 
 __all__ = [
+    "Agent",
+    "AgentSettings",
+    "CallResult",
     "Commands",
     "Delegate",
     "Device",
@@ -27,12 +31,15 @@ __all__ = [
     "Driver",
     "DriverOptions",
     "ScreenState",
+    "StepTask",
     "ToolCall",
     "ToolContext",
     "ToolFailure",
     "ToolMetadata",
     "ToolOutcome",
     "ToolSpec",
+    "Usage",
+    "Verdict",
     "ViewNode",
     "__version__",
     "hookimpl",
