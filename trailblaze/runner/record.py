@@ -102,10 +102,10 @@ class RecordExecutor(Executor):
         super().__init__(run)
         self.record = record
         # the text the trails were loaded from: what the recordings go into
-        self.files = {id(p): TrailFile(Path(p.trail.path)) for p in run.planned if p.skip_reason is None}
+        self.files = {id(p.trail): TrailFile(Path(p.trail.path)) for p in run.planned if p.skip_reason is None}
 
     async def run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
-        return await TrailRecorder(session, planned, self.record, self.files[id(planned)]).run()
+        return await TrailRecorder(session, planned, self.record, self.files[id(planned.trail)]).run()
 
 
 class TrailRecorder(TrailReplay):
