@@ -152,22 +152,25 @@
     if (!event.isTrusted || event.button !== 0) return;
     const raw = event.target.nodeType === 1 ? event.target : event.target.parentElement;
     if (!raw) return;
-    const el = raw.closest(CLICKABLE) || raw;
     if (verifying()) {
+      // a check, not an action: the element itself, as clicked
       event.preventDefault();
       event.stopImmediatePropagation();
-      const shown = text(el);
-      send("assert", el, { text: shown.length <= 80 ? shown : "" });
+      const shown = text(raw);
+      send("assert", raw, { text: shown.length <= 80 ? shown : "" });
       return;
     }
+    let el = raw.closest(CLICKABLE) || raw;
     if (skipClickOn === el) return;
     if (event.detail === 0 && Date.now() - lastKeyAt < 500) return;
     if (pending && pending.el !== el) flushTyping();
-    if (isTextEntry(el) || el.localName === "select" || el.localName === "option") return;
     if (el.localName === "label" && el.control) {
-      skipClickOn = el.control;
+      // the browser clicks the label's control next: record that click, on the control
+      el = el.control;
+      skipClickOn = el;
       setTimeout(() => { skipClickOn = null; }, 0);
     }
+    if (isTextEntry(el) || el.localName === "select" || el.localName === "option") return;
     send("click", el);
   }, true);
 
@@ -201,6 +204,8 @@
     const combo = event.ctrlKey || event.metaKey || event.altKey;
     const typing = isTextEntry(el);
     if (typing && !combo && (!KEYS.has(event.key) || EDITING_KEYS.has(event.key))) return;
+    // choosing in a <select> with the keyboard: its change event is what gets recorded
+    if (el.localName === "select" && !combo && event.key !== "Tab" && event.key !== "Escape") return;
     if (typing && event.key === "Tab" && pending && pending.el === el) flushTyping();
     if (pending) flushTyping();
     const parts = [];
