@@ -219,8 +219,20 @@ def test_an_unreachable_llm_is_an_infrastructure_error(cli: CliRunner, project: 
     assert trail.read_bytes() == before
 
 
-def test_token_use_and_model_per_step_are_in_the_results(tmp_path: Path) -> None:
-    from trailblaze.runner.results import AgentReport
+def test_tools_are_offered_compactly_with_a_reason_argument() -> None:
+    from trailblaze.agents.openai_chat import tool_schema
+    from trailblaze.config import Config, ProjectConfig
+    from trailblaze.pluginmanager import get_plugin_manager
+    from trailblaze.runner.project import Project
 
-    report = AgentReport("openai", "complete", "", MODEL, 2, 100, 20).to_dict()
-    assert json.loads(json.dumps(report))["total_tokens"] == 120
+    registry = Project(Config(ProjectConfig(), None), get_plugin_manager(autoload=False)).tools
+    click = tool_schema(registry.require("web_click"))
+    assert click["type"] == "function"
+    function = click["function"]
+    assert function["name"] == "web_click"
+    parameters = function["parameters"]
+    assert "$defs" not in json.dumps(parameters)
+    assert parameters["properties"]["nodeSelector"]["type"] == "object"
+    assert "prefer `ref`" in parameters["properties"]["nodeSelector"]["description"]
+    assert parameters["properties"]["reason"]["type"] == "string"
+    assert "reason" not in tool_schema(registry.require("objectiveStatus"))["function"]["parameters"]["properties"]

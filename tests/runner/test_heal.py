@@ -122,3 +122,38 @@ def test_self_heal_options_need_self_heal(cli: CliRunner, project: Project) -> N
     unknown = cli("run", "--self-heal", "--agent", "nobody")
     assert unknown.returncode == 3
     assert "unknown agent 'nobody'" in unknown.stderr
+
+
+LIVE = """\
+trail:
+  - step: Open the forms page
+    recording:
+      web:
+        - web_navigate: {url: /forms.html}
+  - step: Type today's name   # always solved live
+    recordable: false
+  - verify: The name is filled in
+    recording:
+      web:
+        - web_verifyValue: {expected: Ada, type: VALUE, nodeSelector: {web: {dataTestId: name-input}}}
+"""
+
+
+def test_a_step_that_is_never_recorded_is_solved_live_by_the_agent(
+    cli: CliRunner, project: Project, browser: str
+) -> None:
+    trail = project.trail("live", LIVE)
+    before = trail.read_bytes()
+    with FakeOpenAI(list(HEALING)) as server:
+        _llm(project, server)
+        without = cli("run")
+        assert without.returncode == 3, without.output
+        assert "no recording for web" in without.stdout
+        live = cli("run", "--self-heal", "--save-recording", "--json", "r.json")
+    assert live.returncode == 0, live.output
+    result = live.json("r.json")["trails"][0]
+    assert result["status"] == "passed"
+    assert result["steps"][1]["agent"]["name"] == "openai"
+    assert result["steps"][1]["recorded"] is False
+    assert "step 2: done by openai (not recorded)" in live.stdout
+    assert trail.read_bytes() == before

@@ -44,6 +44,15 @@ OBJECTIVE_STATUS = "objectiveStatus"
 MAX_RESULT_CHARS = 2000
 OMITTED_SCREEN = "(an earlier screen, omitted: only the latest screen is current)"
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+#: selector parameters are offered in short: their full schemas would cost thousands of tokens
+#: per tool and turn, and the model is meant to use the screen's refs anyway
+SELECTOR_HINTS = {
+    "nodeSelector": (
+        'a stable selector, e.g. {"web": {"dataTestId": "name"}} or {"web": {"ariaRole": "button", '
+        '"ariaNameRegex": "Submit"}}; prefer `ref`'
+    ),
+    "selector": 'a legacy element selector, e.g. {"textRegex": "Submit"}; prefer `ref`',
+}
 _RETRIES = 2
 
 SYSTEM_PROMPT = """\
@@ -211,10 +220,18 @@ class OpenAIAgent(Agent):
 
 def tool_schema(spec: ToolSpec) -> dict[str, Any]:
     """A tool as OpenAI's ``tools`` list describes it, with an optional ``reason`` parameter
-    (kept in the trail file next to the call, never passed to the tool)."""
+    (kept in the trail file next to the call, never passed to the tool). Parameters with a
+    nested model (selectors) are described in one line; the tool still validates them."""
     parameters = json.loads(json.dumps(spec.input_schema)) or {"type": "object", "properties": {}}
     parameters.setdefault("type", "object")
     properties = parameters.setdefault("properties", {})
+    if parameters.pop("$defs", None) is not None:
+        for name, schema in list(properties.items()):
+            if "$ref" in json.dumps(schema):
+                properties[name] = {"type": "object", "description": SELECTOR_HINTS.get(name, "an object")}
+    for schema in properties.values():
+        if isinstance(schema, dict):
+            schema.pop("title", None)  # pydantic's titles repeat the names: tokens for nothing
     if spec.name != OBJECTIVE_STATUS and "reason" not in properties:
         properties["reason"] = {"type": "string", "description": "why this call, in a few words"}
     description = spec.description.split("\n\n", 1)[0] if spec.description else spec.name

@@ -143,12 +143,20 @@ class AgentStep(StepTask):
             self._runner.on_executed = previous
         recorded = [e.call for e in executed if e.status == "passed" and e.recordable]
         recorded = carry_reason(arguments, [ToolCall(c.name, dict(c.args)) for c in recorded])
+        if self.kind == "verify":
+            actions = [c.name for c in recorded if not self._is_check(c.name)]
+            if actions:  # a "verification" tool that delegated to an action: it happened, but is not a check
+                return CallResult(False, error=f"{name} ran {', '.join(actions)}, which a verify step may not record")
         if self.kind == "trailhead" and len(recorded) > 1:
             recorded = [ToolCall(name, arguments)]  # a trailhead holds one call: keep the one the agent made
         if recorded:
             self._groups.append(recorded)
         output = executed[-1].output if executed and ok else None
         return CallResult(ok, output, error, recorded)
+
+    def _is_check(self, name: str) -> bool:
+        spec = self.session.registry.get(name)
+        return spec is not None and spec.metadata.verification
 
     def _check(self, name: str) -> tuple[ToolSpec | None, str | None]:
         if name == OBJECTIVE_STATUS:
