@@ -39,10 +39,8 @@ class Healer:
         self.healed: dict[tuple[str | int, ...], tuple[Step, list[ToolCall]]] = {}
 
     @classmethod
-    def for_replay(cls, session: Session, trail: Trail) -> Healer | None:
+    def for_replay(cls, session: Session, trail: Trail) -> Healer:
         options = session.run.options
-        if not options.self_heal:
-            return None
         name = session.run.project.default_agent_name(options.agent)
         return cls(session, trail, name, options.save_recording)
 

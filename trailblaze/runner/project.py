@@ -9,9 +9,8 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trailblaze.agents.base import Agent, AgentRegistry
 from trailblaze.config import Config
 from trailblaze.driver import Driver, DriverRegistry
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
@@ -21,6 +20,9 @@ from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.discovery import discover
 from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import Trail
+
+if TYPE_CHECKING:
+    from trailblaze.agents.base import Agent, AgentRegistry
 
 
 class Project:
@@ -80,6 +82,9 @@ class Project:
 
     @functools.cached_property
     def agents(self) -> AgentRegistry:
+        """Every agent the plugins registered (``record``, ``run --self-heal``)."""
+        from trailblaze.agents.base import AgentRegistry
+
         registry = AgentRegistry()
 
         def make_register(plugin_name: str) -> Callable[[type[Agent]], type[Agent]]:

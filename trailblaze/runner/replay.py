@@ -11,17 +11,19 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.commands import QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError
-from trailblaze.runner.heal import Healer
 from trailblaze.runner.results import StepResult, ToolReport, TrailResult
 from trailblaze.runner.session import PlannedTrail, Session
 from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
 from trailblaze.tools.resolve import CallFailed, ExecutedCall, Resolver
 from trailblaze.trail.interpolate import resolver, substitute
 from trailblaze.trail.model import Step, Trail
+
+if TYPE_CHECKING:
+    from trailblaze.runner.heal import Healer
 
 MAX_INLINE_DEPTH = 8
 
@@ -149,7 +151,11 @@ class TrailReplay:
         )
         self._current: StepResult | None = None
         self._exit_code = ExitCode.FAILED
-        self.healer = Healer.for_replay(session, self.trail)
+        self.healer: Healer | None = None
+        if session.run.options.self_heal:  # only then: healing needs agents and the trail writer
+            from trailblaze.runner.heal import Healer
+
+            self.healer = Healer.for_replay(session, self.trail)
 
     async def run(self) -> TrailResult:
         session, trail = self.session, self.trail
