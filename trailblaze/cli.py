@@ -285,6 +285,7 @@ def run(
 @click.option("--step", "step", metavar="N", help="Record only step N (a number, or 'trailhead').")
 @click.option("--dry-run", is_flag=True, help="Print the change to the trail file as a diff; write nothing.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted recording from .trailblaze/record/.")
+@click.option("--headed", is_flag=True, help="Show the browser window (web), e.g. to watch an LLM work.")
 @click.option("--headless", is_flag=True, help="browser agent: no visible window (drive it over CDP, for scripts).")
 @click.option(
     "--remote-debugging-port",
@@ -308,6 +309,7 @@ def record(
     step: str | None,
     dry_run: bool,
     resume: bool,
+    headed: bool,
     headless: bool,
     remote_debugging_port: int | None,
     args: tuple[str, ...],
@@ -337,7 +339,7 @@ def record(
         devices=[device] if device else [],
         arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
         timeout=timeout,
-        headed=agent_class.shows_browser and not headless,
+        headed=headed or (agent_class.shows_browser and not headless),
         base_url=base_url,
         json_path=json_path,
         artifacts_dir=project.config.root / ".trailblaze" / "artifacts",

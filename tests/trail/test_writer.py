@@ -14,6 +14,7 @@ from trailblaze.trail.loader import load_trail
 from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile, call_text
 
 GOLDEN = Path(__file__).parent / "golden"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _copy(tmp_path: Path, name: str) -> Path:
@@ -195,3 +196,44 @@ def test_call_text_is_one_yaml_line() -> None:
         call_text(ToolCall("web_type", {"text": "{{args.x}}", "values": ["on"]}))
         == "web_type: {text: '{{args.x}}', values: ['on']}"
     )
+
+
+@pytest.mark.parametrize("folder", ["trails", "upstream"])
+def test_adding_a_recording_to_real_trail_files_only_adds_lines(
+    tmp_path: Path, folder: str, request: pytest.FixtureRequest
+) -> None:
+    """Every step of every example and upstream trail gets one more recording: the diff must
+    consist of added lines only, and the file must read back with it."""
+    if folder == "upstream":
+        source: Path = request.getfixturevalue("upstream_format")
+    else:
+        source = ROOT / "trails"
+    checked = 0
+    for original in sorted(source.rglob("*.yaml")):
+        try:
+            trail = load_trail(original, require_args=False)
+        except UsageError:
+            continue  # not a trail (a config file, a shared fragment with its own rules)
+        path = tmp_path / f"{checked}-{original.name}"
+        shutil.copyfile(original, path)
+        extra = "recorder-test" if trail.format == "current" else "web"
+        edits = [
+            RecordingEdit.for_step(trail, step, extra, [ToolCall("wait", {"timeToWaitInSeconds": 1})])
+            for step in trail.all_steps
+            if trail.format == "current" or step.recordings is None
+        ]
+        if not edits:
+            continue
+        file = TrailFile(path)
+        diff = file.diff(edits)
+        changed = [line for line in diff.splitlines()[2:] if line[:1] in "+-"]
+        assert changed
+        assert all(line.startswith("+") for line in changed), f"{original}:\n{diff}"
+        file.save(edits)
+        reread = load_trail(path, require_args=False)
+        for step in reread.all_steps:
+            if trail.format == "current":
+                assert step.recordings is not None
+                assert [c.name for c in step.recordings[extra]] == ["wait"]
+        checked += 1
+    assert checked

@@ -248,3 +248,13 @@ def test_the_browser_agent_records_web_pages_only(cli: CliRunner, project: Proje
     )
     assert result.returncode == 3, result.output
     assert "the browser agent records web pages; null-test is test" in result.stderr
+
+
+def test_a_visible_browser_without_a_display_says_to_use_headless(cli: CliRunner, project: Project) -> None:
+    trail = project.trail("form", FORM)
+    before = trail.read_bytes()
+    result = cli("record", "--agent", "browser", env={"DISPLAY": "", "WAYLAND_DISPLAY": ""})
+    assert result.returncode == 3, result.output
+    assert "a visible browser needs a display" in result.stderr
+    assert "--headless" in result.stderr
+    assert trail.read_bytes() == before

@@ -23,6 +23,8 @@ person quits, the steps finished so far are written.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,14 +72,26 @@ def record_trails(project: Project, options: RunOptions, record: RecordOptions) 
     agent_class = project.agents.resolve(record.agent)
     agent_class(AgentSettings(project.config, headless=not options.headed))  # bad settings fail before a browser starts
     run = prepare(project, options)
+    platforms = set()
     for planned in run.planned:
         target_step(planned.trail, record.step)
-        if agent_class.shows_browser and planned.skip_reason is None:
-            platform = project.drivers.resolve(planned.driver_key).platform
-            if platform != "web":
+        if planned.skip_reason is None:
+            platforms.add(platform := project.drivers.resolve(planned.driver_key).platform)
+            if agent_class.shows_browser and platform != "web":
                 raise UsageError(f"the {agent_class.name} agent records web pages; {planned.driver_key} is {platform}")
+    if options.headed and "web" in platforms and not _has_display():
+        raise UsageError(
+            "a visible browser needs a display, and there is none (no DISPLAY or WAYLAND_DISPLAY): "
+            "record with --headless and drive the browser over --remote-debugging-port, or where a display is"
+        )
     executor = RecordExecutor(run, record)
     return asyncio.run(execute(run, executor))
+
+
+def _has_display() -> bool:
+    if not sys.platform.startswith("linux"):
+        return True  # macOS and Windows always have one for a logged-in user
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def target_step(trail: Trail, step: str | None) -> Step | None:
