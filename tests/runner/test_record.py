@@ -248,3 +248,45 @@ def test_an_unknown_agent_is_named_with_the_known_ones(cli: CliRunner, project: 
     result = cli("record", "--agent", "gpt")
     assert result.returncode == 3
     assert "unknown agent 'gpt' (known agents: browser, interactive, openai)" in result.stderr
+
+
+def _until(proc: subprocess.Popen[str], text: str) -> str:
+    assert proc.stdout is not None
+    seen = ""
+    while text not in seen:
+        line = proc.stdout.readline()
+        assert line, f"{text!r} never came; output: {seen}"
+        seen += line
+    return seen
+
+
+def test_a_file_edited_during_the_recording_gets_the_recording_merged_in(
+    cli_process: Start, project: Project, browser: str
+) -> None:
+    trail = project.trail("three", THREE_STEPS)
+    proc = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "1")
+    _until(proc, "── step 1")
+    trail.write_text(THREE_STEPS.replace("# three prompt-only steps", "# edited while recording"))
+    out, err = proc.communicate("web_navigate url=/forms.html\ndone\n", timeout=120)
+    assert proc.returncode == 0, out + err
+    assert "changed on disk while recording; the new recordings were merged into it" in err
+    assert trail.read_text() == THREE_STEPS.replace("# three prompt-only steps", "# edited while recording").replace(
+        "  - step: Open the forms page\n",
+        "  - step: Open the forms page\n    recording:\n      web:\n        - web_navigate: {url: /forms.html}\n",
+    )
+
+
+def test_a_file_whose_steps_changed_during_the_recording_is_not_overwritten(
+    cli_process: Start, project: Project, browser: str
+) -> None:
+    trail = project.trail("three", THREE_STEPS)
+    proc = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "1")
+    _until(proc, "── step 1")
+    edited = THREE_STEPS.replace("Open the forms page", "Open the about page")
+    trail.write_text(edited)
+    out, err = proc.communicate("web_navigate url=/forms.html\ndone\n", timeout=120)
+    assert proc.returncode == 3, out + err
+    assert "changed on disk while recording and its step 1 'Open the forms page' is no longer where it was" in out
+    assert trail.read_text() == edited
+    (saved,) = _progress(project)  # the recording is not lost
+    assert f"what was recorded is kept in {saved}" in out

@@ -41,7 +41,7 @@ from trailblaze.tools.model import ToolCall
 from trailblaze.tools.resolve import CallFailed, ExecutedCall
 from trailblaze.trail.loader import legacy_classifier
 from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail, classifier_to_record, lookup_order
-from trailblaze.trail.writer import RecordingEdit, TrailFile
+from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile
 
 if TYPE_CHECKING:
     from trailblaze.runner.project import Project
@@ -298,7 +298,12 @@ class TrailRecorder(TrailReplay):
             pause_live_output(self.session)
             self.record.echo(self.file.diff(edits, _display(self.trail)).rstrip("\n") or "(no change)")
             return
-        outcome = self.file.save(edits)
+        try:
+            outcome = self.file.save(edits)
+        except TrailChangedError as exc:
+            raise TrailChangedError(
+                f"{exc.message}; what was recorded is kept in {self.progress.path}", exc.location
+            ) from None
         self.progress.clear()
         result.recording_saved = outcome.changed
         if outcome.merged:
