@@ -246,8 +246,10 @@ def run(
     project = _project(plugin_args, config)
     if (agent or save_recording) and not self_heal:
         raise UsageError("--agent and --save-recording go with --self-heal")
-    if self_heal:
-        project.agents.resolve(project.default_agent_name(agent))
+    if self_heal:  # an unknown agent or bad LLM settings fail before a browser starts
+        from trailblaze.agents.base import AgentSettings
+
+        project.agents.resolve(project.default_agent_name(agent))(AgentSettings(project.config))
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,

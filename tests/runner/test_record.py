@@ -125,6 +125,7 @@ def test_rerecord_rewrites_delegating_calls_to_primitives_and_asks_the_agent_for
     plain = cli("record", "trails/hand.trail.yaml", "-p", "demo_tools", "--agent", "interactive")
     assert plain.returncode == 0, plain.output
     assert trail.read_bytes() == before  # without --rerecord a hand-written recording stays as it is
+    assert "hand: nothing to record: every step has a recording that works (--rerecord" in plain.stderr
 
     trail.write_text(HAND_WRITTEN)
     proc = cli_process("record", "trails/hand.trail.yaml", "-p", "demo_tools", "--agent", "interactive", "--rerecord")

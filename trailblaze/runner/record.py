@@ -169,13 +169,11 @@ class TrailRecorder(TrailReplay):
             return
         existing = step.recording_for(self.session.classifiers)
         selected = self.target is None or step is self.target
-        if existing is None and not selected:
+        if existing is None and self.target is not None and not selected:
             result.status = "error"
             result.error = (
                 f"no recording for {self.session.classifiers[0]}; the steps before {step_label(self.target)} "
                 f"need one to reach it (record without --step first)"
-                if self.target is not None
-                else "no recording"
             )
             self._exit_code = ExitCode.USAGE
         elif existing is None:
@@ -293,6 +291,9 @@ class TrailRecorder(TrailReplay):
         if not edits:
             if self.saved is not None:
                 self.progress.clear()
+            if result.status == "passed" and not any(s.agent for s in result.steps):
+                hint = "" if self.record.rerecord else " (--rerecord records them again)"
+                self._note(f"{self.trail.id}: nothing to record: every step has a recording that works{hint}")
             return
         if self.record.dry_run:
             pause_live_output(self.session)

@@ -63,14 +63,13 @@ class ToolRunner:
         trail: Trail,
         timeout: float,
         on_report: Callable[[ToolReport], None] | None = None,
-        on_executed: Callable[[ExecutedCall], None] | None = None,
     ) -> None:
         self.session = session
         self.trail = trail
         self.timeout = timeout
         self.on_report = on_report
         #: receives each executable call with the arguments to record (the recorder listens here)
-        self.on_executed = on_executed
+        self.on_executed: Callable[[ExecutedCall], None] | None = None
         self.hook = session.run.project.hook
         self.resolver = Resolver(
             registry=session.registry,
