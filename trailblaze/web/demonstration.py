@@ -73,7 +73,9 @@ class BrowserAgent(Agent):
     async def solve(self, task: StepTask) -> Verdict:
         device: WebDevice = task.session.device  # type: ignore[assignment]
         recorder = self._recorder
-        if recorder is None or recorder.context is not device.page.context:
+        if recorder is None or recorder.context is not device.page.context:  # a new trail, a new context
+            if recorder is not None:
+                await recorder.detach()
             recorder = self._recorder = PageRecorder(device)
             await recorder.attach()
         task.pause_output()
