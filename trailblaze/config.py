@@ -85,6 +85,21 @@ class TargetConfig(_Section):
     tool_sets: list[str] = Field(default_factory=list)
 
 
+class LlmConfig(_Section):
+    """The LLM the ``openai`` agent talks to: any OpenAI-compatible chat-completions endpoint
+    (OpenAI, Ollama, vLLM, LM Studio, OpenRouter…)."""
+
+    base_url: str | None = Field(default=None, description="default: $OPENAI_BASE_URL, else OpenAI's")
+    model: str | None = Field(default=None, description="default: $OPENAI_MODEL")
+    api_key_env: str | None = Field(default=None, description="variable holding the key; default OPENAI_API_KEY")
+    max_turns: int = Field(default=15, ge=1, description="LLM round trips per step before giving up")
+    timeout_s: float = Field(default=120.0, gt=0, description="seconds to wait for one response")
+    temperature: float | None = Field(default=None, ge=0)
+    groups: list[str] | None = Field(
+        default=None, description="offer only tools in these groups (plus tools without a group)"
+    )
+
+
 class ProjectConfig(_Section):
     trails_dir: str = "trails"
     driver: str | None = None
@@ -99,6 +114,8 @@ class ProjectConfig(_Section):
     targets: dict[str, TargetConfig] = Field(default_factory=dict)
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)
     toolsets: dict[str, ToolsetConfig] = Field(default_factory=dict)
+    agent: str | None = Field(default=None, description="default agent for `record` and `run --self-heal`")
+    llm: LlmConfig | None = None
 
 
 class Config:
