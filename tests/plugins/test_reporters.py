@@ -18,7 +18,7 @@ from conftest import ROOT, CliResult, CliRunner, Project, cli_env
 
 pytestmark = pytest.mark.browser
 
-STATUSES = {"passed", "failed", "error", "skipped"}
+STATUSES = {"passed", "failed", "error", "skipped", "healed"}
 
 
 def readme_example() -> dict[str, Any]:
@@ -68,6 +68,7 @@ def check_document(document: dict[str, Any]) -> None:
         assert trail["device"] is None or isinstance(trail["device"], str)
         assert (trail["error"] is None) == (trail["status"] in ("passed", "skipped"))
         assert isinstance(trail["tags"], list)
+        assert isinstance(trail["recording_saved"], bool)
         assert (trail["skip_reason"] is not None) == (trail["status"] == "skipped")
         indexes = [s["index"] for s in trail["steps"] if s["kind"] != "trailhead"]
         assert indexes == list(range(len(indexes)))
@@ -78,6 +79,8 @@ def check_document(document: dict[str, Any]) -> None:
             assert step["status"] in STATUSES
             assert isinstance(step["text"], str)
             assert isinstance(step["attempts"], int)
+            assert isinstance(step["recorded"], bool)
+            assert step["agent"] is None or isinstance(step["agent"], dict)
             assert step["attempts"] >= 1
             for tool in step["tools"]:
                 assert set(tool) == KEYS["tool"]
@@ -173,6 +176,7 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
         "failed": 1,
         "error": 1,
         "skipped": 1,
+        "healed": 0,
         "duration_ms": 0,
     }
     assert (document["exit_code"], document["interrupted"]) == (3, False)
