@@ -156,7 +156,12 @@ class Executor:
                         self._lane_failed(lane, item, exc)
                         return
                 planned = dataclasses.replace(item.planned, device_id=session.info.id)
-                self._finish(item, await self._run_trail(session, planned), session)
+                try:
+                    result = await self._run_trail(session, planned)
+                except asyncio.CancelledError:  # report the trail that was running, then stop
+                    self._finish(item, self._errored(planned, "interrupted", ExitCode.INTERRUPTED), session)
+                    raise
+                self._finish(item, result, session)
         finally:
             queue.lanes_alive -= 1
             if session is not None:
