@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.request
 import uuid
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -553,7 +554,7 @@ def processes_with(marker: str) -> list[str]:
 def test_interrupting_a_run(project: Project, browser: str, how: str) -> None:
     """Ctrl-C in a terminal signals the whole foreground process group (Playwright's driver
     too); SIGTERM (CI cancelling a job) reaches trailblaze alone. Either way: exit 130, the
-    finished trails reported, nothing left running."""
+    finished trails and the one in flight reported, nothing left running."""
     project.trail("a-quick", PASSING)
     project.trail("b-slow", SLOW)
     marker = uuid.uuid4().hex
@@ -585,14 +586,18 @@ def test_interrupting_a_run(project: Project, browser: str, how: str) -> None:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, seen + out + err
-    assert "1 passed (interrupted)" in out
+    assert "1 passed, 1 error (interrupted)" in out
     assert "Traceback" not in err
     assert "never retrieved" not in err
     results = json.loads((project.root / "results.json").read_text(encoding="utf-8"))
     assert results["interrupted"] is True
     assert results["exit_code"] == 130
-    assert [(t["id"], t["status"]) for t in results["trails"]] == [("a-quick", "passed")]
-    assert (project.root / "results.xml").is_file()
+    assert [(t["id"], t["status"], t["error"]) for t in results["trails"]] == [
+        ("a-quick", "passed", None),
+        ("b-slow", "error", "interrupted"),  # the trail that was running
+    ]
+    junit = ET.parse(project.root / "results.xml").getroot()
+    assert [c.get("name") for c in junit.iter("testcase")] == ["a-quick", "b-slow"]
     deadline = time.monotonic() + 15
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
