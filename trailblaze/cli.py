@@ -283,12 +283,25 @@ def validate(
 @plugin_option
 @config_option
 def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None) -> int:
-    """List the tools trails can use, with their source and flags."""
+    """List the tools trails can use, with their source and flags.
+
+    With --driver, shows what a session on that driver gets: MCP servers that apply to it are
+    spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
+    """
     project = _project(plugin_args, config)
     registry = project.tools
     if driver:
         driver_class = project.drivers.resolve(driver)
-        registry = registry.for_device(driver_class.key, driver_class.platform)
+        if project.has_dynamic_tools:
+            import asyncio
+
+            from trailblaze.runner.discovery import session_tools
+
+            registry = asyncio.run(session_tools(project, driver_class.key))
+        else:
+            registry = registry.for_device(driver_class.key, driver_class.platform)
+    elif project.has_dynamic_tools:
+        click.echo("note: MCP servers are configured; their tools are listed per session: add --driver KEY", err=True)
     specs = sorted(registry, key=lambda s: (s.source, s.name))
     if as_json:
         click.echo(json.dumps([s.to_registry() for s in specs], indent=2))
@@ -316,7 +329,10 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
         summary = spec.description.splitlines()[0] if spec.description else ""
         table.add_row(spec.name, spec.source, where, " ".join(flags), summary)
     Console(soft_wrap=False).print(table)
-    click.echo(f"{len(specs)} tools")
+    per_source: dict[str, int] = {}
+    for spec in specs:
+        per_source[spec.source] = per_source.get(spec.source, 0) + 1
+    click.echo(f"{len(specs)} tools: " + ", ".join(f"{source} {n}" for source, n in per_source.items()))
     return 0
 
 
