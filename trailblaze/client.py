@@ -70,6 +70,15 @@ def _http() -> httpx.AsyncClient:
     return client
 
 
+async def close_connections() -> None:
+    """Close the pooled HTTP connections of the running event loop (for hosts that outlive it)."""
+    import asyncio
+
+    client = _CLIENTS.pop(asyncio.get_running_loop(), None)
+    if client is not None:
+        await client.aclose()
+
+
 class TrailblazeClient:
     """A device-scoped handle on the callback API (see the module docstring)."""
 

@@ -81,6 +81,8 @@ class Connection:
         self._closed = True
         self._stop.set()
         task = self._task
+        if task is not None and self._ready is not None and not self._ready.done():
+            task.cancel()  # still connecting: stop the handshake (the transport still shuts down in order)
         if task is not None:
             while not task.done():  # finish the shutdown even if our caller is cancelled
                 try:
@@ -179,6 +181,7 @@ class Connection:
             if exc.code == mcp_types.REQUEST_TIMEOUT:
                 raise InfrastructureError(self._timeout_message(name, limit)) from None
             if self._dead() or exc.code == mcp_types.CONNECTION_CLOSED:
+                await self._settle()
                 raise InfrastructureError(self._gone_message(f"during a call to {name}")) from None
             raise InfrastructureError(
                 f"MCP server {self.decl.where} answered tools/call {name} with error {exc.code}: {exc.message}"
@@ -186,6 +189,7 @@ class Connection:
         except TimeoutError:
             raise InfrastructureError(self._timeout_message(name, limit)) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError, OSError):
+            await self._settle()
             raise InfrastructureError(self._gone_message(f"during a call to {name}")) from None
         if not isinstance(result, mcp_types.CallToolResult):
             raise InfrastructureError(
@@ -200,6 +204,15 @@ class Connection:
             f"MCP server {self.decl.where}: tool {name} did not answer within {limit:g}s "
             f"(timeout_s in trailblaze.yaml){self.tail()}"
         )
+
+    async def _settle(self, timeout: float = 2.0) -> None:
+        """A closed pipe comes before the exit status: wait a moment for it, to report it."""
+        transport = self.transport
+        if transport is None or transport.process is None:
+            return
+        with anyio.move_on_after(timeout):
+            while transport.returncode is None and transport.fault is None:  # noqa: ASYNC110 - no exit event
+                await anyio.sleep(0.01)
 
     def _dead(self) -> bool:
         transport = self.transport

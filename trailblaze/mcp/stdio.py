@@ -186,24 +186,27 @@ class StdioTransport:
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 await read_writer.aclose()
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(stdout_reader)
-            tg.start_soon(stderr_reader)
-            tg.start_soon(stdin_writer)
-            try:
-                yield read_stream, write_stream
-            finally:
-                with anyio.CancelScope(shield=True):
-                    read_stream.close()
-                    write_stream.close()
-                    await self._stop(process)
-                    with anyio.move_on_after(1):  # the last words on stderr often say why
-                        await stderr_done.wait()
-                    for stream in (process.stdout, process.stderr):
-                        if stream is not None:
-                            with contextlib.suppress(Exception):
-                                await stream.aclose()
-                tg.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(stdout_reader)
+                tg.start_soon(stderr_reader)
+                tg.start_soon(stdin_writer)
+                try:
+                    yield read_stream, write_stream
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        read_stream.close()
+                        write_stream.close()
+                        await self._stop(process)
+                        with anyio.move_on_after(1):  # the last words on stderr often say why
+                            await stderr_done.wait()
+                        for stream in (process.stdout, process.stderr):
+                            if stream is not None:
+                                with contextlib.suppress(Exception):
+                                    await stream.aclose()
+                    tg.cancel_scope.cancel()
+        finally:
+            self.log.close()  # the tail stays readable; the file is complete
 
     async def _stop(self, process: anyio.abc.Process) -> None:
         """Seed 003's shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL it.
