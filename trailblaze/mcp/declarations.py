@@ -178,7 +178,7 @@ def resolve(
         command, args = script_command(script, location)
         return replace(
             declared,
-            label=server.name or script.stem,
+            label=server.name or _script_label(script),
             command=command,
             args=(*args, *server.args),
             env=env,
@@ -246,6 +246,15 @@ def _expand(value: str, what: str, location: Location, environ: Mapping[str, str
 
 def _expand_all(values: Mapping[str, str], what: str, location: Location, environ: Mapping[str, str]) -> dict[str, str]:
     return {k: _expand(v, f"{what}.{k}", location, environ) for k, v in values.items()}
+
+
+_GENERIC_STEMS = frozenset({"server", "index", "main", "__main__", "app", "mcp", "tools"})
+
+
+def _script_label(script: Path) -> str:
+    """``tools/bank.py`` → ``bank``; a generic name keeps its folder: ``bank/server.py`` → ``bank/server``."""
+    stem = script.name.split(".", 1)[0]
+    return f"{script.parent.name}/{stem}" if stem in _GENERIC_STEMS and script.parent.name else stem
 
 
 def _url_label(url: str) -> str:
