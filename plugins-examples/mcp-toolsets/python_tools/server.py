@@ -55,14 +55,10 @@ async def filter_list(query: str, expected: int, ctx: Context) -> str:
 @server.tool(name="sample_openItem", meta={"trailblaze/isDelegating": True})
 async def open_item(number: int) -> dict[str, Any]:
     """Open item `number` from the list page."""
+    link = {**LIST_LINKS, "web": {"ariaRole": "link", "ariaNameRegex": f"Item {number}"}}
     return {
         "_trailblaze_delegates": [
-            {
-                "tool": "web_click",
-                "args": {
-                    "nodeSelector": {**LIST_LINKS, "web": {"ariaRole": "link", "ariaNameRegex": f"Item {number}"}}
-                },
-            },
+            {"tool": "web_click", "args": {"nodeSelector": link}},
             {"tool": "web_waitForUrl", "args": {"pattern": f"**/detail.html?item={number}"}},
         ]
     }
