@@ -10,7 +10,6 @@ the single boundary in :func:`main`. Plugins add commands through
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -65,16 +64,21 @@ class TrailblazeGroup(click.Group):
     _plugins_loaded = False
 
     def _load_plugin_commands(self, ctx: click.Context) -> None:
+        """Ask plugins for commands. Only the plugin manager is built (not the whole project),
+        so `trailblaze --help` stays as quick as `pytest --version`."""
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
+        from trailblaze.pluginmanager import get_plugin_manager
+        from trailblaze.projectfile import find_config, plugins_listed_in
+
         params = ctx.find_root().params
         try:
-            state = ctx.find_object(State) or State(params.get("plugin_args") or (), params.get("config"))
-            project = state.project()
+            path = params.get("config") or find_config()
+            plugins = get_plugin_manager(params.get("plugin_args") or (), plugins_listed_in(path) if path else ())
         except TrailblazeError:
-            return  # the command that runs will report it
-        project.hook.trailblaze_register_commands(cli=self)
+            return  # the command that runs reports it
+        plugins.hook.trailblaze_register_commands(cli=self)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -105,8 +109,21 @@ config_option = click.option(
 
 @click.group(cls=TrailblazeGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "-V", "--version", prog_name="trailblaze", message="%(prog)s %(version)s")
-@plugin_option
-@config_option
+@click.option(  # eager, so `trailblaze -p myplugin --help` lists the plugin's commands
+    "-p",
+    "plugin_args",
+    multiple=True,
+    metavar="NAME",
+    is_eager=True,
+    help="Load plugin module NAME; `-p no:NAME` blocks a plugin (built-in or installed).",
+)
+@click.option(
+    "-c",
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    is_eager=True,
+    help="Use this trailblaze.yaml instead of searching up from the working directory.",
+)
 @click.pass_context
 def cli(ctx: click.Context, plugin_args: tuple[str, ...], config: Path | None) -> None:
     """Replay UI test trails deterministically on web, Android and iOS.
@@ -304,36 +321,50 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
         click.echo("note: MCP servers are configured; their tools are listed per session: add --driver KEY", err=True)
     specs = sorted(registry, key=lambda s: (s.source, s.name))
     if as_json:
+        import json
+
         click.echo(json.dumps([s.to_registry() for s in specs], indent=2))
         return 0
+    rows = [_tool_row(spec) for spec in specs]
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(box=None, pad_edge=False)
-    for column in ("tool", "source", "where", "flags", "description"):
-        table.add_column(column, overflow="fold")
-    for spec in specs:
-        meta = spec.metadata
-        flags = [
-            name
-            for name, on in (
-                ("llm", meta.exposed_to_llm),
-                ("rec", meta.recordable),
-                ("deleg", meta.delegating),
-                ("verif", meta.verification),
-                ("host", meta.requires_host),
-            )
-            if on
-        ]
-        where = ", ".join(sorted(meta.drivers or meta.platforms or ["all"]))
-        summary = spec.description.splitlines()[0] if spec.description else ""
-        table.add_row(spec.name, spec.source, where, " ".join(flags), summary)
-    Console(soft_wrap=False).print(table)
+    console = Console(soft_wrap=False)
+    if console.is_terminal:
+        from rich.table import Table
+
+        table = Table(box=None, pad_edge=False)
+        for column in ("tool", "source", "where", "flags", "description"):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    else:  # plain, one tool per line, for pipes and CI logs
+        widths = [max(len(r[i]) for r in rows) for i in range(4)] if rows else [0] * 4
+        for row in rows:
+            click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
     per_source: dict[str, int] = {}
     for spec in specs:
         per_source[spec.source] = per_source.get(spec.source, 0) + 1
     click.echo(f"{len(specs)} tools: " + ", ".join(f"{source} {n}" for source, n in per_source.items()))
     return 0
+
+
+def _tool_row(spec: Any) -> tuple[str, str, str, str, str]:
+    meta = spec.metadata
+    flags = [
+        name
+        for name, on in (
+            ("llm", meta.exposed_to_llm),
+            ("rec", meta.recordable),
+            ("deleg", meta.delegating),
+            ("verif", meta.verification),
+            ("host", meta.requires_host),
+        )
+        if on
+    ]
+    where = ", ".join(sorted(meta.drivers or meta.platforms or ["all"]))
+    summary = spec.description.splitlines()[0] if spec.description else ""
+    return spec.name, spec.source, where, " ".join(flags), summary
 
 
 @cli.command()
@@ -344,6 +375,8 @@ def plugins(as_json: bool, plugin_args: tuple[str, ...], config: Path | None) ->
     """List loaded plugins: name, version and the hooks they implement."""
     rows = _project(plugin_args, config).plugins.describe()
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=2))
         return 0
     for row in rows:
@@ -381,6 +414,8 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
 
     rows = asyncio.run(gather())
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=2))
         return 0
     for row in rows:

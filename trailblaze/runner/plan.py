@@ -15,6 +15,8 @@ from trailblaze.trail.model import Trail
 def prepare(project: Project, options: RunOptions) -> Run:
     """Collect, plan and check; raise :class:`ErrorList` with every problem found."""
     check_options(options)
+    if options.driver:
+        project.drivers.resolve(options.driver)  # a wrong --driver is one error, not one per trail
     trails, problems = project.collect(options.paths, options.arg_values)
     run = Run(project, options)
     dynamic = project.has_dynamic_tools

@@ -7,6 +7,8 @@ every ``trailblaze/*`` metadata key, and misbehaves on request:
     probe.py [--prefix P] [--mode normal|crash-at-start|garbage|hang-at-start] [--registry JSON]
 """
 
+# ruff: noqa: E402 - faults and the start line come before the slow imports, as in real servers
+
 from __future__ import annotations
 
 import json
@@ -23,20 +25,12 @@ if os.environ.get("PROBE_OUT"):  # first, before the slow imports: one "start" l
 import argparse
 from typing import Any
 
-import anyio
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult
-
-from trailblaze.client import TrailblazeClient, TrailblazeRPCError
-
 parser = argparse.ArgumentParser()
 parser.add_argument("--prefix", default="")
 parser.add_argument("--mode", default="normal")
 parser.add_argument("--registry", default=None)
 options = parser.parse_args()
 P = options.prefix
-
 
 if options.mode == "crash-at-start":
     print("probe: cannot start, the configuration is missing", file=sys.stderr, flush=True)
@@ -46,6 +40,13 @@ if options.mode == "hang-at-start":
     time.sleep(3600)
 if options.mode == "garbage":
     print("probe: a banner on stdout breaks the protocol", flush=True)
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+
+from trailblaze.client import TrailblazeClient, TrailblazeRPCError
 
 server = MCPServer(f"probe{P}", version="1.0.0")
 
