@@ -139,3 +139,13 @@ def test_mcp_server_time_from_pypi(cli: CliRunner, project: Project) -> None:
     assert second["status"] == "failed"
     assert second["error"].startswith("get_current_time: ")
     assert "Mars/Olympus_Mons" in second["error"]
+
+
+def test_a_typescript_script_runs_with_tsx_and_gets_the_envelope(cli: CliRunner, project: Project, peers: Path) -> None:
+    script = peers.parent.parent / "ts_server.ts"
+    project.write("trailblaze.yaml", f"base_url: sample-app\nmcp_servers:\n  - script: {script}\n")
+    project.trail("ts", "trail:\n  - step: open forms\n    recording:\n      web:\n        - ts_openForms: {}\n")
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == 0, result.output
+    tools = result.json()["trails"][0]["steps"][0]["tools"]
+    assert [(t["name"], t["delegated_from"]) for t in tools] == [("web_navigate", ["ts_openForms"])]

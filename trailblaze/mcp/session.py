@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.mcp import metadata, rpc
-from trailblaze.mcp.connection import Connection
 from trailblaze.mcp.declarations import DriverContext, ServerDecl, group_by_spawn, session_declarations
 from trailblaze.mcp.tool import CallContext, McpTool, names_context, user_schema
 from trailblaze.tools.model import ToolMetadata, ToolSpec
@@ -25,6 +24,7 @@ from trailblaze.tools.model import ToolMetadata, ToolSpec
 if TYPE_CHECKING:
     import mcp_types
 
+    from trailblaze.mcp.connection import Connection
     from trailblaze.runner.session import Session
 
 STATE_KEY = "mcp_toolsets"
@@ -47,6 +47,8 @@ async def attach(session: Session) -> list[Connection]:
     decls = session_declarations(config, driver)
     if not decls:
         return []
+    from trailblaze.mcp.connection import Connection  # the mcp SDK: only when there is a server
+
     server = await rpc.acquire(config.project.callback_port)
     session.exit_stack.push_async_callback(rpc.release, server)
     token = server.new_session()
