@@ -204,6 +204,11 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 )
 @click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
 @click.option("-q", "--quiet", is_flag=True, help="Only failures and the summary.")
+@click.option(
+    "--self-heal", is_flag=True, help="When a recorded step fails, let the agent work it out from its text (healed)."
+)
+@click.option("--agent", metavar="NAME", help="Agent for --self-heal (default: from config; see `record`).")
+@click.option("--save-recording", is_flag=True, help="With --self-heal: write healed steps' new recordings.")
 @plugin_option
 @config_option
 def run(
@@ -224,6 +229,9 @@ def run(
     artifacts_dir: Path | None,
     verbose: int,
     quiet: bool,
+    self_heal: bool,
+    agent: str | None,
+    save_recording: bool,
     plugin_args: tuple[str, ...],
     config: Path | None,
 ) -> int:
@@ -236,6 +244,12 @@ def run(
     from trailblaze.runner.session import RunOptions
 
     project = _project(plugin_args, config)
+    if (agent or save_recording) and not self_heal:
+        raise UsageError("--agent and --save-recording go with --self-heal")
+    if self_heal:  # an unknown agent or bad LLM settings fail before a browser starts
+        from trailblaze.agents.base import AgentSettings
+
+        project.agents.resolve(project.default_agent_name(agent))(AgentSettings(project.config))
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
@@ -253,8 +267,90 @@ def run(
         junit_path=junit_path,
         artifacts_dir=artifacts_dir or project.config.root / ".trailblaze" / "artifacts",
         verbosity=-1 if quiet else verbose,
+        self_heal=self_heal,
+        agent=agent,
+        save_recording=save_recording,
     )
     result = run_trails(project, options)
+    return int(result.exit_code)
+
+
+# -- record ------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--driver", metavar="KEY", help="Driver to record on. Default: from config or the trail.")
+@click.option("--device", metavar="ID", help="Device to record on (the driver's default when omitted).")
+@click.option("--agent", metavar="NAME", help="Who works out the steps: interactive, openai, browser, or a plugin's.")
+@click.option("--rerecord", is_flag=True, help="Record again over existing recordings (replayed; the agent if broken).")
+@click.option("--step", "step", metavar="N", help="Record only step N (a number, or 'trailhead').")
+@click.option("--dry-run", is_flag=True, help="Print the change to the trail file as a diff; write nothing.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted recording from .trailblaze/record/.")
+@click.option("--headed", is_flag=True, help="Show the browser window (web), e.g. to watch an LLM work.")
+@click.option("--headless", is_flag=True, help="browser agent: no visible window (drive it over CDP, for scripts).")
+@click.option(
+    "--remote-debugging-port",
+    type=click.IntRange(0, 65535),
+    metavar="PORT",
+    help="web: let other tools drive the browser over CDP on 127.0.0.1:PORT (0 picks a free port).",
+)
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="UI wait (as run).")
+@click.option("--base-url", metavar="URL", help="Base URL for '/path' navigation (as run).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write results JSON here.")
+@click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
+@plugin_option
+@config_option
+def record(
+    paths: tuple[Path, ...],
+    driver: str | None,
+    device: str | None,
+    agent: str | None,
+    rerecord: bool,
+    step: str | None,
+    dry_run: bool,
+    resume: bool,
+    headed: bool,
+    headless: bool,
+    remote_debugging_port: int | None,
+    args: tuple[str, ...],
+    timeout: float | None,
+    base_url: str | None,
+    json_path: Path | None,
+    verbose: int,
+    plugin_args: tuple[str, ...],
+    config: Path | None,
+) -> int:
+    """Author trails: walk them on a device, let an agent work out the steps that have no
+    recording, and write what it executed into the trail file.
+
+    Steps that have a recording for the device are replayed to reach the next step. The
+    file keeps its comments, order and other devices' recordings; it is written once, at the
+    end, and Ctrl-C leaves it untouched (`--resume` continues). Exit codes as for `run`.
+    """
+    from trailblaze.runner.record import RecordOptions, record_trails
+    from trailblaze.runner.session import RunOptions
+
+    project = _project(plugin_args, config)
+    agent_name = project.default_agent_name(agent)
+    agent_class = project.agents.resolve(agent_name)
+    options = RunOptions(
+        paths=_paths(paths),
+        driver=driver,
+        devices=[device] if device else [],
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
+        timeout=timeout,
+        headed=headed or (agent_class.shows_browser and not headless),
+        base_url=base_url,
+        json_path=json_path,
+        artifacts_dir=project.config.root / ".trailblaze" / "artifacts",
+        verbosity=verbose,
+        agent=agent_name,
+        remote_debugging_port=remote_debugging_port,
+    )
+    recording = RecordOptions(agent=agent_name, rerecord=rerecord, step=step, dry_run=dry_run, resume=resume)
+    result = record_trails(project, options, recording)
     return int(result.exit_code)
 
 

@@ -129,6 +129,21 @@ class TargetConfig(_Section):
     tool_sets: list[str] = Field(default_factory=list)
 
 
+class LlmConfig(_Section):
+    """The LLM the ``openai`` agent talks to: any OpenAI-compatible chat-completions endpoint
+    (OpenAI, Ollama, vLLM, LM Studio, OpenRouter…)."""
+
+    base_url: str | None = Field(default=None, description="default: $OPENAI_BASE_URL, else OpenAI's")
+    model: str | None = Field(default=None, description="default: $OPENAI_MODEL")
+    api_key_env: str | None = Field(default=None, description="variable holding the key; default OPENAI_API_KEY")
+    max_turns: int = Field(default=15, ge=1, description="LLM round trips per step before giving up")
+    timeout_s: float = Field(default=120.0, gt=0, description="seconds to wait for one response")
+    temperature: float | None = Field(default=None, ge=0)
+    groups: list[str] | None = Field(
+        default=None, description="offer only tools in these groups (plus tools without a group)"
+    )
+
+
 class ProjectConfig(_Section):
     trails_dir: str = "trails"
     driver: str | None = None
@@ -147,6 +162,8 @@ class ProjectConfig(_Section):
     tool_sets: list[str] = Field(default_factory=list)
     #: port of the callback server MCP tools call back on (127.0.0.1); None: a free one
     callback_port: int | None = Field(default=None, ge=1, le=65535)
+    agent: str | None = Field(default=None, description="default agent for `record` and `run --self-heal`")
+    llm: LlmConfig | None = None
 
 
 class Config:

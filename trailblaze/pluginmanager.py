@@ -32,6 +32,9 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "terminal",
     "json_report",
     "junit_report",
+    "interactive_agent",
+    "openai_agent",
+    "browser_agent",
 )
 ENTRY_POINT_GROUP = "trailblaze"
 AUTOLOAD_ENV = "TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD"

@@ -164,3 +164,34 @@ def test_retries_repeat_the_whole_step(tmp_path: Path) -> None:
     step = result.trails[0].steps[0]
     assert (step.status, step.attempts) == ("failed", 3)
     assert [t.name for t in step.tools] == ["null_type", "null_see", "null_tap"]
+
+
+def test_an_interrupted_run_reports_the_trail_that_was_running(tmp_path: Path) -> None:
+    import asyncio
+
+    import trailblaze
+    from trailblaze.runner.run import execute, prepare
+    from trailblaze.runner.session import RunOptions
+
+    trails(tmp_path, 3)
+    project = make_project(tmp_path, "driver: null-test\n")
+
+    main: list[asyncio.Task[object]] = []
+
+    class Interrupt:
+        @trailblaze.hookimpl
+        def trailblaze_trail_start(self, trail: object, session: object) -> None:
+            if trail.id == "t1":  # type: ignore[attr-defined]
+                main[0].cancel()  # what asyncio.run does on SIGINT
+
+    async def run_it() -> object:
+        main.append(asyncio.current_task())  # type: ignore[arg-type]
+        return await execute(prepare(project, RunOptions()))
+
+    project.plugins.pm.register(Interrupt(), "interrupt")
+    result = asyncio.run(run_it())
+    assert result.interrupted and result.exit_code == 130
+    assert [(t.id, t.status, t.error) for t in result.trails] == [
+        ("t0", "passed", None),
+        ("t1", "error", "interrupted"),
+    ]

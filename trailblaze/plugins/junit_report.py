@@ -4,7 +4,8 @@ The shape is the one CI systems (Jenkins, GitLab, GitHub Actions reporters) read
 ``testsuites`` root holding one ``testsuite``; ``failure`` for failed trails, ``error`` for
 trails that could not run properly, ``skipped`` with the reason. The failure message is the
 failing step and its error; the body lists every step. Times are seconds with millisecond
-precision.
+precision. A trail healed by ``--self-heal`` passes, with a ``trailblaze.status`` property of
+``healed`` (schema-valid; CI shows the properties) and the healing in ``system-out``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
     classname = trail.id.rsplit("/", 1)[0].replace("/", ".") if "/" in trail.id else "trails"
     name = f"{trail.id} [{trail.device}]" if with_device and trail.device else trail.id
     case = ET.Element("testcase", classname=classname, name=name, file=trail.path, time=_seconds(trail.duration_ms))
+    if trail.status == "healed":  # JUnit has no such status: it passed, and says how
+        properties = ET.SubElement(case, "properties")
+        ET.SubElement(properties, "property", name="trailblaze.status", value="healed")
     if trail.status == "skipped":
         ET.SubElement(case, "skipped", message=trail.skip_reason or "skipped")
     elif trail.status in ("failed", "error"):
@@ -69,7 +73,9 @@ def _steps_text(trail: TrailResult) -> str:
             via = f" via {' → '.join(call.delegated_from)}" if call.delegated_from else ""
             lines.append(f"      {call.status:<8}{call.name}{via} ({_seconds(call.duration_ms)}s)")
         if step.error:
-            lines.append(f"      error: {step.error}")
+            lines.append(f"      {'healed, it failed with' if step.status == 'healed' else 'error'}: {step.error}")
+        if step.agent is not None:
+            lines.append(f"      agent: {step.agent.name} ({step.agent.status}, {step.agent.model or 'no model'})")
     return "\n".join(lines)
 
 

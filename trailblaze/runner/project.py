@@ -6,9 +6,10 @@ Every command builds one :class:`Project`; it is the library API the CLI is thin
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.config import Config
 from trailblaze.driver import Driver, DriverRegistry
@@ -19,6 +20,9 @@ from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.discovery import discover
 from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import Trail
+
+if TYPE_CHECKING:
+    from trailblaze.agents.base import Agent, AgentRegistry
 
 
 class Project:
@@ -75,6 +79,35 @@ class Project:
 
         call_registration(self.plugins, "trailblaze_register_drivers", make_register)
         return registry
+
+    @functools.cached_property
+    def agents(self) -> AgentRegistry:
+        """Every agent the plugins registered (``record``, ``run --self-heal``)."""
+        from trailblaze.agents.base import AgentRegistry
+
+        registry = AgentRegistry()
+
+        def make_register(plugin_name: str) -> Callable[[type[Agent]], type[Agent]]:
+            def register(agent: type[Agent]) -> type[Agent]:
+                registry.add(agent, plugin_name)
+                return agent
+
+            return register
+
+        call_registration(self.plugins, "trailblaze_register_agents", make_register)
+        return registry
+
+    def default_agent_name(self, requested: str | None) -> str:
+        """The agent for ``record`` and ``run --self-heal``: ``--agent``, else ``agent:`` in
+        trailblaze.yaml, else ``openai`` when an LLM is configured (``llm:`` or the
+        ``OPENAI_*`` variables), else ``interactive``."""
+        if requested:
+            return requested
+        if self.config.project.agent:
+            return self.config.project.agent
+        if self.config.project.llm is not None or any(os.environ.get(v) for v in ("OPENAI_API_KEY", "OPENAI_BASE_URL")):
+            return "openai"
+        return "interactive"
 
     def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
         """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the

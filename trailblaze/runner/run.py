@@ -156,7 +156,12 @@ class Executor:
                         self._lane_failed(lane, item, exc)
                         return
                 planned = dataclasses.replace(item.planned, device_id=session.info.id)
-                self._finish(item, await self._run_trail(session, planned), session)
+                try:
+                    result = await self._run_trail(session, planned)
+                except asyncio.CancelledError:  # report the trail that was running, then stop
+                    self._finish(item, self._errored(planned, "interrupted", ExitCode.INTERRUPTED), session)
+                    raise
+                self._finish(item, result, session)
         finally:
             queue.lanes_alive -= 1
             if session is not None:
@@ -207,6 +212,10 @@ class Executor:
             if problems:
                 error = ErrorList(problems)
                 return self._errored(planned, str(error), error.exit_code)
+        return await self.run_trail(session, planned)
+
+    async def run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
+        """Run one trail on its session (``trailblaze record`` walks it with an agent instead)."""
         return await TrailReplay(session, planned).run()
 
     def _finish(self, item: _Item, result: TrailResult, session: Session | None) -> None:
@@ -273,6 +282,7 @@ class Executor:
             browser=str(self.project.config.resolve(project.browser)) if project.browser else None,
             base_url=base_url,
             artifacts_dir=options.artifacts_dir,
+            extra=_driver_extra(options),
         )
 
     async def _close_drivers(self) -> None:
@@ -281,13 +291,18 @@ class Executor:
                 await driver.close()
 
 
+def _driver_extra(options: RunOptions) -> dict[str, Any]:
+    port = options.remote_debugging_port
+    return {} if port is None else {"remote_debugging_port": port}
+
+
 async def _gather(results: list[Awaitable[Any] | None]) -> None:
     pending = [r for r in results if r is not None]
     if pending:
         await asyncio.gather(*pending)
 
 
-async def execute(run: Run) -> RunResult:
+async def execute(run: Run, executor: Executor | None = None) -> RunResult:
     """Run the plan; SIGTERM is treated like Ctrl-C (clean up, report, exit 130)."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
@@ -299,7 +314,7 @@ async def execute(run: Run) -> RunResult:
         except (NotImplementedError, RuntimeError):  # not the main thread, or not supported
             pass
     try:
-        return await Executor(run).execute()
+        return await (executor or Executor(run)).execute()
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGTERM)

@@ -49,6 +49,14 @@ class RunOptions:
     artifacts_dir: Path | None = None
     #: -1 quiet, 0 normal, 1 steps, 2 tool calls (the terminal reporter reads it)
     verbosity: int = 0
+    #: ``--self-heal``: a failing recorded step is worked out by ``agent`` from its text
+    self_heal: bool = False
+    #: the agent for ``--self-heal`` (and ``trailblaze record``)
+    agent: str | None = None
+    #: ``--save-recording``: a healed trail's new recordings replace the old ones in the file
+    save_recording: bool = False
+    #: web: open the browser to CDP clients on this port (0: a free one), e.g. to script a demonstration
+    remote_debugging_port: int | None = None
 
 
 @dataclass(slots=True)

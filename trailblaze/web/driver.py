@@ -78,7 +78,7 @@ class PlaywrightDriver(Driver):
             self._server = SampleAppServer().start()
             self.base_url = self._server.url
         self._playwright = await async_playwright().start()
-        launch: dict[str, Any] = {"headless": self.options.headless, "args": list(CHROMIUM_ARGS)}
+        launch: dict[str, Any] = {"headless": self.options.headless, "args": [*CHROMIUM_ARGS, *self._cdp_args()]}
         chromium = self._playwright.chromium
         if self.options.browser:
             if not Path(self.options.browser).is_file():
@@ -99,6 +99,22 @@ class PlaywrightDriver(Driver):
         except Error as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise InfrastructureError(f"cannot start the browser at {path}: {first}") from None
+
+    def _cdp_args(self) -> list[str]:
+        """``--remote-debugging-port``: other tools (a test scripting a demonstration for the
+        browser agent, DevTools) may connect over CDP; only on 127.0.0.1."""
+        port = self.options.extra.get("remote_debugging_port")
+        if port is None:
+            return []
+        if port == 0:
+            import socket
+            import sys
+
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            print(f"note: the browser accepts CDP connections at http://127.0.0.1:{port}", file=sys.stderr)
+        return [f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1"]
 
     async def devices(self) -> list[DeviceInfo]:
         path = self.options.browser or (system_chromium() or "")
@@ -330,9 +346,20 @@ class WebDevice(Device):
         locator = locators.for_ref(self.page, ref)
         if await locator.count() != 1:
             return None
+        if node is None:  # a css= or descriptor ref: ask the page for the element's role and name
+            node = await self._aria_node(locator)
         role = node.class_name if node is not None else None
         name = node.text if node is not None else None
         return await locators.stable_selector(self.page, locator, role, name)
+
+    async def _aria_node(self, locator: Locator) -> ViewNode | None:
+        try:
+            tree = aria.parse_snapshot(await locator.aria_snapshot(timeout=self.timeout_ms))
+        except Exception as exc:
+            if _is_timeout(exc):
+                return None
+            raise
+        return tree.children[0] if tree.children else None
 
     def _find_ref(self, ref: str) -> ViewNode | None:
         if self._snapshot is None:

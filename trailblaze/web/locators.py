@@ -24,7 +24,7 @@ from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, WebMatch
 
 if TYPE_CHECKING:
-    from playwright.async_api import Locator, Page
+    from playwright.async_api import ElementHandle, Locator, Page
 
 _ARIA_REF = re.compile(r"^(?:f\d+)?e\d+$")
 _DESCRIPTOR = re.compile(r'^\s*([a-z][\w-]*)\s*(?:"(.*)")?\s*$', re.DOTALL)
@@ -201,9 +201,12 @@ el => {
 """
 
 
-async def stable_selector(page: Page, locator: Locator, role: str | None, name: str | None) -> dict[str, Any]:
-    """The most stable ``nodeSelector`` that finds exactly this element: test id, then role and
-    accessible name, then id, then a CSS path. Every candidate is checked to match one element."""
+async def stable_selector(
+    page: Page, locator: Locator | ElementHandle, role: str | None, name: str | None
+) -> dict[str, Any]:
+    """The most stable ``nodeSelector`` that finds exactly this element (a locator of it, or
+    the element itself): test id, then role and accessible name, then id, then a CSS path.
+    Every candidate is checked to match one element, and that element."""
     facts: dict[str, Any] = await locator.evaluate(_STABLE_JS)
     candidates: list[dict[str, Any]] = []
     if facts.get("testId"):
@@ -213,7 +216,7 @@ async def stable_selector(page: Page, locator: Locator, role: str | None, name: 
     if facts.get("id"):
         candidates.append({"cssSelector": f"#{facts['id']}"})
     candidates.append({"cssSelector": facts["css"] or "body"})
-    handle = await locator.element_handle()
+    handle = await locator.element_handle() if hasattr(locator, "element_handle") else locator
     for candidate in candidates:
         selector = NodeSelector.model_validate({"web": candidate})
         found = build(page, selector)
