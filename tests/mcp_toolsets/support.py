@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailblaze.commands import DeviceInfo, QueryOnlyCommands, ViewNode, action, query
+from trailblaze.commands import DeviceInfo, QueryOnlyCommands, ScreenState, ViewNode, action, query
 from trailblaze.driver import Device
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.model import ToolCall, ToolContext, ToolImplementation, ToolMetadata, ToolOutcome, ToolSpec
@@ -36,6 +36,10 @@ class PaperDevice(Device):
     @query
     async def view_hierarchy(self) -> ViewNode:
         return self.screen
+
+    @query
+    async def capture_screen(self) -> ScreenState:
+        return ScreenState(b"\x89PNG-not-really", self.screen, 100, 200, url="paper://screen")
 
     @query
     async def get_element_text(self, id: str | None = None, selector: Any = None) -> str | None:

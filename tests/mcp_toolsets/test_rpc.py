@@ -148,6 +148,14 @@ async def test_camel_case_methods_and_params_and_decoded_results(server: Callbac
     client = TrailblazeClient(server.url, "inv-1", token)
     assert await client.call("isVisible", text="A", timeoutMs=10) is True
     assert await client.call("getElementText", id="id-B") == "B"
+    screen = await client.capture_screen()
+    assert (screen.screenshot, screen.width, screen.height, screen.url) == (
+        b"\x89PNG-not-really",
+        100,
+        200,
+        "paper://screen",
+    )
+    assert [c.text for c in screen.hierarchy.children] == ["A", "B"]
     tree = await client.view_hierarchy()
     assert isinstance(tree, ViewNode)
     assert [c.text for c in tree.children] == ["A", "B"]
