@@ -400,12 +400,25 @@ def validate(
 @plugin_option
 @config_option
 def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None) -> int:
-    """List the tools trails can use, with their source and flags."""
+    """List the tools trails can use, with their source and flags.
+
+    With --driver, shows what a session on that driver gets: MCP servers that apply to it are
+    spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
+    """
     project = _project(plugin_args, config)
     registry = project.tools
     if driver:
         driver_class = project.drivers.resolve(driver)
-        registry = registry.for_device(driver_class.key, driver_class.platform)
+        if project.has_dynamic_tools:
+            import asyncio
+
+            from trailblaze.runner.discovery import session_tools
+
+            registry = asyncio.run(session_tools(project, driver_class.key))
+        else:
+            registry = registry.for_device(driver_class.key, driver_class.platform)
+    elif project.has_dynamic_tools:
+        click.echo("note: MCP servers are configured; their tools are listed per session: add --driver KEY", err=True)
     specs = sorted(registry, key=lambda s: (s.source, s.name))
     if as_json:
         import json
@@ -429,7 +442,10 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
         widths = [max(len(r[i]) for r in rows) for i in range(4)] if rows else [0] * 4
         for row in rows:
             click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
-    click.echo(f"{len(specs)} tools")
+    per_source: dict[str, int] = {}
+    for spec in specs:
+        per_source[spec.source] = per_source.get(spec.source, 0) + 1
+    click.echo(f"{len(specs)} tools: " + ", ".join(f"{source} {n}" for source, n in per_source.items()))
     return 0
 
 

@@ -119,7 +119,11 @@ def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
     session needs — spawn servers, add tools with ``session.registry.add(spec)``, register
     cleanup with ``session.exit_stack``. Return an awaitable for asynchronous work, or None.
     The awaitables of all plugins run concurrently; an exception fails every trail of the
-    session with exit code 2 (or the exception's own code for a ``TrailblazeError``)."""
+    session with exit code 2 (or the exception's own code for a ``TrailblazeError``).
+
+    ``trailblaze tools --driver KEY`` calls it too, to list what a session would offer: then
+    ``session.device`` is a stand-in that refuses commands
+    (``trailblaze.runner.discovery.ListingDevice``), and the session closes right after."""
 
 
 @hookspec

@@ -28,6 +28,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "trail_files",
     "core_tools",
     "web_playwright",
+    "mcp_toolsets",
     "terminal",
     "json_report",
     "junit_report",
