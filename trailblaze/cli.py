@@ -165,6 +165,7 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--driver", metavar="KEY", help="Driver to run on (playwright-native/web, …). Default: from config.")
+@click.option("--target", metavar="NAME", help="App target (trailblaze.yaml targets:) for trails that name none.")
 @click.option(
     "--device",
     "devices",
@@ -218,6 +219,7 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 def run(
     paths: tuple[Path, ...],
     driver: str | None,
+    target: str | None,
     devices: tuple[str, ...],
     all_devices: bool,
     workers: int,
@@ -257,6 +259,7 @@ def run(
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
+        target=target,
         devices=list(devices),
         all_devices=all_devices,
         workers=workers,
@@ -285,6 +288,7 @@ def run(
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--driver", metavar="KEY", help="Driver to record on. Default: from config or the trail.")
+@click.option("--target", metavar="NAME", help="App target (trailblaze.yaml targets:) for trails that name none.")
 @click.option("--device", metavar="ID", help="Device to record on (the driver's default when omitted).")
 @click.option("--agent", metavar="NAME", help="Who works out the steps: interactive, openai, browser, or a plugin's.")
 @click.option("--rerecord", is_flag=True, help="Record again over existing recordings (replayed; the agent if broken).")
@@ -309,6 +313,7 @@ def run(
 def record(
     paths: tuple[Path, ...],
     driver: str | None,
+    target: str | None,
     device: str | None,
     agent: str | None,
     rerecord: bool,
@@ -342,6 +347,7 @@ def record(
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
+        target=target,
         devices=[device] if device else [],
         arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
         timeout=timeout,
@@ -396,10 +402,13 @@ def validate(
 
 @cli.command()
 @click.option("--driver", metavar="KEY", help="Only tools a session on this driver gets.")
+@click.option("--target", metavar="NAME", help="With --driver: the app target the session is for.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list with the registry keys.")
 @plugin_option
 @config_option
-def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None) -> int:
+def tools(
+    driver: str | None, target: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None
+) -> int:
     """List the tools trails can use, with their source and flags.
 
     With --driver, shows what a session on that driver gets: MCP servers that apply to it are
@@ -407,6 +416,8 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
     """
     project = _project(plugin_args, config)
     registry = project.tools
+    if target and target not in project.config.project.targets:
+        raise UsageError(f"unknown target {target!r}")
     if driver:
         driver_class = project.drivers.resolve(driver)
         if project.has_dynamic_tools:
@@ -414,7 +425,7 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
 
             from trailblaze.runner.discovery import session_tools
 
-            registry = asyncio.run(session_tools(project, driver_class.key))
+            registry = asyncio.run(session_tools(project, driver_class.key, target))
         else:
             registry = registry.for_device(driver_class.key, driver_class.platform)
     elif project.has_dynamic_tools:

@@ -195,3 +195,34 @@ def test_an_interrupted_run_reports_the_trail_that_was_running(tmp_path: Path) -
         ("t0", "passed", None),
         ("t1", "error", "interrupted"),
     ]
+
+
+def test_sessions_follow_each_trails_app_target(tmp_path: Path) -> None:
+    import trailblaze
+
+    for name, target in (("a1", "shop"), ("b1", "bank"), ("a2", "shop"), ("n1", None)):
+        head = f"config: {{id: {name}, target: {target}}}\n" if target else f"config: {{id: {name}}}\n"
+        write(tmp_path, f"trails/{name}.trail.yaml", head + "trail:\n  - step: s\n    recording:\n      test: []\n")
+    project = make_project(
+        tmp_path, "driver: null-test\ntarget: bank\ntargets:\n  shop: {display_name: Shop}\n  bank: {}\n"
+    )
+    opened: list[tuple[str | None, list[str]]] = []
+
+    class Sessions:
+        @trailblaze.hookimpl
+        def trailblaze_session_start(self, session: object) -> None:
+            opened.append((session.target, []))  # type: ignore[attr-defined]
+
+        @trailblaze.hookimpl
+        def trailblaze_trail_start(self, trail: object, session: object) -> None:
+            assert session.target == opened[-1][0]  # type: ignore[attr-defined]
+            opened[-1][1].append(trail.id)  # type: ignore[attr-defined]
+
+    project.plugins.pm.register(Sessions(), "sessions")
+    assert run(project).exit_code == 0
+    assert opened == [("shop", ["a1", "a2"]), ("bank", ["b1", "n1"])]  # trails without one: trailblaze.yaml's
+    opened.clear()
+    run(project, target="shop")
+    assert opened == [("shop", ["a1", "a2", "n1"]), ("bank", ["b1"])]
+    with pytest.raises(UsageError, match=r"unknown target 'nope' \(targets in trailblaze.yaml: bank, shop\)"):
+        run(project, target="nope")

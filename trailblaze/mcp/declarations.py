@@ -92,13 +92,25 @@ class ServerDecl:
         return f"{self.label} ({self.origin}, {self.location})"
 
 
-def active_toolsets(config: Config, driver: DriverContext) -> list[str]:
-    """Toolsets that apply to a session on ``driver``, in declaration order."""
+class _Configured:
+    """Stands for "the target trailblaze.yaml names" (``target:``)."""
+
+
+_CONFIGURED = _Configured()
+
+
+def _target_name(config: Config, target: str | _Configured | None) -> str | None:
+    return config.project.target if isinstance(target, _Configured) else target
+
+
+def active_toolsets(config: Config, driver: DriverContext, target: str | _Configured | None = _CONFIGURED) -> list[str]:
+    """Toolsets that apply to a session on ``driver`` for ``target``, in declaration order."""
     project = config.project
     names: list[str] = list(project.tool_sets)
-    target = project.targets.get(project.target) if project.target else None
-    if target is not None:
-        names.extend(target.tool_sets)
+    target_name = _target_name(config, target)
+    target_config = project.targets.get(target_name) if target_name else None
+    if target_config is not None:
+        names.extend(target_config.tool_sets)
     names.extend(name for name, ts in project.toolsets.items() if ts.always_enabled)
     seen: list[str] = []
     for name in names:
@@ -111,20 +123,24 @@ def active_toolsets(config: Config, driver: DriverContext) -> list[str]:
 
 
 def session_declarations(
-    config: Config, driver: DriverContext, environ: Mapping[str, str] | None = None
+    config: Config,
+    driver: DriverContext,
+    environ: Mapping[str, str] | None = None,
+    target: str | _Configured | None = _CONFIGURED,
 ) -> list[ServerDecl]:
-    """Every server a session on ``driver`` gets, resolved (paths, runtimes, ``${VAR}``)."""
+    """Every server a session on ``driver`` for ``target`` gets, resolved (paths, runtimes,
+    ``${VAR}``). ``target`` defaults to the one trailblaze.yaml names."""
     env = os.environ if environ is None else environ
     project = config.project
     found: list[tuple[McpServerConfig, tuple[str | int, ...], str, str | None]] = []
     found += [(s, ("mcp_servers", i), "project", None) for i, s in enumerate(project.mcp_servers)]
-    if project.target and project.target in project.targets:
-        target = project.targets[project.target]
+    target_name = _target_name(config, target)
+    if target_name and target_name in project.targets:
         found += [
-            (s, ("targets", project.target, "mcp_servers", i), f"target {project.target}", None)
-            for i, s in enumerate(target.mcp_servers)
+            (s, ("targets", target_name, "mcp_servers", i), f"target {target_name}", None)
+            for i, s in enumerate(project.targets[target_name].mcp_servers)
         ]
-    for name in active_toolsets(config, driver):
+    for name in active_toolsets(config, driver, target_name):
         servers = project.toolsets[name].mcp_servers
         found += [(s, ("toolsets", name, "mcp_servers", i), f"toolset {name}", name) for i, s in enumerate(servers)]
     decls: list[ServerDecl] = []

@@ -44,7 +44,7 @@ async def attach(session: Session) -> list[Connection]:
     """Spawn/connect the session's servers concurrently and add their tools to its registry."""
     config = session.run.config
     driver = driver_context(session)
-    decls = session_declarations(config, driver)
+    decls = session_declarations(config, driver, target=session.target)
     if not decls:
         return []
     from trailblaze.mcp.connection import Connection  # the mcp SDK: only when there is a server

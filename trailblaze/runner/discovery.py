@@ -31,13 +31,20 @@ class ListingDevice(Device):
         raise InfrastructureError("no device is connected while listing tools")
 
 
-async def session_tools(project: Project, driver_name: str) -> ToolRegistry:
-    """The registry a session on ``driver_name`` would have (spawning its MCP servers)."""
+async def session_tools(project: Project, driver_name: str, target: str | None = None) -> ToolRegistry:
+    """The registry a session on ``driver_name`` for ``target`` (default: trailblaze.yaml's
+    ``target:``) would have, spawning its MCP servers."""
     driver_class = project.drivers.resolve(driver_name)
     driver = driver_class(DriverOptions())
     info = DeviceInfo(LISTING_DEVICE_ID, driver_class.platform, driver_class.key)
     registry = project.tools.for_device(driver_class.key, driver_class.platform)
-    session = Session(Run(project, RunOptions()), driver, ListingDevice(info), registry)
+    session = Session(
+        Run(project, RunOptions()),
+        driver,
+        ListingDevice(info),
+        registry,
+        target=target or project.config.project.target,
+    )
     async with session.exit_stack:
         pending = [r for r in project.hook.trailblaze_session_setup(session=session) if r is not None]
         if pending:

@@ -31,6 +31,8 @@ class RunOptions:
 
     paths: list[Path] = field(default_factory=list)
     driver: str | None = None
+    #: the app target for trails that do not name one (``--target``; else ``target:`` in trailblaze.yaml)
+    target: str | None = None
     #: device ids (``--device``, repeatable); empty: the configured or the driver's default
     devices: list[str] = field(default_factory=list)
     all_devices: bool = False
@@ -67,6 +69,8 @@ class PlannedTrail:
     driver_key: str
     device_id: str | None = None
     skip_reason: str | None = None
+    #: the app target (seed 002): the trail's ``config.target``, else ``--target``, else trailblaze.yaml's
+    target: str | None = None
 
 
 @dataclass(slots=True)
@@ -101,6 +105,8 @@ class Session:
     state: dict[str, Any] = field(default_factory=dict)
     trail: Trail | None = None
     memory: dict[str, Any] = field(default_factory=dict)
+    #: the app target this session was opened for (its MCP servers and toolsets follow from it)
+    target: str | None = None
 
     @property
     def info(self) -> DeviceInfo:

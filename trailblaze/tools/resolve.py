@@ -185,6 +185,12 @@ class Resolver:
         start = time.perf_counter()
         try:
             outcome = await self._invoke(spec, call.with_args(args), chain)
+            if outcome.delegates:  # Trailblaze must be the invoker: delegates need a delegating tool
+                raise CallFailed.error(
+                    f"{spec.name} ({spec.source or 'unknown source'}) returned delegates but is not a delegating "
+                    f"tool; mark it delegating (trailblaze/isDelegating) so they are executed and recorded",
+                    ExitCode.USAGE,
+                )
             executed.output = outcome.output
         except CallFailed as exc:
             exc.message = self.redact(exc.message)
