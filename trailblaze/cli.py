@@ -62,6 +62,7 @@ class TrailblazeGroup(click.Group):
     """A group that asks plugins for extra commands only when it has to."""
 
     _plugins_loaded = False
+    _plugin_error: TrailblazeError | None = None
 
     def _load_plugin_commands(self, ctx: click.Context) -> None:
         """Ask plugins for commands. Only the plugin manager is built (not the whole project),
@@ -76,8 +77,9 @@ class TrailblazeGroup(click.Group):
         try:
             path = params.get("config") or find_config()
             plugins = get_plugin_manager(params.get("plugin_args") or (), plugins_listed_in(path) if path else ())
-        except TrailblazeError:
-            return  # the command that runs reports it
+        except TrailblazeError as exc:
+            self._plugin_error = exc  # the command that runs reports it
+            return
         plugins.hook.trailblaze_register_commands(cli=self)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -85,6 +87,8 @@ class TrailblazeGroup(click.Group):
         if command is None:
             self._load_plugin_commands(ctx)
             command = super().get_command(ctx, cmd_name)
+        if command is None and self._plugin_error is not None:
+            raise self._plugin_error  # the command may be the broken plugin's: say why it is missing
         return command
 
     def list_commands(self, ctx: click.Context) -> list[str]:

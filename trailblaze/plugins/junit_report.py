@@ -11,6 +11,7 @@ precision. A trail healed by ``--self-heal`` passes, with a ``trailblaze.status`
 from __future__ import annotations
 
 import datetime as dt
+import re
 import socket
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
@@ -40,7 +41,7 @@ def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
     suite = ET.SubElement(
         root, "testsuite", {"name": suite_name, **counts, "timestamp": stamp, "hostname": socket.gethostname()}
     )
-    devices = {(t.driver, t.device) for t in result.trails}
+    devices = {(t.driver, t.device) for t in result.trails if t.device is not None}  # skipped: no device
     for trail in result.trails:
         suite.append(_testcase(trail, with_device=len(devices) > 1))
     return root
@@ -79,11 +80,31 @@ def _steps_text(trail: TrailResult) -> str:
     return "\n".join(lines)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without what XML 1.0 cannot hold: terminal colour codes are dropped, other
+    control characters written as ``#xNN`` (as pytest's junitxml does). Error messages
+    come from tools and pages, so they may contain anything."""
+    return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}", _ANSI.sub("", text))
+
+
+def _make_xml_safe(root: ET.Element) -> None:
+    for element in root.iter():
+        if element.text:
+            element.text = xml_safe(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, xml_safe(value))
+
+
 @hookimpl
 def trailblaze_run_finish(run: Run, result: RunResult) -> None:
     path = run.options.junit_path
     if path is None:
         return
     root = build(result)
+    _make_xml_safe(root)
     ET.indent(root)
     write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")

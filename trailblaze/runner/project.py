@@ -128,7 +128,7 @@ class Project:
     # -- trails ----------------------------------------------------------------------------------
 
     def discover(self, paths: Sequence[Path]) -> list[Path]:
-        return discover(paths or [self.config.trails_dir])
+        return discover(paths or self._default_paths())
 
     def collect(
         self, paths: Sequence[Path], arg_values: Mapping[str, str], *, require_args: bool = True
@@ -136,7 +136,7 @@ class Project:
         """Load every trail under ``paths``; return the trails and every problem found."""
         trails: list[Trail] = []
         problems: list[TrailblazeError] = []
-        given = list(paths) or [self.config.trails_dir]
+        given = list(paths) or self._default_paths()
         try:
             files = discover(given)
         except UsageError as exc:
@@ -165,6 +165,15 @@ class Project:
                 continue
             trails.append(trail)
         return trails, problems
+
+    def _default_paths(self) -> list[Path]:
+        """``trails_dir``, relative to the working directory when it is inside it, so messages
+        and reports name files as the user would type them (``trails/a.trail.yaml:3:5``)."""
+        folder = self.config.trails_dir
+        try:
+            return [folder.relative_to(Path.cwd())]
+        except ValueError:
+            return [folder]
 
     def _root_for(self, path: Path, given: Iterable[Path]) -> Path:
         resolved = path.resolve()

@@ -16,6 +16,7 @@ Name fields match the whole accessible name, or equal it literally (upstream sem
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -110,6 +111,11 @@ def _web_block(base: Any, match: WebMatch) -> Locator:
     return locator
 
 
+def is_element_ref(ref: str) -> bool:
+    """Whether ``ref`` is a snapshot handle (``e12``, ``f1e3`` in a frame)."""
+    return _ARIA_REF.match(ref) is not None
+
+
 def for_ref(page: Page, ref: str) -> Locator:
     if ref.startswith("css="):
         return page.locator(ref[4:])
@@ -120,8 +126,17 @@ def for_ref(page: Page, ref: str) -> Locator:
         role, name = described.group(1), described.group(2)
         if name is None:
             return page.get_by_role(role)  # type: ignore[arg-type]
-        return page.get_by_role(role, name=name, exact=True)  # type: ignore[arg-type]
+        return page.get_by_role(role, name=_unquote(name), exact=True)  # type: ignore[arg-type]
     raise ToolFailure(f"ref {ref!r} is neither an element ref (e12), css=<selector> nor 'role \"name\"'")
+
+
+def _unquote(name: str) -> str:
+    """The name inside ``role "name"`` as snapshots write it: JSON string escapes (``\\"``)."""
+    try:
+        decoded = json.loads(f'"{name}"')
+    except json.JSONDecodeError:
+        return name
+    return decoded if isinstance(decoded, str) else name
 
 
 def needs_layout(selector: NodeSelector) -> bool:
