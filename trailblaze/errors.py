@@ -67,16 +67,24 @@ class InfrastructureError(TrailblazeError):
 
 
 class ErrorList(UsageError):
-    """Several problems found at once (``trailblaze validate`` reports them all)."""
+    """Several problems found at once (``trailblaze validate`` reports them all), in file
+    and line order."""
 
     def __init__(self, errors: Iterable[TrailblazeError]) -> None:
-        self.errors = list(errors)
+        self.errors = sorted(errors, key=_position)
         super().__init__("\n".join(str(e) for e in self.errors))
         if self.errors:
             self.exit_code = max(e.exit_code for e in self.errors)
 
     def __str__(self) -> str:
         return self.message
+
+
+def _position(error: TrailblazeError) -> tuple[int, str, int, int]:
+    where = error.location
+    if where is None:
+        return (0, "", 0, 0)  # problems without a place (a bad option) come first
+    return (1, where.path or "", where.line or 0, where.column or 0)
 
 
 class ToolFailure(Exception):

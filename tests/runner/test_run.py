@@ -226,3 +226,27 @@ def test_sessions_follow_each_trails_app_target(tmp_path: Path) -> None:
     assert opened == [("shop", ["a1", "a2", "n1"]), ("bank", ["b1"])]
     with pytest.raises(UsageError, match=r"unknown target 'nope' \(targets in trailblaze.yaml: bank, shop\)"):
         run(project, target="nope")
+
+
+def test_without_a_driver_a_trail_runs_on_the_first_declared_driver_that_exists(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "trails/multi.trail.yaml",
+        "config:\n  devices: {android: SOME_UPSTREAM_DRIVER, test: null-test}\n"
+        "trail:\n  - step: s\n    recording:\n      test: []\n",
+    )
+    result = run(make_project(tmp_path))
+    assert [(t.driver, t.status) for t in result.trails] == [("null-test", "passed")]
+
+
+def test_run_trail_with_a_broken_shared_trail_is_a_trail_file_error(tmp_path: Path) -> None:
+    write(tmp_path, "trails/shared/setup.yaml", "trail: [{step: s, bogus: 1}]\n")
+    write(
+        tmp_path,
+        "trails/uses.trail.yaml",
+        "trail:\n  - step: s\n    recording:\n      test:\n        - runTrail: {path: shared/setup.yaml}\n",
+    )
+    result = run(make_project(tmp_path, "driver: null-test\n"))
+    trail = result.trails[0]
+    assert (trail.status, trail.exit_code) == ("error", 3)
+    assert "runTrail shared/setup.yaml:" in (trail.error or "") and "unknown step key 'bogus'" in (trail.error or "")

@@ -128,10 +128,10 @@ def test_every_problem_in_a_file_is_reported(tmp_path: Path) -> None:
           - just text
         """,
     )
-    assert found == [
-        "unknown top-level key 'extra' (expected config, trailhead, trail)",
+    assert found == [  # in file order
         "colour: unknown key (expected one of: app, args, context, description, devices, driver, id, memory, "
         "metadata, platform, priority, skip, tags, target, timeout, title)",
+        "unknown top-level key 'extra' (expected config, trailhead, trail)",
         "a step has exactly one of 'step:' or 'verify:'",
         "'recording:' maps a device classifier (web, android, ios…) to tool calls",
         "'maxRetries:' must be a whole number ≥ 0",

@@ -111,14 +111,17 @@ class Project:
 
     def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
         """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the
-        first the trail declares in ``config.devices`` (or legacy ``config.driver``), else web."""
+        first the trail declares in ``config.devices`` that a plugin provides (or legacy
+        ``config.driver``), else web."""
         if requested:
             return requested
         if self.config.project.driver:
             return self.config.project.driver
         if trail is not None:
             if trail.config.devices:
-                return next(iter(trail.config.devices.values()))
+                declared = list(trail.config.devices.values())
+                known = set(self.drivers.keys()) | {a for d in self.drivers.drivers() for a in d.aliases}
+                return next((name for name in declared if name in known or name.lower() in known), declared[0])
             if trail.config.driver:
                 return trail.config.driver
             if trail.config.platform:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.commands import QueryOnlyCommands
-from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError
+from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
 from trailblaze.runner.results import StepResult, ToolReport, TrailResult
 from trailblaze.runner.session import PlannedTrail, Session
 from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
@@ -260,8 +260,8 @@ async def replay_inline(ctx: ToolContext, path: str) -> str:
     outer_args = session.trail.arg_values if session.trail else {}
     try:
         trail = load_trail((base / path).resolve(), arg_values={k: str(v) for k, v in outer_args.items()})
-    except ErrorList as exc:
-        raise ToolFailure(f"runTrail {path}: {exc.errors[0]}") from None
+    except ErrorList as exc:  # a broken shared trail is a bad trail file, like a missing one (exit 3)
+        raise UsageError(f"runTrail {path}: {exc.errors[0]}") from None
     runner = ToolRunner(session, trail, ctx.timeout)
     session.state["runTrail.depth"] = depth + 1
     try:
