@@ -38,6 +38,7 @@ CliRunner = Callable[..., CliResult]
 
 def cli_env(autoload: bool = False, **extra: str) -> dict[str, str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     env.pop("FORCE_COLOR", None)
     if not autoload:
         env["TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD"] = "1"

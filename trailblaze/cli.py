@@ -10,7 +10,6 @@ the single boundary in :func:`main`. Plugins add commands through
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -65,16 +64,21 @@ class TrailblazeGroup(click.Group):
     _plugins_loaded = False
 
     def _load_plugin_commands(self, ctx: click.Context) -> None:
+        """Ask plugins for commands. Only the plugin manager is built (not the whole project),
+        so `trailblaze --help` stays as quick as `pytest --version`."""
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
+        from trailblaze.pluginmanager import get_plugin_manager
+        from trailblaze.projectfile import find_config, plugins_listed_in
+
         params = ctx.find_root().params
         try:
-            state = ctx.find_object(State) or State(params.get("plugin_args") or (), params.get("config"))
-            project = state.project()
+            path = params.get("config") or find_config()
+            plugins = get_plugin_manager(params.get("plugin_args") or (), plugins_listed_in(path) if path else ())
         except TrailblazeError:
-            return  # the command that runs will report it
-        project.hook.trailblaze_register_commands(cli=self)
+            return  # the command that runs reports it
+        plugins.hook.trailblaze_register_commands(cli=self)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -105,8 +109,21 @@ config_option = click.option(
 
 @click.group(cls=TrailblazeGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "-V", "--version", prog_name="trailblaze", message="%(prog)s %(version)s")
-@plugin_option
-@config_option
+@click.option(  # eager, so `trailblaze -p myplugin --help` lists the plugin's commands
+    "-p",
+    "plugin_args",
+    multiple=True,
+    metavar="NAME",
+    is_eager=True,
+    help="Load plugin module NAME; `-p no:NAME` blocks a plugin (built-in or installed).",
+)
+@click.option(
+    "-c",
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    is_eager=True,
+    help="Use this trailblaze.yaml instead of searching up from the working directory.",
+)
 @click.pass_context
 def cli(ctx: click.Context, plugin_args: tuple[str, ...], config: Path | None) -> None:
     """Replay UI test trails deterministically on web, Android and iOS.
@@ -144,7 +161,28 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--driver", metavar="KEY", help="Driver to run on (playwright-native/web, …). Default: from config.")
-@click.option("--device", metavar="ID", help="Device to run on (the driver's default when omitted).")
+@click.option(
+    "--device",
+    "devices",
+    multiple=True,
+    metavar="ID",
+    help="Device to run on; repeat to run every trail on each device concurrently.",
+)
+@click.option("--all-devices", is_flag=True, help="Run on every device the driver can reach.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Sessions at once per device, on drivers that host several (web: browser contexts).",
+)
+@click.option(
+    "--shard-split",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Use N devices and run each trail once, on whichever device is free.",
+)
+@click.option("--shard-all", type=click.IntRange(min=1), metavar="N", help="Use N devices and run every trail on each.")
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
 @click.option(
     "--timeout",
@@ -171,7 +209,11 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 def run(
     paths: tuple[Path, ...],
     driver: str | None,
-    device: str | None,
+    devices: tuple[str, ...],
+    all_devices: bool,
+    workers: int,
+    shard_split: int | None,
+    shard_all: int | None,
     args: tuple[str, ...],
     timeout: float | None,
     fail_fast: bool,
@@ -197,7 +239,11 @@ def run(
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
-        device=device,
+        devices=list(devices),
+        all_devices=all_devices,
+        workers=workers,
+        shard_split=shard_split,
+        shard_all=shard_all,
         arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
         timeout=timeout,
         fail_fast=fail_fast,
@@ -262,33 +308,47 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
         registry = registry.for_device(driver_class.key, driver_class.platform)
     specs = sorted(registry, key=lambda s: (s.source, s.name))
     if as_json:
+        import json
+
         click.echo(json.dumps([s.to_registry() for s in specs], indent=2))
         return 0
+    rows = [_tool_row(spec) for spec in specs]
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(box=None, pad_edge=False)
-    for column in ("tool", "source", "where", "flags", "description"):
-        table.add_column(column, overflow="fold")
-    for spec in specs:
-        meta = spec.metadata
-        flags = [
-            name
-            for name, on in (
-                ("llm", meta.exposed_to_llm),
-                ("rec", meta.recordable),
-                ("deleg", meta.delegating),
-                ("verif", meta.verification),
-                ("host", meta.requires_host),
-            )
-            if on
-        ]
-        where = ", ".join(sorted(meta.drivers or meta.platforms or ["all"]))
-        summary = spec.description.splitlines()[0] if spec.description else ""
-        table.add_row(spec.name, spec.source, where, " ".join(flags), summary)
-    Console(soft_wrap=False).print(table)
+    console = Console(soft_wrap=False)
+    if console.is_terminal:
+        from rich.table import Table
+
+        table = Table(box=None, pad_edge=False)
+        for column in ("tool", "source", "where", "flags", "description"):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    else:  # plain, one tool per line, for pipes and CI logs
+        widths = [max(len(r[i]) for r in rows) for i in range(4)] if rows else [0] * 4
+        for row in rows:
+            click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
     click.echo(f"{len(specs)} tools")
     return 0
+
+
+def _tool_row(spec: Any) -> tuple[str, str, str, str, str]:
+    meta = spec.metadata
+    flags = [
+        name
+        for name, on in (
+            ("llm", meta.exposed_to_llm),
+            ("rec", meta.recordable),
+            ("deleg", meta.delegating),
+            ("verif", meta.verification),
+            ("host", meta.requires_host),
+        )
+        if on
+    ]
+    where = ", ".join(sorted(meta.drivers or meta.platforms or ["all"]))
+    summary = spec.description.splitlines()[0] if spec.description else ""
+    return spec.name, spec.source, where, " ".join(flags), summary
 
 
 @cli.command()
@@ -299,6 +359,8 @@ def plugins(as_json: bool, plugin_args: tuple[str, ...], config: Path | None) ->
     """List loaded plugins: name, version and the hooks they implement."""
     rows = _project(plugin_args, config).plugins.describe()
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=2))
         return 0
     for row in rows:
@@ -336,6 +398,8 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
 
     rows = asyncio.run(gather())
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=2))
         return 0
     for row in rows:

@@ -24,10 +24,12 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from trailblaze.errors import ToolFailure
-from trailblaze.selectors import NodeSelector
+
+if TYPE_CHECKING:
+    from trailblaze.selectors import NodeSelector
 
 CommandKind = Literal["action", "query", "assertion"]
 _F = TypeVar("_F", bound=Callable[..., Awaitable[Any]])
@@ -355,6 +357,8 @@ class Commands:
 
 
 def as_node_selector(selector: NodeSelector | dict[str, Any] | None) -> NodeSelector | None:
+    from trailblaze.selectors import NodeSelector
+
     if selector is None or isinstance(selector, NodeSelector):
         return selector
     return NodeSelector.model_validate(selector)

@@ -15,10 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 
 from trailblaze.errors import ErrorList, Location, UsageError
+from trailblaze.projectfile import CONFIG_NAME, find_config, plugins_listed_in
 from trailblaze.validation import describe_errors
 from trailblaze.yamlsource import load_path
 
-CONFIG_NAME = "trailblaze.yaml"
+__all__ = ["CONFIG_NAME", "SAMPLE_APP", "Config", "ProjectConfig", "find_config", "load_config", "plugins_listed_in"]
+
 #: ``base_url`` value that makes the web driver serve the bundled sample app itself.
 SAMPLE_APP = "sample-app"
 
@@ -120,16 +122,6 @@ class Config:
 
     def __repr__(self) -> str:
         return f"Config(path={self.path})"
-
-
-def find_config(start: Path | None = None) -> Path | None:
-    """The nearest ``trailblaze.yaml`` in ``start`` or a parent folder."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def load_config(path: Path | None = None, *, discover: bool = True) -> Config:

@@ -81,7 +81,8 @@ def trailblaze_register_commands(cli: click.Group) -> None:
 def trailblaze_collect_file(
     path: Path, root: Path | None, arg_values: dict[str, str], require_args: bool
 ) -> Trail | None:
-    """Turn the file at ``path`` into a :class:`~trailblaze.trail.model.Trail`. ``root`` is the
+    """Called for each file discovery finds, to turn the file at ``path`` into a
+    :class:`~trailblaze.trail.model.Trail`. ``root`` is the
     folder ids are relative to; ``arg_values`` are the ``--arg`` values; ``require_args`` is
     False when only validating (a required argument may then be missing). Return the trail, or
     None to let the next plugin (finally the built-in YAML loader) try. First result wins.
@@ -139,12 +140,14 @@ def trailblaze_trail_finish(trail: Trail, result: TrailResult, session: Session 
 
 @hookspec
 def trailblaze_step_start(step: Step, trail: Trail, session: Session) -> None:
-    """Called before a step (or the trailhead) runs. The return value is ignored."""
+    """Called before ``step`` (or the trailhead) of ``trail`` runs on ``session``. The return
+    value is ignored."""
 
 
 @hookspec
 def trailblaze_step_finish(step: Step, result: StepResult, session: Session) -> None:
-    """Called after a step, with its result. The return value is ignored."""
+    """Called after ``step`` ran on ``session``, with its ``result`` (status, duration, the
+    tools it executed). The return value is ignored."""
 
 
 @hookspec(firstresult=True)
@@ -174,6 +177,6 @@ def trailblaze_tool_call(call: ToolCall, ctx: ToolContext) -> Awaitable[ToolOutc
 
 @hookspec
 def trailblaze_tool_report(report: ToolReport, session: Session) -> None:
-    """Called after each executable (non-delegating) tool call finished — the calls a
-    recording consists of — with its status, duration and ``delegated_from`` chain. The
-    return value is ignored."""
+    """Called after each executable (non-delegating) tool call on ``session`` finished — the
+    calls a recording consists of. ``report`` has its name, arguments as reports show them,
+    status, duration and ``delegated_from`` chain. The return value is ignored."""

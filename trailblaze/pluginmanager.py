@@ -92,6 +92,7 @@ def get_plugin_manager(
 
     pm = pluggy.PluginManager("trailblaze")
     pm.add_hookspecs(hookspecs)
+    pm.hook.trailblaze_addhooks.call_historic(kwargs={"pluginmanager": pm})
     plugins = Plugins(pm)
     requested: list[str] = []
     for arg in plugin_args:

@@ -24,7 +24,10 @@ def describe_errors(
         loc = _clean_loc(err["loc"])
         field = ".".join(str(p) for p in loc)
         message = _message(err, loc, model)
-        where: Location | None = doc.location((*base, *loc)) if doc is not None else None
+        where: Location | None = None
+        if doc is not None:
+            key_path = (*base, *loc)
+            where = doc.key_location(key_path) if err["type"] == "extra_forbidden" else doc.location(key_path)
         problems.append(UsageError(f"{field}: {message}" if field else message, where))
     return problems
 
@@ -56,19 +59,46 @@ def _message(err: Any, loc: tuple[str | int, ...], model: type[BaseModel] | None
 
 
 def _known_keys(model: type[BaseModel], parent: tuple[str | int, ...]) -> list[str]:
-    current: Any = model
+    """The keys a mapping at ``parent`` accepts, following fields, dict values and list items."""
+    annotation: Any = model
     for part in parent:
-        fields = getattr(current, "model_fields", None)
-        if fields is None or not isinstance(part, str):
-            return []
-        field = next((f for name, f in fields.items() if part in (name, f.alias)), None)
-        if field is None:
-            return []
-        current = _model_of(field.annotation)
-        if current is None:
-            return []
-    fields = getattr(current, "model_fields", {})
-    return sorted(f.alias or name for name, f in fields.items())
+        found = _model_of(annotation)
+        if found is not None and isinstance(part, str) and _is_model_level(annotation):
+            field = next((f for name, f in found.model_fields.items() if part in (name, f.alias)), None)
+            if field is None:
+                return []
+            annotation = field.annotation
+        else:  # a dict key or a list index: step into the container's value type
+            annotation = _container_value(annotation)
+            if annotation is None:
+                return []
+    found = _model_of(annotation)
+    if found is None or not _is_model_level(annotation):
+        return []
+    return sorted(found.model_fields)
+
+
+def _is_model_level(annotation: Any) -> bool:
+    """True when ``annotation`` is a model itself (or Optional of one), not a container of them."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    args = [a for a in getattr(annotation, "__args__", ()) if a is not type(None)]
+    origin = getattr(annotation, "__origin__", None)
+    if origin in (dict, list, tuple, set):
+        return False
+    return len(args) == 1 and _is_model_level(args[0])
+
+
+def _container_value(annotation: Any) -> Any:
+    args = [a for a in getattr(annotation, "__args__", ()) if a is not type(None)]
+    origin = getattr(annotation, "__origin__", None)
+    if origin is dict and len(args) == 2:
+        return args[1]
+    if origin in (list, tuple, set) and args:
+        return args[0]
+    if len(args) == 1:  # Optional[container]
+        return _container_value(args[0])
+    return None
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:

@@ -44,10 +44,23 @@ _MAX_DEPTH = 200
 class YamlDocument:
     """A parsed YAML file: its data plus a way to ask where any part of it came from."""
 
-    def __init__(self, path: str | None, data: Any, positions: dict[PathKey, tuple[int, int]]) -> None:
+    def __init__(
+        self,
+        path: str | None,
+        data: Any,
+        positions: dict[PathKey, tuple[int, int]],
+        key_positions: dict[PathKey, tuple[int, int]] | None = None,
+    ) -> None:
         self.path = path
         self.data = data
         self._positions = positions
+        self._key_positions = key_positions or {}
+
+    def key_location(self, key_path: Sequence[str | int]) -> Location:
+        """Where the *key* of the mapping entry at ``key_path`` is written (for "unknown key")."""
+        parts = self._spelled_as_written(tuple(key_path))
+        pos = self._key_positions.get(parts)
+        return Location(self.path, pos[0], pos[1]) if pos else self.location(key_path)
 
     def location(self, key_path: Sequence[str | int] = ()) -> Location:
         """The location of the value at ``key_path``, or of its nearest ancestor that has one.
@@ -115,15 +128,16 @@ def load_text(text: str, path: str | None = None) -> YamlDocument:
         raise UsageError(f"invalid YAML: {exc}", Location(path)) from None
     finally:
         loader.dispose()
-    positions: dict[PathKey, tuple[int, int]] = {}
-    data = None if node is None else _Builder(path, positions).build(node, ())
-    return YamlDocument(path, data, positions)
+    builder = _Builder(path)
+    data = None if node is None else builder.build(node, ())
+    return YamlDocument(path, data, builder.positions, builder.key_positions)
 
 
 class _Builder:
-    def __init__(self, path: str | None, positions: dict[PathKey, tuple[int, int]]) -> None:
+    def __init__(self, path: str | None) -> None:
         self.path = path
-        self.positions = positions
+        self.positions: dict[PathKey, tuple[int, int]] = {}
+        self.key_positions: dict[PathKey, tuple[int, int]] = {}
 
     def _where(self, node: yaml.Node) -> Location:
         return Location(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
@@ -152,6 +166,7 @@ class _Builder:
             key = key_node.value
             if key in result:
                 raise UsageError(f"duplicate key {key!r}", self._where(key_node))
+            self.key_positions[(*key_path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             result[key] = self.build(value_node, (*key_path, key))
         for key, value in merged.items():
             result.setdefault(key, value)

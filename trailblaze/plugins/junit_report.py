@@ -27,24 +27,19 @@ def _seconds(ms: float) -> str:
 
 
 def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
-    root = ET.Element(
-        "testsuites",
-        name=suite_name,
-        tests=str(len(result.trails)),
-        failures=str(result.count("failed")),
-        errors=str(result.count("error")),
-        skipped=str(result.count("skipped")),
-        time=_seconds(result.duration_ms),
-    )
+    counts = {
+        "tests": str(len(result.trails)),
+        "failures": str(result.count("failed")),
+        "errors": str(result.count("error")),
+        "skipped": str(result.count("skipped")),
+        "time": _seconds(result.duration_ms),
+    }
+    root = ET.Element("testsuites", name=suite_name, **counts)
     suite = ET.SubElement(
         root,
         "testsuite",
         name=suite_name,
-        tests=str(len(result.trails)),
-        failures=str(result.count("failed")),
-        errors=str(result.count("error")),
-        skipped=str(result.count("skipped")),
-        time=_seconds(result.duration_ms),
+        **counts,
         timestamp=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
         hostname=socket.gethostname(),
     )

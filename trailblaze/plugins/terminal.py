@@ -34,6 +34,7 @@ class TerminalReporter:
         self.step: str = ""
         self.total = 0
         self.done = 0
+        self.show_device = False
 
     def _out(self) -> Console:
         if self.console is None:
@@ -65,7 +66,11 @@ class TerminalReporter:
     def trailblaze_run_start(self, run: Run) -> None:
         from trailblaze import __version__
 
-        self.verbosity = getattr(run.options, "verbosity", 0)
+        options = run.options
+        self.verbosity = options.verbosity
+        self.show_device = bool(
+            len(options.devices) > 1 or options.all_devices or options.shard_split or options.shard_all
+        )
         self.total = len(run.planned)
         drivers = sorted({p.driver_key for p in run.planned})
         if self.verbosity >= 0:
@@ -105,7 +110,8 @@ class TerminalReporter:
             return
         seconds = result.duration_ms / 1000
         detail = f" ({seconds:.1f}s)" if result.status != "skipped" else f" ({result.skip_reason})"
-        self._line(f"{_WORD[result.status]:<8}{result.id}{detail}", _STYLE[result.status])
+        device = f" [{result.device}]" if self.show_device and result.device else ""
+        self._line(f"{_WORD[result.status]:<8}{result.id}{device}{detail}", _STYLE[result.status])
         if result.error and result.status in ("failed", "error"):
             self._line(f"        {result.error}")
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.trail.loader import load_trail
-from trailblaze.trail.model import Trail
+
+if TYPE_CHECKING:
+    from trailblaze.trail.model import Trail
 
 
 @hookimpl(trylast=True)
@@ -15,4 +17,6 @@ def trailblaze_collect_file(
 ) -> Trail | None:
     if path.suffix not in (".yaml", ".yml"):
         return None
+    from trailblaze.trail.loader import load_trail
+
     return load_trail(path, root=root, arg_values=arg_values, require_args=require_args)

@@ -48,7 +48,10 @@ class Project:
 
         def make_register(plugin_name: str) -> Callable[[Any], Any]:
             def register(tool: Any) -> Any:
-                registry.add(tool, source=plugin_name)
+                try:
+                    registry.add(tool, source=plugin_name)
+                except TypeError as exc:  # a tool the plugin declared wrongly
+                    raise UsageError(f"plugin {plugin_name!r} registered a bad tool: {exc}") from None
                 return tool
 
             return register
@@ -62,7 +65,10 @@ class Project:
 
         def make_register(plugin_name: str) -> Callable[[type[Driver]], type[Driver]]:
             def register(driver: type[Driver]) -> type[Driver]:
-                registry.add(driver, plugin_name)
+                try:
+                    registry.add(driver, plugin_name)
+                except TypeError as exc:
+                    raise UsageError(f"plugin {plugin_name!r} registered a bad driver: {exc}") from None
                 return driver
 
             return register

@@ -1,85 +1,60 @@
-"""``trailblaze run`` as a library call: plan the trails, open sessions, replay, report.
+"""``trailblaze run`` as a library call: plan (see :mod:`.plan`), open sessions, replay, report.
 
-:func:`prepare` loads and checks every trail before any device work; a single problem stops the
-run with exit code 3 (like pytest's collection errors). :func:`execute` then runs the plan,
-one session per (driver, device), and always closes what it opened — also when a trail fails,
-a driver breaks, or the run is interrupted (SIGINT/SIGTERM).
+Work is spread over **lanes**. A lane is one session slot: a (driver, device) pair that opens
+a session when it first gets work and runs trails one after another until its queue is empty.
+
+* Several devices (``--device`` repeated, ``--all-devices``, ``--shard-all N``): each device has
+  its own queue holding every trail, so every trail runs on every device.
+* ``--shard-split N``: one queue for all devices; each trail runs once, on whichever device is
+  free (Maestro's sharding).
+* ``--workers N``: N lanes per device share that device's queue, on drivers that can host
+  several sessions on one device (web: one browser context each, in one browser).
+
+Every lane closes what it opened — also when a trail fails, a device breaks, or the run is
+interrupted (SIGINT/SIGTERM); the run's result then says ``interrupted`` and exit code 130.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import time
+from collections import deque
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trailblaze.driver import Driver, DriverOptions
-from trailblaze.errors import ErrorList, ExitCode, Location, TrailblazeError, UsageError
+from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
+from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
 from trailblaze.runner.replay import TrailReplay
 from trailblaze.runner.results import RunResult, TrailResult
 from trailblaze.runner.session import PlannedTrail, Run, RunOptions, Session
 from trailblaze.trail.checks import check_trail_tools
-from trailblaze.trail.model import Trail
 
-
-def prepare(project: Project, options: RunOptions) -> Run:
-    """Collect, plan and check; raise :class:`ErrorList` with every problem found."""
-    trails, problems = project.collect(options.paths, options.arg_values)
-    run = Run(project, options)
-    dynamic = project.has_dynamic_tools
-    for trail in trails:
-        try:
-            planned = plan_trail(project, trail, options)
-        except UsageError as exc:
-            problems.append(UsageError(exc.message, exc.location or _trail_location(trail)))
-            continue
-        if planned.skip_reason is None:
-            problems.extend(project.check(trail, planned.driver_key, dynamic_tools=dynamic))
-        run.planned.append(planned)
-    if problems:
-        raise ErrorList(problems)
-    if not run.planned and not problems:
-        where = ", ".join(str(p) for p in options.paths) or str(project.config.trails_dir)
-        raise UsageError(f"no trail files found in {where} (looked for *.trail.yaml and trail.yaml)")
-    return run
-
-
-def _trail_location(trail: Trail) -> Location:
-    return Location(str(trail.path))
-
-
-def plan_trail(project: Project, trail: Trail, options: RunOptions) -> PlannedTrail:
-    driver = project.drivers.resolve(project.default_driver_name(options.driver, trail))
-    device_id = options.device or project.config.project.device
-    reason = skip_reason(trail, driver.platform)
-    return PlannedTrail(trail, driver.key, device_id, reason)
-
-
-def skip_reason(trail: Trail, platform: str) -> str | None:
-    """Why ``trail`` does not run on this platform, if it does not: ``config.skip`` names it,
-    or ``config.devices`` lists only other classifiers."""
-
-    def matches(key: str) -> bool:
-        return key == platform or key.startswith(platform + "-")
-
-    for classifier, reason in (trail.config.skip or {}).items():
-        if matches(classifier):
-            return reason or f"skipped on {classifier}"
-    declared = list(trail.config.devices)
-    if declared and not any(matches(c) for c in declared):
-        return f"trail is for {', '.join(declared)}; this run uses {platform}"
-    return None
+__all__ = ["Executor", "execute", "prepare", "run_trails"]
 
 
 @dataclass(slots=True)
-class _Group:
+class _Item:
+    order: tuple[int, int]  # (trail's place in the plan, device's place): the order of results
+    planned: PlannedTrail
+
+
+@dataclass(eq=False)
+class _Queue:
+    items: deque[_Item] = field(default_factory=deque)
+    lanes_alive: int = 0
+
+
+@dataclass(slots=True)
+class _Lane:
     driver_key: str
     device_id: str | None
-    items: list[PlannedTrail]
+    queue: _Queue
 
 
 class Executor:
@@ -88,7 +63,9 @@ class Executor:
         self.project = run.project
         self.hook = run.project.hook
         self.drivers: dict[str, Driver] = {}
-        self.results: dict[int, TrailResult] = {}
+        self._driver_locks: dict[str, asyncio.Lock] = {}
+        self._started: set[str] = set()
+        self.results: dict[tuple[int, int], TrailResult] = {}
         self.stop = False
 
     async def execute(self) -> RunResult:
@@ -96,85 +73,147 @@ class Executor:
         start = time.perf_counter()
         self.hook.trailblaze_run_start(run=run)
         try:
-            for group in self._groups():
-                if self.stop:
-                    break
-                await self._run_group(group)
+            lanes = await self._lanes()
+            await asyncio.gather(*(self._work(lane) for lane in lanes))
         except asyncio.CancelledError:
             run.result.interrupted = True
         finally:
             await self._close_drivers()
-            run.result.trails = [self.results[i] for i in sorted(self.results)]
+            run.result.trails = [self.results[key] for key in sorted(self.results)]
             run.result.duration_ms = (time.perf_counter() - start) * 1000
             self.hook.trailblaze_run_finish(run=run, result=run.result)
         return run.result
 
-    def _groups(self) -> list[_Group]:
-        groups: dict[tuple[str, str | None], _Group] = {}
+    # -- planning lanes -------------------------------------------------------------------------
+
+    async def _lanes(self) -> list[_Lane]:
+        by_driver: dict[str, list[int]] = {}
         for index, planned in enumerate(self.run.planned):
             if planned.skip_reason is not None:
-                self._finish(index, self._skipped(planned), None)
+                self._finish(_Item((index, 0), planned), self._skipped(planned), None)
+            else:
+                by_driver.setdefault(planned.driver_key, []).append(index)
+        options = self.run.options
+        lanes: list[_Lane] = []
+        for driver_key, indexes in by_driver.items():
+            try:
+                devices = await self._devices(driver_key)
+            except TrailblazeError as exc:
+                for index in indexes:
+                    item = _Item((index, 0), self.run.planned[index])
+                    self._finish(item, self._errored(item.planned, str(exc), exc.exit_code), None)
                 continue
-            key = (planned.driver_key, planned.device_id)
-            groups.setdefault(key, _Group(planned.driver_key, planned.device_id, [])).items.append(planned)
-        return list(groups.values())
+            slots = max(1, min(options.workers, self.project.drivers.resolve(driver_key).sessions_per_device))
+            if options.shard_split is not None:
+                shared = _Queue(deque(_Item((i, 0), self.run.planned[i]) for i in indexes))
+                lanes.extend(_Lane(driver_key, d, shared) for d in devices for _ in range(slots))
+                continue
+            for position, device in enumerate(devices):
+                queue = _Queue(
+                    deque(
+                        _Item((i, position), dataclasses.replace(self.run.planned[i], device_id=device))
+                        for i in indexes
+                    )
+                )
+                lanes.extend(_Lane(driver_key, device, queue) for _ in range(slots))
+        for lane in lanes:
+            lane.queue.lanes_alive += 1
+        return lanes
 
-    async def _run_group(self, group: _Group) -> None:
-        indexes = [self.run.planned.index(p) for p in group.items]
+    async def _devices(self, driver_key: str) -> list[str | None]:
+        """The devices to use for ``driver_key``: given ones, discovered ones, or the default."""
+        options = self.run.options
+        explicit: list[str] = list(options.devices)
+        if not explicit and self.project.config.project.device:
+            explicit = [self.project.config.project.device]
+        wanted = options.shard_split or options.shard_all
+        ids: list[str | None] = list(explicit)
+        if options.all_devices or (wanted is not None and len(explicit) < wanted):
+            found = [d.id for d in await self._driver_unstarted(driver_key).devices()]
+            if not found:
+                raise InfrastructureError(f"no devices found for {driver_key} (see `trailblaze devices`)")
+            ids = list(found) if options.all_devices or not explicit else list(explicit)
+        if wanted is not None:
+            flag = "--shard-split" if options.shard_split is not None else "--shard-all"
+            if len(ids) < wanted:
+                known = ", ".join(str(i) for i in ids) or "none"
+                raise UsageError(f"{flag} {wanted} needs {wanted} devices for {driver_key}; available: {known}")
+            ids = ids[:wanted]
+        return ids or [None]
+
+    # -- running a lane ---------------------------------------------------------------------------
+
+    async def _work(self, lane: _Lane) -> None:
+        session: Session | None = None
+        queue = lane.queue
         try:
-            driver = await self._driver(group.driver_key)
-            device = await driver.open(group.device_id)
-        except TrailblazeError as exc:
-            self._fail_all(group, indexes, str(exc), exc.exit_code)
-            return
-        except Exception as exc:
-            self._fail_all(group, indexes, f"{group.driver_key}: {type(exc).__name__}: {exc}", ExitCode.ERROR)
-            return
-        session = Session(self.run, driver, device, self.project.tools.for_device(driver.key, driver.platform))
-        try:
-            async with session.exit_stack:
-                await self._run_session(session, group, indexes)
+            while not self.stop and queue.items:
+                item = queue.items.popleft()
+                if session is None:
+                    try:
+                        session = await self._open(lane)
+                    except Exception as exc:
+                        self._lane_failed(lane, item, exc)
+                        return
+                planned = dataclasses.replace(item.planned, device_id=session.info.id)
+                self._finish(item, await self._run_trail(session, planned), session)
         finally:
-            await device.close()
+            queue.lanes_alive -= 1
+            if session is not None:
+                await self._close(session)
 
-    async def _run_session(self, session: Session, group: _Group, indexes: list[int]) -> None:
+    def _lane_failed(self, lane: _Lane, item: _Item, exc: BaseException) -> None:
+        """A lane could not open its session: another lane on the queue takes the work, or,
+        when none is left, the remaining trails end with the error."""
+        if isinstance(exc, TrailblazeError):
+            message, code = str(exc), exc.exit_code
+        else:
+            message, code = f"{lane.driver_key}: {type(exc).__name__}: {exc}", ExitCode.ERROR
+        if lane.queue.lanes_alive > 1:
+            lane.queue.items.appendleft(item)
+            return
+        for pending in (item, *lane.queue.items):
+            planned = dataclasses.replace(pending.planned, device_id=pending.planned.device_id or lane.device_id)
+            self._finish(pending, self._errored(planned, message, code), None)
+        lane.queue.items.clear()
+
+    async def _open(self, lane: _Lane) -> Session:
+        driver = await self._driver(lane.driver_key)
+        device = await driver.open(lane.device_id)
+        session = Session(self.run, driver, device, self.project.tools.for_device(driver.key, driver.platform))
+        await session.exit_stack.__aenter__()
+        session.exit_stack.push_async_callback(device.close)
         try:
             await _gather(self.hook.trailblaze_session_setup(session=session))
-        except TrailblazeError as exc:
-            self._fail_all(group, indexes, str(exc), exc.exit_code)
-            return
-        except Exception as exc:
-            self._fail_all(group, indexes, f"session setup failed: {type(exc).__name__}: {exc}", ExitCode.ERROR)
-            return
+        except BaseException as exc:
+            await session.exit_stack.aclose()
+            if isinstance(exc, TrailblazeError | asyncio.CancelledError):
+                raise
+            raise InfrastructureError(f"session setup failed: {type(exc).__name__}: {exc}") from exc
         self.hook.trailblaze_session_start(session=session)
-        try:
-            for index, planned in zip(indexes, group.items, strict=True):
-                if self.stop:
-                    break
-                problems = []
-                if self.project.has_dynamic_tools:  # tools from servers exist only now: check again
-                    problems = check_trail_tools(
-                        planned.trail, session.registry, session.classifiers, driver=session.driver.key
-                    )
-                if problems:
-                    result = self._errored(planned, ErrorList(problems))
-                else:
-                    result = await TrailReplay(session, planned).run()
-                self._finish(index, result, session)
-        finally:
-            self.hook.trailblaze_session_finish(session=session)
+        return session
 
-    def _finish(self, index: int, result: TrailResult, session: Session | None) -> None:
-        self.results[index] = result
-        trail = self.run.planned[index].trail
-        self.hook.trailblaze_trail_finish(trail=trail, result=result, session=session)
+    async def _close(self, session: Session) -> None:
+        try:
+            self.hook.trailblaze_session_finish(session=session)
+        finally:
+            await session.exit_stack.aclose()
+
+    async def _run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
+        if self.project.has_dynamic_tools:  # tools from servers exist only now: check again
+            problems = check_trail_tools(
+                planned.trail, session.registry, session.classifiers, driver=session.driver.key
+            )
+            if problems:
+                error = ErrorList(problems)
+                return self._errored(planned, str(error), error.exit_code)
+        return await TrailReplay(session, planned).run()
+
+    def _finish(self, item: _Item, result: TrailResult, session: Session | None) -> None:
+        self.results[item.order] = result
+        self.hook.trailblaze_trail_finish(trail=item.planned.trail, result=result, session=session)
         if self.run.options.fail_fast and result.status in ("failed", "error"):
             self.stop = True
-
-    def _fail_all(self, group: _Group, indexes: list[int], message: str, code: ExitCode) -> None:
-        for index, planned in zip(indexes, group.items, strict=True):
-            if index not in self.results:
-                self._finish(index, self._errored(planned, TrailblazeError(message), code), None)
 
     def _skipped(self, planned: PlannedTrail) -> TrailResult:
         trail = planned.trail
@@ -189,7 +228,7 @@ class Executor:
             skip_reason=planned.skip_reason,
         )
 
-    def _errored(self, planned: PlannedTrail, exc: TrailblazeError, code: ExitCode | None = None) -> TrailResult:
+    def _errored(self, planned: PlannedTrail, message: str, code: ExitCode) -> TrailResult:
         trail = planned.trail
         return TrailResult(
             str(trail.path),
@@ -198,18 +237,27 @@ class Executor:
             "error",
             planned.driver_key,
             planned.device_id,
-            error=str(exc),
-            exit_code=code or exc.exit_code,
+            error=message,
+            exit_code=code,
             tags=list(trail.config.tags),
         )
 
-    async def _driver(self, key: str) -> Driver:
+    # -- drivers ----------------------------------------------------------------------------------
+
+    def _driver_unstarted(self, key: str) -> Driver:
         driver = self.drivers.get(key)
         if driver is None:
-            driver_class = self.project.drivers.resolve(key)
-            driver = driver_class(self._driver_options())
+            driver = self.project.drivers.resolve(key)(self._driver_options())
             self.drivers[key] = driver
-            await driver.start()
+        return driver
+
+    async def _driver(self, key: str) -> Driver:
+        lock = self._driver_locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            driver = self._driver_unstarted(key)
+            if key not in self._started:
+                await driver.start()
+                self._started.add(key)
         return driver
 
     def _driver_options(self) -> DriverOptions:

@@ -31,7 +31,14 @@ class RunOptions:
 
     paths: list[Path] = field(default_factory=list)
     driver: str | None = None
-    device: str | None = None
+    #: device ids (``--device``, repeatable); empty: the configured or the driver's default
+    devices: list[str] = field(default_factory=list)
+    all_devices: bool = False
+    #: sessions at once per device, on drivers that can host several (web)
+    workers: int = 1
+    #: Maestro's sharding: use N devices; "split" runs each trail once, "all" on every device
+    shard_split: int | None = None
+    shard_all: int | None = None
     arg_values: dict[str, str] = field(default_factory=dict)
     timeout: float | None = None
     fail_fast: bool = False
@@ -46,9 +53,11 @@ class RunOptions:
 
 @dataclass(slots=True)
 class PlannedTrail:
+    """A trail to run on a driver. ``device_id`` is set once a device is chosen for it."""
+
     trail: Trail
     driver_key: str
-    device_id: str | None
+    device_id: str | None = None
     skip_reason: str | None = None
 
 

@@ -2,29 +2,17 @@
 
 The input JSON Schema comes from the signature through pydantic; the parameter annotated
 ``ToolContext`` (or named ``ctx``) is injected and is not part of the schema. Annotate a
-parameter with ``pydantic.SecretStr`` to keep its value out of logs and reports.
+parameter with ``pydantic.SecretStr`` to keep its value out of logs and reports. The
+implementation (pydantic models, invocation) is in :mod:`trailblaze.tools.python`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-import inspect
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar, get_type_hints
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
-
-from trailblaze.commands import BlockingCommands
-from trailblaze.tools.model import (
-    Delegate,
-    ToolArgumentError,
-    ToolContext,
-    ToolImplementation,
-    ToolMetadata,
-    ToolOutcome,
-    ToolSpec,
-)
+from trailblaze.tools.model import ToolMetadata, ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_ATTR = "__trailblaze_tool__"
@@ -53,7 +41,7 @@ def tool(
     """
 
     def decorate(fn: F) -> F:
-        spec = build_spec(
+        pending = _Pending(
             fn,
             name=name or fn.__name__,
             description=description,
@@ -68,127 +56,34 @@ def tool(
                 verification=verification,
             ),
         )
-        setattr(fn, TOOL_ATTR, spec)
+        setattr(fn, TOOL_ATTR, pending)
         return fn
 
     return decorate
 
 
 def spec_of(obj: Any) -> ToolSpec | None:
-    """The :class:`ToolSpec` of a decorated function (or the spec itself)."""
+    """The :class:`ToolSpec` of a decorated function (or the spec itself).
+
+    The spec (its pydantic input model and JSON Schema) is built on first use, not when the
+    plugin module is imported, so installed plugins do not slow down the CLI's start-up."""
     if isinstance(obj, ToolSpec):
         return obj
-    spec = getattr(obj, TOOL_ATTR, None)
-    return spec if isinstance(spec, ToolSpec) else None
+    pending = getattr(obj, TOOL_ATTR, None)
+    return pending.spec() if isinstance(pending, _Pending) else None
 
 
-def build_spec(fn: Callable[..., Any], *, name: str, description: str | None, metadata: ToolMetadata) -> ToolSpec:
-    model, context_param = _arguments_model(fn, name)
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    secret = frozenset(
-        key
-        for key, prop in schema.get("properties", {}).items()
-        if prop.get("writeOnly") or prop.get("format") == "password"
-    )
-    doc = description if description is not None else inspect.getdoc(fn) or ""
-    return ToolSpec(
-        name=name,
-        description=doc.strip(),
-        input_schema=schema,
-        metadata=metadata,
-        implementation=PythonTool(fn, model, context_param, name, metadata.delegating),
-        secret_fields=secret,
-    )
+@dataclass(slots=True)
+class _Pending:
+    fn: Callable[..., Any]
+    name: str
+    description: str | None
+    metadata: ToolMetadata
+    built: ToolSpec | None = None
 
+    def spec(self) -> ToolSpec:
+        if self.built is None:
+            from trailblaze.tools.python import build_spec
 
-def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel], str | None]:
-    signature = inspect.signature(fn)
-    try:
-        hints = get_type_hints(fn, include_extras=True)
-    except Exception as exc:  # unresolvable forward reference in the plugin's annotations
-        raise TypeError(f"tool {name!r}: cannot read the annotations of {fn.__qualname__}: {exc}") from exc
-    fields: dict[str, Any] = {}
-    context_param: str | None = None
-    for param in signature.parameters.values():
-        annotation = hints.get(param.name, Any)
-        if annotation is ToolContext or (param.name == "ctx" and param.name not in hints):
-            context_param = param.name
-            continue
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise TypeError(f"tool {name!r}: *args/**kwargs cannot describe a tool's input; name each parameter")
-        default = ... if param.default is param.empty else param.default
-        fields[param.name] = (annotation, default)
-    model = create_model(
-        f"{name}_arguments", __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True), **fields
-    )
-    return model, context_param
-
-
-class PythonTool(ToolImplementation):
-    """A tool implemented by a Python function (async, or sync run in a worker thread)."""
-
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        model: type[BaseModel],
-        context_param: str | None,
-        name: str,
-        delegating: bool,
-    ) -> None:
-        self.fn = fn
-        self.model = model
-        self.context_param = context_param
-        self.name = name
-        self.delegating = delegating
-        self.is_async = inspect.iscoroutinefunction(fn)
-
-    def validate(self, args: Mapping[str, Any]) -> BaseModel:
-        try:
-            return self.model.model_validate(dict(args))
-        except ValidationError as exc:
-            raise ToolArgumentError(self.name, pydantic_problems(exc)) from None
-
-    async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
-        validated = self.validate(args)
-        kwargs = {key: getattr(validated, key) for key in type(validated).model_fields}
-        if self.is_async:
-            if self.context_param:
-                kwargs[self.context_param] = ctx
-            result = await self.fn(**kwargs)
-        else:
-            if self.context_param:
-                loop = asyncio.get_running_loop()
-                kwargs[self.context_param] = dataclasses.replace(ctx, commands=BlockingCommands(ctx.commands, loop))
-            result = await asyncio.to_thread(self.fn, **kwargs)
-        return self._outcome(result)
-
-    def _outcome(self, result: Any) -> ToolOutcome:
-        source = f"tool {self.name!r}"
-        if self.delegating:
-            if result is None:
-                return ToolOutcome(delegates=[])
-            if isinstance(result, Delegate | Mapping):
-                result = [result]
-            if not isinstance(result, list | tuple):
-                raise TypeError(f"delegating {source} must return a list of trailblaze.Delegate, got {result!r}")
-            return ToolOutcome(delegates=[Delegate.coerce(item, source) for item in result])
-        if isinstance(result, list | tuple) and result and all(isinstance(r, Delegate) for r in result):
-            raise TypeError(f"{source} returned delegates but is not declared with delegating=True")
-        return ToolOutcome(output=result)
-
-
-def pydantic_problems(exc: ValidationError) -> list[tuple[str, str]]:
-    problems = []
-    for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err["loc"] if not (isinstance(p, str) and "[" in p))
-        if err["type"] == "extra_forbidden":
-            msg = "unknown argument"
-        elif err["type"] == "missing":
-            msg = "required"
-        else:
-            msg = str(err["msg"])
-            msg = msg.removeprefix("Value error, ")
-            msg = msg[:1].lower() + msg[1:]
-        problems.append((loc, msg))
-    return problems
+            self.built = build_spec(self.fn, name=self.name, description=self.description, metadata=self.metadata)
+        return self.built

@@ -1,0 +1,217 @@
+"""trailblaze's benchmarks: each goal is a ratio against a baseline measured in the same run.
+
+    python benchmarks/run.py              # everything (make bench)
+    python benchmarks/run.py startup web  # some of them
+
+Machines here are shared and noisy, so every measurement is repeated and interleaved with
+its baseline, and the median is compared. Nothing here is a test: the figures go into the
+README's performance section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+
+
+@dataclass
+class Figure:
+    name: str
+    measured: float
+    baseline: float
+    unit: str
+    goal: str
+    ok: bool
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.baseline if self.baseline else float("inf")
+
+
+def env(**extra: str) -> dict[str, str]:
+    values = {**os.environ, "TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(ROOT)}
+    values.update(extra)
+    return values
+
+
+def wall(cmd: list[str], cwd: Path = ROOT) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=env(), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def interleaved(runs: int, *commands: Callable[[], float]) -> list[float]:
+    """Median of each command, run round-robin so load spikes hit all of them alike."""
+    samples: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for i, command in enumerate(commands):
+            samples[i].append(command())
+    return [statistics.median(s) for s in samples]
+
+
+def bench_startup(runs: int) -> list[Figure]:
+    trailblaze, pytest = str(BIN / "trailblaze"), str(BIN / "pytest")
+    version, help_, baseline = interleaved(
+        runs,
+        lambda: wall([trailblaze, "--version"]),
+        lambda: wall([trailblaze, "--help"]),
+        lambda: wall([pytest, "--version"]),
+    )
+    return [
+        Figure(
+            "trailblaze --version vs pytest --version", version, baseline, "s", "≤ 1.0×", version <= baseline * 1.05
+        ),
+        Figure("trailblaze --help vs pytest --version", help_, baseline, "s", "≤ 1.0×", help_ <= baseline * 1.05),
+    ]
+
+
+def bench_web(runs: int) -> list[Figure]:
+    replay, script = interleaved(
+        runs,
+        lambda: wall([str(BIN / "trailblaze"), "run", "-q", "trails/"]),
+        lambda: wall([sys.executable, str(ROOT / "benchmarks" / "playwright_baseline.py")]),
+    )
+    return [
+        Figure(
+            "replay the bundled web trails vs a hand-written Playwright script",
+            replay,
+            script,
+            "s",
+            "≤ 1.25×",
+            replay <= script * 1.25,
+        )
+    ]
+
+
+WORKERS_TRAIL = """
+config: {{id: workers/{n}}}
+trail:
+  - step: Wait for delayed content
+    recording:
+      web:
+        - web_navigate: {{url: /delayed.html}}
+        - web_verifyTextVisible: {{text: Welcome back!}}
+        - web_click: {{nodeSelector: {{web: {{ariaRole: button, ariaNameRegex: Load data}}}}}}
+        - web_verifyTextVisible: {{text: Data loaded}}
+  - step: Fill a form
+    recording:
+      web:
+        - web_navigate: {{url: /forms.html}}
+        - web_type: {{text: Ada, nodeSelector: {{web: {{dataTestId: name-input}}}}}}
+        - web_click: {{nodeSelector: {{web: {{cssSelector: "#submit"}}}}}}
+        - web_verifyTextVisible: {{text: "Name: Ada"}}
+"""
+
+
+def bench_workers(runs: int) -> list[Figure]:
+    with tempfile.TemporaryDirectory(prefix="tb-workers-") as tmp:
+        folder = Path(tmp)
+        (folder / "trailblaze.yaml").write_text("base_url: sample-app\n")
+        for n in range(4):
+            (folder / f"w{n}.trail.yaml").write_text(WORKERS_TRAIL.format(n=n))
+        cmd = [str(BIN / "trailblaze"), "run", "-q", "."]
+        four, one = interleaved(
+            runs, lambda: wall([*cmd, "--workers", "4"], folder), lambda: wall([*cmd, "--workers", "1"], folder)
+        )
+    return [Figure("four web trails, --workers 4 vs --workers 1", four, one, "s", "≤ 0.6×", four <= one * 0.6)]
+
+
+def bench_engine(runs: int) -> list[Figure]:
+    """CPU time to replay a 5,000-step trail on the null test driver (no device work at all)."""
+    from tests.support.null_driver import NullDevice
+    from tests.support.project import make_project, write
+    from trailblaze.runner.run import execute, prepare
+    from trailblaze.runner.session import RunOptions
+
+    steps = "".join(
+        f"  - step: step {i}\n    recording:\n      test:\n        - null_tap: {{text: Home}}\n" for i in range(5000)
+    )
+    cpu: list[float] = []
+    direct: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="tb-engine-") as tmp:
+        root = Path(tmp)
+        write(root, "trails/long.trail.yaml", "config: {id: long}\ntrail:\n" + steps)
+        project = make_project(root, "driver: null-test\n", plugins=("tests.support.null_driver",))
+        spec = project.tools.require("null_tap")
+        for _ in range(runs):
+            run = prepare(project, RunOptions(verbosity=-1))
+            start = time.process_time()
+            result = asyncio.run(execute(run))
+            cpu.append(time.process_time() - start)
+            assert result.exit_code == 0 and len(result.trails[0].steps) == 5000
+            direct.append(_direct_calls(spec, NullDevice("direct", ["Home"])))
+    measured, baseline = statistics.median(cpu), statistics.median(direct)
+    return [
+        Figure(
+            "engine: 5,000-step trail on a do-nothing driver (CPU)",
+            measured,
+            baseline,
+            "s CPU",
+            "< 1 s CPU",
+            measured < 1.0,
+        )
+    ]
+
+
+def _direct_calls(spec: object, device: object) -> float:
+    """The same 5,000 tool invocations without the engine (the floor the engine adds to)."""
+    from trailblaze.tools.model import ToolCall, ToolContext
+
+    call = ToolCall("null_tap", {"text": "Home"})
+    ctx = ToolContext(device, device, device.device, {}, "s", "i", spec, call)  # type: ignore[arg-type, attr-defined]
+
+    async def loop() -> None:
+        for _ in range(5000):
+            await spec.implementation.invoke(ctx, call.args)  # type: ignore[attr-defined]
+
+    start = time.process_time()
+    asyncio.run(loop())
+    return time.process_time() - start
+
+
+BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
+    "startup": (bench_startup, 15),
+    "web": (bench_web, 3),
+    "workers": (bench_workers, 3),
+    "engine": (bench_engine, 3),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", choices=[*BENCHES, []], help="benchmarks to run (default: all)")
+    parser.add_argument("--runs", type=int, help="repetitions (default: per benchmark)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    figures: list[Figure] = []
+    for name in args.names or list(BENCHES):
+        bench, default_runs = BENCHES[name]
+        for figure in bench(args.runs or default_runs):
+            figures.append(figure)
+            mark = "ok " if figure.ok else "MISS"
+            print(
+                f"{mark} {figure.name}: {figure.measured:.3f} {figure.unit} vs {figure.baseline:.3f} "
+                f"= {figure.ratio:.2f}× (goal {figure.goal})",
+                flush=True,
+            )
+    if args.json:
+        args.json.write_text(json.dumps([{**asdict(f), "ratio": f.ratio} for f in figures], indent=2) + "\n")
+    return 0 if all(f.ok for f in figures) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Planning and lanes: devices, shards, workers, fail-fast, skips — on the in-process null driver."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.support import null_driver
+from tests.support.project import make_project, run, write
+from trailblaze.errors import ErrorList, UsageError
+from trailblaze.runner.results import RunResult
+
+
+def trails(root: Path, count: int, *, fail: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+    for i in range(count):
+        text = "Nowhere" if i in fail else "Home"
+        write(
+            root,
+            f"trails/t{i}.trail.yaml",
+            f"config: {{id: t{i}}}\ntrail:\n  - step: tap\n    recording:\n"
+            f"      test:\n        - null_tap: {{text: {text}}}\n",
+        )
+
+
+def devices_by_trail(result: RunResult) -> dict[str, list[str | None]]:
+    table: dict[str, list[str | None]] = {}
+    for trail in result.trails:
+        table.setdefault(trail.id, []).append(trail.device)
+    return table
+
+
+@pytest.fixture(autouse=True)
+def _clear() -> None:
+    null_driver.ACTIONS.clear()
+
+
+def test_one_device_by_default(tmp_path: Path) -> None:
+    trails(tmp_path, 3)
+    result = run(make_project(tmp_path, "driver: null-test\n"))
+    assert devices_by_trail(result) == {"t0": ["null-1"], "t1": ["null-1"], "t2": ["null-1"]}
+    assert result.exit_code == 0
+
+
+def test_several_devices_run_every_trail_on_each(tmp_path: Path) -> None:
+    trails(tmp_path, 2)
+    result = run(make_project(tmp_path, "driver: null-test\n"), devices=["null-2", "null-3"])
+    assert devices_by_trail(result) == {"t0": ["null-2", "null-3"], "t1": ["null-2", "null-3"]}
+    assert Counter(d for d, _, _ in null_driver.ACTIONS) == {"null-2": 2, "null-3": 2}
+
+
+def test_all_devices_and_shard_all(tmp_path: Path) -> None:
+    trails(tmp_path, 2)
+    project = make_project(tmp_path, "driver: null-test\n")
+    assert devices_by_trail(run(project, all_devices=True))["t0"] == ["null-1", "null-2", "null-3"]
+    assert devices_by_trail(run(project, shard_all=2))["t1"] == ["null-1", "null-2"]
+
+
+def test_shard_split_runs_each_trail_once_over_the_devices(tmp_path: Path) -> None:
+    trails(tmp_path, 6)
+    result = run(make_project(tmp_path, "driver: null-test\n"), shard_split=3)
+    table = devices_by_trail(result)
+    assert sorted(table) == [f"t{i}" for i in range(6)]
+    assert all(len(devices) == 1 for devices in table.values())
+    assert {d for devices in table.values() for d in devices} == {"null-1", "null-2", "null-3"}
+
+
+def test_too_few_devices_for_a_shard_is_a_usage_error(tmp_path: Path) -> None:
+    trails(tmp_path, 1)
+    result = run(make_project(tmp_path, "driver: null-test\n"), shard_split=5)
+    assert result.exit_code == 3
+    assert result.trails[0].error == "--shard-split 5 needs 5 devices for null-test; available: null-1, null-2, null-3"
+
+
+def test_workers_open_several_sessions_on_one_device(tmp_path: Path) -> None:
+    trails(tmp_path, 8)
+    project = make_project(tmp_path, "driver: null-test\n")
+    sessions: list[str] = []
+
+    class Count:
+        import trailblaze as _tb
+
+        @_tb.hookimpl
+        def trailblaze_session_start(self, session: object) -> None:
+            sessions.append(session.id)  # type: ignore[attr-defined]
+
+    project.plugins.pm.register(Count(), "count")
+    result = run(project, workers=3)
+    assert len(result.trails) == 8 and result.exit_code == 0
+    assert len(sessions) == 3  # the null driver hosts up to 4 sessions per device
+
+
+def test_a_device_that_cannot_open_leaves_its_work_to_the_others(tmp_path: Path) -> None:
+    trails(tmp_path, 4)
+    project = make_project(tmp_path, "driver: null-test\n")
+    result = run(project, devices=["null-1", "gone"], shard_split=2)
+    assert [t.status for t in result.trails] == ["passed"] * 4
+    assert {t.device for t in result.trails} == {"null-1"}
+    alone = run(project, devices=["gone"])
+    assert {t.status for t in alone.trails} == {"error"}
+    assert alone.trails[0].error == "null device 'gone' is not connected"
+    assert alone.exit_code == 2
+
+
+def test_fail_fast_stops_after_the_first_failure(tmp_path: Path) -> None:
+    trails(tmp_path, 4, fail={1})
+    project = make_project(tmp_path, "driver: null-test\n")
+    assert [t.status for t in run(project).trails] == ["passed", "failed", "passed", "passed"]
+    stopped = run(project, fail_fast=True)
+    assert [t.status for t in stopped.trails] == ["passed", "failed"]
+    assert stopped.exit_code == 1
+
+
+def test_skips_and_missing_recordings(tmp_path: Path) -> None:
+    write(tmp_path, "trails/a.trail.yaml", "config: {devices: {android: x}}\ntrail: [{step: s}]\n")
+    write(tmp_path, "trails/b.trail.yaml", "config: {skip: {test: flaky}}\ntrail: [{step: s}]\n")
+    write(tmp_path, "trails/c.trail.yaml", "trail:\n  - step: Prompt only\n")
+    result = run(make_project(tmp_path, "driver: null-test\n"))
+    a, b, c = result.trails
+    assert (a.status, a.skip_reason) == ("skipped", "trail is for android; this run uses test")
+    assert (b.status, b.skip_reason) == ("skipped", "flaky")
+    assert c.status == "error" and c.exit_code == 3
+    assert c.error is not None
+    assert c.error.startswith("step 1 (Prompt only): no recording for test; replay needs one: record it with")
+    assert "trailblaze record" in c.error and "--step 1" in c.error
+    assert result.exit_code == 3
+
+
+def test_problems_stop_the_run_before_any_device_work(tmp_path: Path) -> None:
+    write(tmp_path, "trails/a.trail.yaml", "trail:\n  - step: s\n    recording:\n      test: [{null_tapp: {}}]\n")
+    write(tmp_path, "trails/b.trail.yaml", "trail:\n  - step: s\n    recording:\n      test: [{null_tap: {x: 1}}]\n")
+    with pytest.raises(ErrorList) as info:
+        run(make_project(tmp_path, "driver: null-test\n"))
+    assert [str(e).split(": ", 1)[1] for e in info.value.errors] == [
+        "unknown tool 'null_tapp' for driver null-test; did you mean 'null_tap' or 'null_type'?",
+        "null_tap: x: unknown argument",
+    ]
+    assert null_driver.ACTIONS == []
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"shard_split": 2, "shard_all": 2}, "exclude each other"),
+        ({"all_devices": True, "devices": ["a"]}, "exclude each other"),
+        ({"driver": "nope"}, r"^unknown driver 'nope' \(known drivers: null-test, playwright-native\)$"),
+    ],
+)
+def test_option_mistakes(tmp_path: Path, options: dict[str, object], message: str) -> None:
+    trails(tmp_path, 1)
+    with pytest.raises((UsageError, ErrorList), match=message):
+        run(make_project(tmp_path), **options)
+
+
+def test_retries_repeat_the_whole_step(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "trails/r.trail.yaml",
+        "trail:\n  - step: s\n    maxRetries: 2\n    recording:\n      test:\n"
+        "        - null_type: {text: Later}\n        - null_see: {text: Later}\n        - null_tap: {text: Nope}\n",
+    )
+    result = run(make_project(tmp_path, "driver: null-test\n"))
+    step = result.trails[0].steps[0]
+    assert (step.status, step.attempts) == ("failed", 3)
+    assert [t.name for t in step.tools] == ["null_type", "null_see", "null_tap"]

@@ -1,0 +1,1 @@
+"""Test support code (not fixtures): a scriptable in-process driver for runner tests."""

@@ -1,0 +1,31 @@
+"""Find ``trailblaze.yaml`` without validating it (cheap: used while the CLI starts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CONFIG_NAME = "trailblaze.yaml"
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest ``trailblaze.yaml`` in ``start`` or a parent folder."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def plugins_listed_in(path: Path) -> list[str]:
+    """The ``plugins:`` of a config file, read without validating the rest (for start-up)."""
+    try:
+        if "plugins" not in path.read_text(encoding="utf-8"):
+            return []  # most projects: no need to parse YAML just to list commands
+    except OSError:
+        return []
+    from trailblaze.yamlsource import load_path
+
+    data = load_path(path).data
+    listed = data.get("plugins") if isinstance(data, dict) else None
+    return [str(p) for p in listed] if isinstance(listed, list) else []

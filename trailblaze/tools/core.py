@@ -1,0 +1,242 @@
+"""The tools every driver offers (tools.md, "Every driver"); registered by the ``core_tools`` plugin.
+
+``tap`` and ``assertVisible`` are the LLM-facing delegating tools: they take an ephemeral
+``ref`` from the current screen and delegate to the driver's selector tool with a stable
+``nodeSelector``, which is what gets recorded.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import math
+import operator
+import time
+from collections.abc import Callable
+from typing import Any, Literal
+
+from trailblaze.errors import ToolFailure
+from trailblaze.selectors import ElementSelector, NodeSelector
+from trailblaze.tools.authoring import tool
+from trailblaze.tools.model import Delegate, ToolContext
+
+
+@tool(name="tap", delegating=True, groups=["core"])
+async def tap(ctx: ToolContext, ref: str, longPress: bool = False) -> list[Delegate]:
+    """Tap the element with this ref from the current screen."""
+    selector = await ctx.commands.selector_for_ref(ref)
+    if selector is None:
+        raise ToolFailure(f"no element with ref {ref!r} on the current screen")
+    args: dict[str, Any] = {"nodeSelector": selector}
+    if longPress:
+        args["longPress"] = True
+    return [Delegate(ctx.driver.selector_tap_tool, args)]
+
+
+@tool(name="assertVisible", delegating=True, verification=True, groups=["core", "verification"])
+async def assert_visible(ctx: ToolContext, ref: str, expectedText: str | None = None) -> list[Delegate]:
+    """Assert that the element with this ref from the current screen is visible."""
+    selector = await ctx.commands.selector_for_ref(ref)
+    if selector is None:
+        raise ToolFailure(f"no element with ref {ref!r} on the current screen")
+    args: dict[str, Any] = {"nodeSelector": selector}
+    if expectedText is not None:
+        args["expectedText"] = expectedText
+    return [Delegate(ctx.driver.selector_assert_tool, args)]
+
+
+@tool(name="wait", groups=["core"])
+async def wait(timeToWaitInSeconds: float = 5) -> str:
+    """Wait a fixed number of seconds (prefer a check that waits for what you expect)."""
+    await asyncio.sleep(max(0.0, timeToWaitInSeconds))
+    return f"waited {timeToWaitInSeconds:g}s"
+
+
+@tool(name="waitForChange", groups=["core"])
+async def wait_for_change(
+    ctx: ToolContext, timeoutMs: int = 8000, quietWindowMs: int = 300, requireChange: bool = True
+) -> str:
+    """Wait until the screen changes and then stays the same for a quiet window."""
+    deadline = time.monotonic() + timeoutMs / 1000
+    baseline = (await ctx.commands.view_hierarchy()).to_dict()
+    last, last_change, changed = baseline, time.monotonic(), False
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        current = (await ctx.commands.view_hierarchy()).to_dict()
+        if current != last:
+            last, last_change, changed = current, time.monotonic(), True
+        elif (changed or not requireChange) and time.monotonic() - last_change >= quietWindowMs / 1000:
+            return "screen settled"
+    if requireChange and not changed:
+        raise ToolFailure(f"the screen did not change within {timeoutMs} ms")
+    return "screen still changing at timeout"
+
+
+@tool(name="takeSnapshot", groups=["core"])
+async def take_snapshot(ctx: ToolContext, screenName: str, description: str | None = None) -> dict[str, Any]:
+    """Save a screenshot and the view hierarchy as artifacts of this trail."""
+    screen = await ctx.commands.capture_screen()
+    folder = ctx.artifacts_dir
+    if folder is None:
+        return {"screenName": screenName, "saved": False}
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = _safe_name(screenName)
+    files = []
+    if screen.screenshot:
+        image = folder / f"{stem}.{screen.image_format}"
+        image.write_bytes(screen.screenshot)
+        files.append(str(image))
+    tree = folder / f"{stem}.hierarchy.json"
+    tree.write_text(json.dumps(screen.hierarchy.to_dict(), indent=2), encoding="utf-8")
+    files.append(str(tree))
+    return {"screenName": screenName, "description": description, "files": files}
+
+
+@tool(name="assertEquals", verification=True, groups=["core", "verification"])
+def assert_equals(actual: Any, expected: Any) -> str:
+    """Assert that two values (usually interpolated, e.g. {{memory.total}}) are equal."""
+    if _text(actual) != _text(expected):
+        raise ToolFailure(f"expected {_text(expected)!r}, got {_text(actual)!r}")
+    return "equal"
+
+
+@tool(name="assertNotEquals", verification=True, groups=["core", "verification"])
+def assert_not_equals(actual: Any, expected: Any) -> str:
+    """Assert that two values differ."""
+    if _text(actual) == _text(expected):
+        raise ToolFailure(f"expected a value other than {_text(expected)!r}")
+    return "different"
+
+
+@tool(name="assertMath", verification=True, groups=["core", "verification"])
+def assert_math(expression: str, expected: float | int | str) -> str:
+    """Evaluate an arithmetic expression (+ - * / // % ** and parentheses) and compare it."""
+    try:
+        value = _evaluate(expression)
+        wanted = float(expected)
+    except (ValueError, SyntaxError, ZeroDivisionError, TypeError) as exc:
+        raise ToolFailure(f"cannot evaluate {expression!r}: {exc}") from None
+    if not math.isclose(value, wanted, rel_tol=1e-9, abs_tol=1e-9):
+        raise ToolFailure(f"{expression} = {value:g}, expected {wanted:g}")
+    return f"{expression} = {value:g}"
+
+
+@tool(name="rememberText", groups=["core", "memory"])
+async def remember_text(
+    ctx: ToolContext,
+    variable: str,
+    nodeSelector: NodeSelector | None = None,
+    selector: ElementSelector | None = None,
+    prompt: str | None = None,
+) -> dict[str, Any]:
+    """Read an element's text into memory as {{memory.<variable>}}."""
+    if nodeSelector is None and selector is None:
+        raise ToolFailure(
+            "rememberText without nodeSelector/selector needs an agent to read the screen; "
+            "record it again to get a selector"
+        )
+    text = await ctx.commands.get_element_text(selector=nodeSelector or _legacy_as_node(selector))
+    if text is None:
+        raise ToolFailure(f"no element to read for {variable!r}")
+    ctx.memory[variable] = text
+    return {variable: text}
+
+
+@tool(name="dumpMemory", groups=["core", "memory"])
+def dump_memory(ctx: ToolContext) -> dict[str, Any]:
+    """Show everything remembered so far in this trail."""
+    return dict(ctx.memory)
+
+
+@tool(name="objectiveStatus", recordable=False, groups=["core"])
+def objective_status(status: Literal["COMPLETE", "FAILED", "IN_PROGRESS"], explanation: str = "") -> str:
+    """An agent's way to end a step: COMPLETE or FAILED, with why."""
+    if status == "FAILED":
+        raise ToolFailure(explanation or "the agent reported the objective as failed")
+    return f"{status}: {explanation}".rstrip(": ")
+
+
+@tool(name="runTrail", groups=["core"])
+async def run_trail(ctx: ToolContext, path: str) -> str:
+    """Run another trail file's steps inline (shared setup); the path is relative to this trail."""
+    from trailblaze.runner.replay import replay_inline
+
+    return await replay_inline(ctx, path)
+
+
+CORE_TOOLS = (
+    tap,
+    assert_visible,
+    wait,
+    wait_for_change,
+    take_snapshot,
+    assert_equals,
+    assert_not_equals,
+    assert_math,
+    remember_text,
+    dump_memory,
+    objective_status,
+    run_trail,
+)
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value).strip()
+
+
+def _safe_name(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("._")
+    return cleaned or "snapshot"
+
+
+def _legacy_as_node(selector: ElementSelector | None) -> NodeSelector | None:
+    if selector is None:
+        return None
+    block: dict[str, Any] = {}
+    if selector.textRegex:
+        block["textRegex"] = selector.textRegex
+    if selector.idRegex:
+        block["resourceIdRegex"] = selector.idRegex
+    if selector.css:
+        return NodeSelector.model_validate({"web": {"cssSelector": selector.css}})
+    return NodeSelector.model_validate({"androidMaestro": block}) if block else None
+
+
+_OPERATORS: dict[type, Callable[..., float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+
+def _evaluate(expression: str) -> float:
+    tree = ast.parse(expression.replace(",", ""), mode="eval")
+
+    def visit(node: ast.AST) -> float:
+        if isinstance(node, ast.Expression):
+            return visit(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            if isinstance(node.op, ast.Pow) and abs(visit(node.right)) > 100:
+                raise ValueError("exponent too large")
+            return _OPERATORS[type(node.op)](visit(node.left), visit(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](visit(node.operand))
+        raise ValueError(f"only numbers and + - * / // % ** are allowed, found {type(node).__name__}")
+
+    return visit(tree)
