@@ -34,14 +34,10 @@ def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
         "skipped": str(result.count("skipped")),
         "time": _seconds(result.duration_ms),
     }
-    root = ET.Element("testsuites", name=suite_name, **counts)
+    root = ET.Element("testsuites", {"name": suite_name, **counts})
+    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     suite = ET.SubElement(
-        root,
-        "testsuite",
-        name=suite_name,
-        **counts,
-        timestamp=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
-        hostname=socket.gethostname(),
+        root, "testsuite", {"name": suite_name, **counts, "timestamp": stamp, "hostname": socket.gethostname()}
     )
     devices = {(t.driver, t.device) for t in result.trails}
     for trail in result.trails:
