@@ -31,10 +31,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from trailblaze.commands import ViewNode
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import (
-    DRIVER_BLOCKS,
     AndroidAccessibilityMatch,
     AndroidMaestroMatch,
     ElementSelector,
@@ -65,8 +66,6 @@ _UNOBSERVABLE_ANDROID = (
 )
 #: nodes are mutable dataclasses (unhashable): sets of them hold their identities
 _key = id
-_NODE_SELECTOR_KEYS = frozenset(NodeSelector.model_fields)
-_LEGACY_ONLY_KEYS = frozenset(ElementSelector.model_fields) - _NODE_SELECTOR_KEYS
 
 
 class SelectorError(ToolFailure):
@@ -74,12 +73,18 @@ class SelectorError(ToolFailure):
 
 
 def as_selector(value: Selector | Mapping[str, Any] | None) -> Selector | None:
-    """A selector model from a model or a plain mapping (legacy keys make a legacy selector)."""
+    """A selector model from a model or a plain mapping: a ``nodeSelector`` if it is one,
+    else a legacy ``selector``."""
     if value is None or isinstance(value, NodeSelector | ElementSelector):
         return value
-    if set(value) & _LEGACY_ONLY_KEYS and not set(value) & set(DRIVER_BLOCKS):
-        return ElementSelector.model_validate(dict(value))
-    return NodeSelector.model_validate(dict(value))
+    try:
+        return NodeSelector.model_validate(dict(value))
+    except ValidationError as exc:
+        try:
+            return ElementSelector.model_validate(dict(value))
+        except ValidationError:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
+            raise SelectorError(f"not a selector ({problems})") from None
 
 
 def text_selector(
@@ -174,6 +179,21 @@ class Screen:
 
     def count(self, selector: Selector | None = None, text: str | None = None, id: str | None = None) -> int:
         return len(self.find(selector, text, id))
+
+    def outline(self, limit: int = 40) -> str:
+        """What is on screen, for messages: ``TextView 'Submit'``, ``View #item_list``…"""
+        lines = []
+        for node in self.nodes:
+            kind = (node.class_name or "node").rsplit(".", 1)[-1].removeprefix("XCUIElementType")
+            label = node.text or node.description
+            if label:
+                lines.append(f"{kind} {label!r}")
+            elif node.id:
+                lines.append(f"{kind} #{node.id.split(':id/', 1)[-1]}")
+            if len(lines) >= limit:
+                lines.append("…")
+                break
+        return "; ".join(lines) if lines else "(nothing visible)"
 
     def node_for_ref(self, ref: str) -> ViewNode | None:
         return next((node for node in self.root.walk() if node.ref == ref), None)
@@ -303,7 +323,8 @@ def _flag(wanted: bool | None, actual: bool | None) -> bool:
 def _maestro_text(pattern: str | None, node: ViewNode) -> bool:
     if pattern is None:
         return True
-    return any(text_matches(pattern, value) for value in (node.text, node.hint, node.description) if value)
+    values = [value for value in (node.text, node.hint, node.description) if value] or [""]
+    return any(text_matches(pattern, value) for value in values)
 
 
 def _editable(node: ViewNode) -> bool:

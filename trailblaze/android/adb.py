@@ -29,6 +29,7 @@ from trailblaze.errors import InfrastructureError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5037
+CONNECT_TIMEOUT = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +55,30 @@ class _Connection(adbutils.AdbConnection):
     """One connection to the adb server: no daemon started on failure, TCP_NODELAY on success."""
 
     def __init__(self, host: str, port: int, nodelay: bool) -> None:
+        self._address = (host, port)
         self._nodelay = nodelay
         super().__init__(host, port)
 
     def _safe_connect(self) -> socket.socket:
-        sock: socket.socket = self._create_socket()
+        try:
+            sock = socket.create_connection(self._address, timeout=CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise AdbTimeout("connect to adb server timeout") from None
+        except OSError as exc:
+            raise AdbConnectionError(f"connect to adb server failed: {exc}") from None
+        sock.settimeout(None)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         if self._nodelay:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock
+
+    def check_okay(self) -> None:
+        """adbutils leaves a connection open when the server refuses a request; close it."""
+        try:
+            super().check_okay()
+        except AdbError:
+            self.close()
+            raise
 
 
 class AdbClient(adbutils.AdbClient):
@@ -75,10 +92,7 @@ class AdbClient(adbutils.AdbClient):
         self._version: int | None = None
 
     def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
-        try:
-            connection = _Connection(self.host, self.port, self.nodelay)
-        except TimeoutError:
-            raise AdbTimeout("connect to adb server timeout") from None
+        connection = _Connection(self.host, self.port, self.nodelay)
         limit = timeout or self._socket_timeout
         if limit:
             connection.conn.settimeout(limit)

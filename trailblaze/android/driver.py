@@ -380,7 +380,7 @@ class AndroidDevice(MobileDevice):
         def grant() -> None:
             response = self.u2.shell(["pm", "grant", app_id, permission])
             if response.exit_code != 0 or "Exception" in response.output:
-                raise ToolFailure(f"granting {permission} to {app_id} failed: {first_line(response.output)}")
+                raise ToolFailure(f"granting {permission} to {app_id} failed: {one_line(response.output)}")
 
         await self.call(grant)
 
@@ -418,6 +418,11 @@ class AndroidDevice(MobileDevice):
     async def current_app(self) -> str | None:
         """The package of the window that has focus."""
         return await self.call(self.foreground_package)
+
+
+def one_line(output: str, limit: int = 300) -> str:
+    text = " ".join(line.strip() for line in output.splitlines() if line.strip())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def first_line(output: str, containing: str | None = None) -> str:

@@ -40,6 +40,9 @@ _TAPPABLE = frozenset(
     }
 )
 _TOGGLES = frozenset({"XCUIElementTypeSwitch", "XCUIElementTypeCheckBox", "XCUIElementTypeToggle"})
+_SCROLLING = frozenset(
+    {"XCUIElementTypeTable", "XCUIElementTypeCollectionView", "XCUIElementTypeScrollView", "XCUIElementTypeWebView"}
+)
 
 
 def parse_source(xml: str) -> ViewNode:
@@ -95,6 +98,7 @@ def _node(element: ET.Element, ref: str) -> ViewNode:
         selected=flag("selected"),
         focused=flag("focused") or flag("hasFocus"),
         clickable=flag("hittable") if hittable is not None else kind in _TAPPABLE,
+        scrollable=kind in _SCROLLING,
         password=kind == "XCUIElementTypeSecureTextField",
         visible=flag("visible", True),
         ref=ref,

@@ -220,8 +220,7 @@ class MobileDevice(Device):
         node, screen = await self.wait_for(lambda s: s.target(target, text, id), timeout)
         if node is None:
             raise ToolFailure(
-                f"no element matches {describe(target, text, id)} (waited {timeout:g}s); "
-                f"on screen: {screen.root.outline()}"
+                f"no element matches {describe(target, text, id)} (waited {timeout:g}s); on screen: {screen.outline()}"
             )
         return node
 
@@ -341,26 +340,33 @@ class MobileDevice(Device):
         max_swipes: int = 20,
     ) -> ViewNode:
         """Scroll in ``direction`` until the selector matches; fail at the end of the content
-        (a swipe that changes nothing), after ``max_swipes``, or at the timeout."""
+        (a swipe that changes nothing), after ``max_swipes`` swipes, or at the timeout. While
+        nothing on screen can scroll (the app is still starting), it waits instead of swiping."""
         target = as_selector(selector)
         deadline = time.monotonic() + self.seconds(timeout_ms)
         screen = await self.screen()
-        for _ in range(max_swipes + 1):
+        swipes = 0
+        while True:
             node = screen.target(target)
             if node is not None:
                 return node
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or swipes >= max_swipes:
                 break
+            if not any(n.scrollable for n in screen.nodes):  # nothing to scroll (yet): wait for the screen
+                await asyncio.sleep(self.poll_interval)
+                screen = await self.screen(fresh=True)
+                continue
             before = self._snapshot.raw if self._snapshot is not None else None
             await self.scroll(direction)
+            swipes += 1
             screen = await self.screen()
             if before is not None and self._snapshot is not None and self._snapshot.raw == before:
                 raise ToolFailure(
                     f"scrolled {direction.lower()} to the end without finding {describe(target)}; "
-                    f"on screen: {screen.root.outline()}"
+                    f"on screen: {screen.outline()}"
                 )
         raise ToolFailure(
-            f"{describe(target)} not found after scrolling {direction.lower()}; on screen: {screen.root.outline()}"
+            f"{describe(target)} not found after scrolling {direction.lower()}; on screen: {screen.outline()}"
         )
 
     # -- Commands: queries --------------------------------------------------------------------------------
@@ -471,7 +477,7 @@ class MobileDevice(Device):
                 raise ToolFailure(
                     f"{what} shows {seen.text or seen.description!r}, expected {expected_text!r} (waited {timeout:g}s)"
                 )
-        raise ToolFailure(f"{what} is not visible (waited {timeout:g}s); on screen: {screen.root.outline()}")
+        raise ToolFailure(f"{what} is not visible (waited {timeout:g}s); on screen: {screen.outline()}")
 
     @assertion
     async def assert_not_visible(
