@@ -12,7 +12,8 @@ Semantics, chosen to match upstream and Maestro where they are documented:
 
 * every ``…Regex`` field matches the whole value or equals it literally (:func:`text_matches`);
 * Maestro-style text (``androidMaestro``/``iosMaestro``/legacy ``textRegex``) matches the text,
-  the hint or the accessibility text; ``androidAccessibility.textRegex`` matches the text only;
+  the hint or the accessibility text, and a missing attribute counts as the empty string (so
+  ``.*`` matches it); ``androidAccessibility`` fields match their own attribute, which must exist;
 * a resource id matches as written (``com.app:id/submit``) or by its short name (``submit``);
 * ``containsChild`` means a *direct* child matches, ``childOf`` an ancestor at any depth, and
   ``containsDescendants`` that each listed selector matches some descendant (Maestro's rules);
@@ -308,11 +309,16 @@ def _regex(pattern: str | None, value: str | None) -> bool:
     return pattern is None or text_matches(pattern, value)
 
 
-def _id_matches(pattern: str | None, value: str | None) -> bool:
+def _blank(pattern: str | None, value: str | None) -> bool:
+    """Maestro's fields: a missing attribute is the empty string (so ``.*`` matches it)."""
+    return pattern is None or text_matches(pattern, value or "")
+
+
+def _id_matches(pattern: str | None, value: str | None, *, blank: bool = False) -> bool:
     if pattern is None:
         return True
     if value is None:
-        return False
+        return blank and text_matches(pattern, "")
     return text_matches(pattern, value) or (":id/" in value and text_matches(pattern, value.split(":id/", 1)[1]))
 
 
@@ -367,10 +373,10 @@ def _maestro_predicate(m: AndroidMaestroMatch | IosMaestroMatch) -> Callable[[Vi
     def predicate(n: ViewNode) -> bool:
         common = (
             _maestro_text(m.textRegex, n)
-            and _id_matches(m.resourceIdRegex, n.id)
-            and _regex(m.accessibilityTextRegex, n.description)
-            and _regex(m.classNameRegex, n.class_name)
-            and _regex(m.hintTextRegex, n.hint)
+            and _id_matches(m.resourceIdRegex, n.id, blank=True)
+            and _blank(m.accessibilityTextRegex, n.description)
+            and _blank(m.classNameRegex, n.class_name)
+            and _blank(m.hintTextRegex, n.hint)
             and _flag(m.focused, n.focused)
             and _flag(m.selected, n.selected)
         )
@@ -407,8 +413,8 @@ def _legacy_predicate(s: ElementSelector) -> Callable[[ViewNode], bool]:
     def predicate(n: ViewNode) -> bool:
         return (
             _maestro_text(s.textRegex, n)
-            and _id_matches(s.idRegex, n.id)
-            and _regex(s.accessibilityTextRegex, n.description)
+            and _id_matches(s.idRegex, n.id, blank=True)
+            and _blank(s.accessibilityTextRegex, n.description)
             and _flag(s.enabled, n.enabled)
             and _flag(s.selected, n.selected)
             and _flag(s.checked, n.checked)
