@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 
@@ -42,7 +43,7 @@ def test_calls_on_one_device_never_overlap_and_leave_the_loop_free() -> None:
         worker.close()
     assert results == ["0", "1", "2", "3"]
     spans.sort()
-    assert all(earlier[1] <= later[0] for earlier, later in zip(spans, spans[1:], strict=False))
+    assert all(earlier[1] <= later[0] for earlier, later in itertools.pairwise(spans))
     assert {name for _, _, name in spans} == {spans[0][2]}
     assert spans[0][2].startswith("trailblaze-phone")
     assert ticks >= 10
