@@ -15,7 +15,8 @@ Waiting, the way a Maestro or Playwright user expects it:
   finish before the next step looks. There are no fixed sleeps.
 * **Reuse.** The settled snapshot is the first poll of whatever comes next, as long as nothing
   acted on the device since and it is younger than ``snapshot_ttl``, so a tap after a tap costs
-  one hierarchy fetch less. :meth:`view_hierarchy` always fetches afresh.
+  one hierarchy fetch less. :meth:`view_hierarchy` always fetches afresh. A document identical
+  to the last one parsed is not parsed again (the tree is a snapshot: treat it as read-only).
 
 Client calls run on the device's :class:`DeviceWorker` thread; errors from the client library
 (the connection dropped, the device went away) become :class:`InfrastructureError` (exit 2)
@@ -69,6 +70,7 @@ class MobileDevice(Device):
         self.default_timeout = timeout
         self.settle_timeout = settle_timeout
         self._snapshot: Snapshot | None = None
+        self._parsed: tuple[str, Screen] | None = None  # the last document parsed (worker thread only)
         self._ref_screen: Screen | None = None
         self._closed = False
 
@@ -178,14 +180,27 @@ class MobileDevice(Device):
         return self._snapshot_of(self.dump())
 
     def _snapshot_of(self, raw: str) -> Snapshot:
-        return Snapshot(raw, Screen(self.parse(raw), self.device.platform), time.monotonic())
+        """The snapshot of a document; an unchanged screen is not parsed again."""
+        parsed = self._parsed
+        if parsed is not None and parsed[0] == raw:
+            screen = parsed[1]
+        else:
+            screen = Screen(self.parse(raw), self.device.platform)
+            self._parsed = (raw, screen)
+        return Snapshot(raw, screen, time.monotonic())
 
     # -- polling --------------------------------------------------------------------------------------
 
+    def _usable_snapshot(self) -> Snapshot | None:
+        kept = self._snapshot
+        if kept is not None and time.monotonic() - kept.taken <= self.snapshot_ttl:
+            return kept
+        return None
+
     async def screen(self, *, fresh: bool = False) -> Screen:
         """The current screen: the kept snapshot when it is still usable, else a new fetch."""
-        kept = self._snapshot
-        if not fresh and kept is not None and time.monotonic() - kept.taken <= self.snapshot_ttl:
+        kept = None if fresh else self._usable_snapshot()
+        if kept is not None:
             return kept.screen
         snapshot = await self.call(self._fetch)
         self._snapshot = snapshot
@@ -242,9 +257,60 @@ class MobileDevice(Device):
         ``relative_point`` (fractions of its width and height)."""
         if selector is None and index is not None:
             selector, text, id = text_selector(text, id, index), None, None
-        node = await self.locate(selector, text=text, id=id, timeout_ms=timeout_ms)
+        await self.tap_element(
+            as_selector(selector),
+            text=text,
+            id=id,
+            long_press=long_press,
+            relative_point=relative_point,
+            timeout_ms=timeout_ms,
+        )
+
+    @action
+    async def tap_element(
+        self,
+        target: Selector | None,
+        *,
+        text: str | None = None,
+        id: str | None = None,
+        long_press: bool = False,
+        relative_point: tuple[float, float] = (0.5, 0.5),
+        timeout_ms: int | None = None,
+    ) -> ViewNode:
+        """:meth:`tap`, returning the node tapped. When the element is on screen already,
+        finding and tapping it (and settling) is one trip to the device's thread; otherwise it
+        is polled for first."""
+        duration = LONG_PRESS_MS if long_press else None
+        kept = self._usable_snapshot()
+        self._snapshot = None
+        node, snapshot = await self.call(self._tap_if_there, target, text, id, kept, relative_point, duration)
+        if node is None:
+            self._snapshot = snapshot
+            node = await self.locate(target, text=text, id=id, timeout_ms=timeout_ms)
+            x, y = point_in(node, relative_point)
+            await self.act(self.tap_at, x, y, duration)
+        else:
+            self._snapshot = snapshot
+        return node
+
+    def _tap_if_there(
+        self,
+        target: Selector | None,
+        text: str | None,
+        id: str | None,
+        kept: Snapshot | None,
+        relative_point: tuple[float, float],
+        duration: int | None,
+    ) -> tuple[ViewNode | None, Snapshot | None]:
+        """On the worker: find the target in the kept or a new snapshot; if it is there, tap it
+        and settle. Returns the node (None: not there) and the snapshot to keep."""
+        snapshot = kept or self._fetch()
+        node = snapshot.screen.target(target, text, id)
+        if node is None:
+            return None, snapshot
         x, y = point_in(node, relative_point)
-        await self.act(self.tap_at, x, y, LONG_PRESS_MS if long_press else None)
+        self.tap_at(x, y, duration)
+        return node, self._settle()
 
     @action
     async def tap_point(self, x: int, y: int, long_press: bool = False) -> None:

@@ -60,12 +60,12 @@ async def tap_target(
     relative_point: tuple[float, float] = (0.5, 0.5),
     timeout_ms: int | None = None,
 ) -> str:
-    mobile = device(ctx)
-    node = await mobile.locate(target, timeout_ms=wait_ms(ctx, timeout_ms))
-    from trailblaze.mobile.device import LONG_PRESS_MS, point_in
+    from trailblaze.mobile.device import point_in
 
+    node = await device(ctx).tap_element(
+        target, long_press=long_press, relative_point=relative_point, timeout_ms=wait_ms(ctx, timeout_ms)
+    )
     x, y = point_in(node, relative_point)
-    await mobile.act(mobile.tap_at, x, y, LONG_PRESS_MS if long_press else None)
     verb = "long-pressed" if long_press else "tapped"
     return f"{verb} {summary(node)} at ({x}, {y})"
 
