@@ -190,7 +190,8 @@ def bench_android(runs: int) -> list[Figure]:
     figures = []
     fast = measure(runs, nodelay=True, direct_transport="trailblaze")
     slow = measure(max(3, runs // 5), nodelay=False, direct_transport="u2.connect")
-    for timings, transport in ((fast, "both with TCP_NODELAY"), (slow, "both on u2.connect's transport")):
+    labels = ("both with TCP_NODELAY", "trailblaze without TCP_NODELAY, direct through u2.connect(serial)")
+    for timings, transport in zip((fast, slow), labels, strict=True):
         for t in timings:
             figures.append(
                 Figure(
