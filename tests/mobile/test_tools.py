@@ -184,6 +184,20 @@ def test_the_generic_tap_tool_records_a_stable_node_selector(
     assert app.submissions == 1
 
 
+def test_remember_text_reads_with_either_selector(adb: AdbHostStandIn, phone: FakeAndroid, tmp_path: Path) -> None:
+    phone.app.submissions = 4
+    result = replay(
+        tmp_path,
+        android_trail(
+            f"launchApp: {{appId: {SAMPLE_APP}, launchMode: FORCE_RESTART}}",
+            "rememberText: {variable: count, selector: {textRegex: 'Submissions: .*', below: {textRegex: 'Welc.*'}}}",
+            "rememberText: {variable: camera, nodeSelector: {androidAccessibility: {resourceIdRegex: '.*camera'}}}",
+            "assertEquals: {actual: '{{memory.count}}, {{memory.camera}}', expected: 'Submissions: 4, Camera: denied'}",
+        ),
+    )
+    assert steps(result) == [("passed", None)]
+
+
 def test_an_ios_trail(wda_server: WdaStandIn, iphone: FakeIphone, tmp_path: Path) -> None:
     trail = """
     config: {devices: {ios-iphone: IOS_HOST}}

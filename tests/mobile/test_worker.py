@@ -46,7 +46,7 @@ def test_calls_on_one_device_never_overlap_and_leave_the_loop_free() -> None:
     assert all(earlier[1] <= later[0] for earlier, later in itertools.pairwise(spans))
     assert {name for _, _, name in spans} == {spans[0][2]}
     assert spans[0][2].startswith("trailblaze-phone")
-    assert ticks >= 10
+    assert ticks >= 5
 
 
 def test_two_devices_run_at_the_same_time() -> None:

@@ -94,6 +94,7 @@ class SampleApp:
         self.front_at = 0.0
         self.ui = UiState()
         self.opened_links: list[str] = []
+        self.frames = 0
 
     # -- the system ------------------------------------------------------------------------------
 
@@ -381,7 +382,8 @@ class SampleApp:
 
     def _ticker(self, now: float) -> list[Widget]:
         """A screen that never stops changing (only reachable by the link sampleapp://ticker)."""
-        return [Widget("text", label=f"Elapsed {int((now - self.started_at) * 1000)} ms", box=(16, 100, 344, 140))]
+        self.frames += 1  # every look at it is different
+        return [Widget("text", label=f"Frame {self.frames}", box=(16, 100, 344, 140))]
 
     def _lists(self, now: float) -> list[Widget]:
         items = []

@@ -316,8 +316,17 @@ class AndroidDevice(MobileDevice):
             time.sleep(self.poll_interval)
 
     def foreground_package(self) -> str | None:
+        """The package whose window has focus: ``dumpsys window``'s ``mCurrentFocus`` (one shell
+        call), else adbutils' ``app_current()`` with its fallbacks for other Android versions."""
         m = _FOCUSED_APP.search(self.shell(["dumpsys", "window", "windows"]))
-        return m.group("package") if m else None
+        if m:
+            return m.group("package")
+        from adbutils.errors import AdbError
+
+        try:
+            return str(self.u2.adb_device.app_current().package) or None
+        except AdbError:
+            return None
 
     def terminate_app(self, app_id: str) -> None:
         self.shell(["am", "force-stop", app_id])
