@@ -3,10 +3,15 @@
 #   make test   lint, type-check, run the whole test suite
 VENV ?= .venv
 PYTHON ?= python3
+NPM ?= npm
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# npm packages from package-lock.json files: the third-party MCP servers the tests run, and
+# the JavaScript example toolset's SDK
+PEERS := tests/mcp_toolsets/peers
+JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 
-.PHONY: setup browser demo test lint typecheck pytest bench clean
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +27,15 @@ browser: $(STAMP)
 demo: setup
 	$(BIN)/trailblaze run trails/
 
+peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed
+
+%/node_modules/.installed: %/package-lock.json
+	$(NPM) ci --prefix $* --no-audit --no-fund
+	touch $@
+
+demo-mcp: setup $(JS_EXAMPLE)/node_modules/.installed
+	cd plugins-examples/mcp-toolsets && $(CURDIR)/$(BIN)/trailblaze run
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -29,13 +43,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: setup
+pytest: setup peers
 	$(BIN)/pytest
 
 test: lint typecheck pytest
 
-bench: setup
+bench: setup peers
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .trailblaze build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .trailblaze build *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules

@@ -218,12 +218,26 @@ def bench_android(runs: int) -> list[Figure]:
     return figures
 
 
+def bench_mcp_connect(runs: int) -> list[Figure]:
+    import mcp_toolsets
+
+    return [Figure(**f) for f in mcp_toolsets.bench_connect(runs)]
+
+
+def bench_mcp_call(runs: int) -> list[Figure]:
+    import mcp_toolsets
+
+    return [Figure(**f) for f in mcp_toolsets.bench_call(runs)]
+
+
 BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "startup": (bench_startup, 15),
     "web": (bench_web, 3),
     "workers": (bench_workers, 3),
     "engine": (bench_engine, 3),
     "android": (bench_android, 60),
+    "mcp-connect": (bench_mcp_connect, 5),
+    "mcp-call": (bench_mcp_call, 5),
 }
 
 

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,3 +129,35 @@ def upstream_format() -> Path:
     if not SHARED_UPSTREAM.is_dir():
         pytest.skip("../shared/upstream-format is not beside the repository")
     return SHARED_UPSTREAM
+
+
+@pytest.fixture
+def cli_process(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """Start ``python -m trailblaze ARGS`` with pipes, for tests that talk to it while it runs
+    (type into an agent, interrupt it); ``merge_stderr`` sends stderr into stdout. Every
+    process started is killed and its pipes closed at the end."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(
+        *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, merge_stderr: bool = False
+    ) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "trailblaze", *args],
+            cwd=cwd or tmp_path,
+            env=cli_env(False, **(env or {})),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+            text=True,
+        )
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()

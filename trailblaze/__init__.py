@@ -13,6 +13,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "Agent": "trailblaze.agents.base",
+    "AgentSettings": "trailblaze.agents.base",
+    "CallResult": "trailblaze.agents.base",
+    "StepTask": "trailblaze.agents.base",
+    "Usage": "trailblaze.agents.base",
+    "Verdict": "trailblaze.agents.base",
     "Commands": "trailblaze.commands",
     "DeviceInfo": "trailblaze.commands",
     "ScreenState": "trailblaze.commands",
@@ -31,6 +37,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Agent",
+    "AgentSettings",
+    "CallResult",
     "Commands",
     "Delegate",
     "Device",
@@ -38,12 +47,15 @@ __all__ = [
     "Driver",
     "DriverOptions",
     "ScreenState",
+    "StepTask",
     "ToolCall",
     "ToolContext",
     "ToolFailure",
     "ToolMetadata",
     "ToolOutcome",
     "ToolSpec",
+    "Usage",
+    "Verdict",
     "ViewNode",
     "__version__",
     "hookimpl",
@@ -72,6 +84,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     import pluggy
 
+    from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Usage, Verdict
     from trailblaze.commands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.driver import Device, Driver, DriverOptions
     from trailblaze.errors import ToolFailure

@@ -62,6 +62,7 @@ class TrailblazeGroup(click.Group):
     """A group that asks plugins for extra commands only when it has to."""
 
     _plugins_loaded = False
+    _plugin_error: TrailblazeError | None = None
 
     def _load_plugin_commands(self, ctx: click.Context) -> None:
         """Ask plugins for commands. Only the plugin manager is built (not the whole project),
@@ -76,8 +77,9 @@ class TrailblazeGroup(click.Group):
         try:
             path = params.get("config") or find_config()
             plugins = get_plugin_manager(params.get("plugin_args") or (), plugins_listed_in(path) if path else ())
-        except TrailblazeError:
-            return  # the command that runs reports it
+        except TrailblazeError as exc:
+            self._plugin_error = exc  # the command that runs reports it
+            return
         plugins.hook.trailblaze_register_commands(cli=self)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -85,6 +87,8 @@ class TrailblazeGroup(click.Group):
         if command is None:
             self._load_plugin_commands(ctx)
             command = super().get_command(ctx, cmd_name)
+        if command is None and self._plugin_error is not None:
+            raise self._plugin_error  # the command may be the broken plugin's: say why it is missing
         return command
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -161,6 +165,7 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--driver", metavar="KEY", help="Driver to run on (playwright-native/web, …). Default: from config.")
+@click.option("--target", metavar="NAME", help="App target (trailblaze.yaml targets:) for trails that name none.")
 @click.option(
     "--device",
     "devices",
@@ -204,11 +209,17 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 )
 @click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
 @click.option("-q", "--quiet", is_flag=True, help="Only failures and the summary.")
+@click.option(
+    "--self-heal", is_flag=True, help="When a recorded step fails, let the agent work it out from its text (healed)."
+)
+@click.option("--agent", metavar="NAME", help="Agent for --self-heal (default: from config; see `record`).")
+@click.option("--save-recording", is_flag=True, help="With --self-heal: write healed steps' new recordings.")
 @plugin_option
 @config_option
 def run(
     paths: tuple[Path, ...],
     driver: str | None,
+    target: str | None,
     devices: tuple[str, ...],
     all_devices: bool,
     workers: int,
@@ -224,6 +235,9 @@ def run(
     artifacts_dir: Path | None,
     verbose: int,
     quiet: bool,
+    self_heal: bool,
+    agent: str | None,
+    save_recording: bool,
     plugin_args: tuple[str, ...],
     config: Path | None,
 ) -> int:
@@ -236,9 +250,16 @@ def run(
     from trailblaze.runner.session import RunOptions
 
     project = _project(plugin_args, config)
+    if (agent or save_recording) and not self_heal:
+        raise UsageError("--agent and --save-recording go with --self-heal")
+    if self_heal:  # an unknown agent or bad LLM settings fail before a browser starts
+        from trailblaze.agents.base import AgentSettings
+
+        project.agents.resolve(project.default_agent_name(agent))(AgentSettings(project.config))
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
+        target=target,
         devices=list(devices),
         all_devices=all_devices,
         workers=workers,
@@ -253,8 +274,93 @@ def run(
         junit_path=junit_path,
         artifacts_dir=artifacts_dir or project.config.root / ".trailblaze" / "artifacts",
         verbosity=-1 if quiet else verbose,
+        self_heal=self_heal,
+        agent=agent,
+        save_recording=save_recording,
     )
     result = run_trails(project, options)
+    return int(result.exit_code)
+
+
+# -- record ------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--driver", metavar="KEY", help="Driver to record on. Default: from config or the trail.")
+@click.option("--target", metavar="NAME", help="App target (trailblaze.yaml targets:) for trails that name none.")
+@click.option("--device", metavar="ID", help="Device to record on (the driver's default when omitted).")
+@click.option("--agent", metavar="NAME", help="Who works out the steps: interactive, openai, browser, or a plugin's.")
+@click.option("--rerecord", is_flag=True, help="Record again over existing recordings (replayed; the agent if broken).")
+@click.option("--step", "step", metavar="N", help="Record only step N (a number, or 'trailhead').")
+@click.option("--dry-run", is_flag=True, help="Print the change to the trail file as a diff; write nothing.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted recording from .trailblaze/record/.")
+@click.option("--headed", is_flag=True, help="Show the browser window (web), e.g. to watch an LLM work.")
+@click.option("--headless", is_flag=True, help="browser agent: no visible window (drive it over CDP, for scripts).")
+@click.option(
+    "--remote-debugging-port",
+    type=click.IntRange(0, 65535),
+    metavar="PORT",
+    help="web: let other tools drive the browser over CDP on 127.0.0.1:PORT (0 picks a free port).",
+)
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="UI wait (as run).")
+@click.option("--base-url", metavar="URL", help="Base URL for '/path' navigation (as run).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write results JSON here.")
+@click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
+@plugin_option
+@config_option
+def record(
+    paths: tuple[Path, ...],
+    driver: str | None,
+    target: str | None,
+    device: str | None,
+    agent: str | None,
+    rerecord: bool,
+    step: str | None,
+    dry_run: bool,
+    resume: bool,
+    headed: bool,
+    headless: bool,
+    remote_debugging_port: int | None,
+    args: tuple[str, ...],
+    timeout: float | None,
+    base_url: str | None,
+    json_path: Path | None,
+    verbose: int,
+    plugin_args: tuple[str, ...],
+    config: Path | None,
+) -> int:
+    """Author trails: walk them on a device, let an agent work out the steps that have no
+    recording, and write what it executed into the trail file.
+
+    Steps that have a recording for the device are replayed to reach the next step. The
+    file keeps its comments, order and other devices' recordings; it is written once, at the
+    end, and Ctrl-C leaves it untouched (`--resume` continues). Exit codes as for `run`.
+    """
+    from trailblaze.runner.record import RecordOptions, record_trails
+    from trailblaze.runner.session import RunOptions
+
+    project = _project(plugin_args, config)
+    agent_name = project.default_agent_name(agent)
+    agent_class = project.agents.resolve(agent_name)
+    options = RunOptions(
+        paths=_paths(paths),
+        driver=driver,
+        target=target,
+        devices=[device] if device else [],
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
+        timeout=timeout,
+        headed=headed or (agent_class.shows_browser and not headless),
+        base_url=base_url,
+        json_path=json_path,
+        artifacts_dir=project.config.root / ".trailblaze" / "artifacts",
+        verbosity=verbose,
+        agent=agent_name,
+        remote_debugging_port=remote_debugging_port,
+    )
+    recording = RecordOptions(agent=agent_name, rerecord=rerecord, step=step, dry_run=dry_run, resume=resume)
+    result = record_trails(project, options, recording)
     return int(result.exit_code)
 
 
@@ -296,16 +402,34 @@ def validate(
 
 @cli.command()
 @click.option("--driver", metavar="KEY", help="Only tools a session on this driver gets.")
+@click.option("--target", metavar="NAME", help="With --driver: the app target the session is for.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list with the registry keys.")
 @plugin_option
 @config_option
-def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None) -> int:
-    """List the tools trails can use, with their source and flags."""
+def tools(
+    driver: str | None, target: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None
+) -> int:
+    """List the tools trails can use, with their source and flags.
+
+    With --driver, shows what a session on that driver gets: MCP servers that apply to it are
+    spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
+    """
     project = _project(plugin_args, config)
     registry = project.tools
+    if target and target not in project.config.project.targets:
+        raise UsageError(f"unknown target {target!r}")
     if driver:
         driver_class = project.drivers.resolve(driver)
-        registry = registry.for_device(driver_class.key, driver_class.platform)
+        if project.has_dynamic_tools:
+            import asyncio
+
+            from trailblaze.runner.discovery import session_tools
+
+            registry = asyncio.run(session_tools(project, driver_class.key, target))
+        else:
+            registry = registry.for_device(driver_class.key, driver_class.platform)
+    elif project.has_dynamic_tools:
+        click.echo("note: MCP servers are configured; their tools are listed per session: add --driver KEY", err=True)
     specs = sorted(registry, key=lambda s: (s.source, s.name))
     if as_json:
         import json
@@ -329,7 +453,10 @@ def tools(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], confi
         widths = [max(len(r[i]) for r in rows) for i in range(4)] if rows else [0] * 4
         for row in rows:
             click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
-    click.echo(f"{len(specs)} tools")
+    per_source: dict[str, int] = {}
+    for spec in specs:
+        per_source[spec.source] = per_source.get(spec.source, 0) + 1
+    click.echo(f"{len(specs)} tools: " + ", ".join(f"{source} {n}" for source, n in per_source.items()))
     return 0
 
 

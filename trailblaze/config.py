@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from trailblaze.errors import ErrorList, Location, UsageError
 from trailblaze.projectfile import CONFIG_NAME, find_config, plugins_listed_in
 from trailblaze.validation import describe_errors
-from trailblaze.yamlsource import load_path
+from trailblaze.yamlsource import YamlDocument, load_path
 
 __all__ = ["CONFIG_NAME", "SAMPLE_APP", "Config", "ProjectConfig", "find_config", "load_config", "plugins_listed_in"]
 
@@ -36,9 +36,14 @@ class _Section(BaseModel):
 
 
 class McpServerConfig(_Section):
-    """One MCP server: spawned (``command:`` or ``script:``) or reached over HTTP (``url:``)."""
+    """One MCP server: spawned (``command:`` or ``script:``) or reached over HTTP (``url:``).
 
-    name: str | None = None
+    ``env:`` values and ``headers:`` may use ``${VAR}`` to take a value from Trailblaze's own
+    environment (tokens stay out of the file). Relative ``script:``/``working_dir:`` paths, and a
+    ``command:`` holding a slash, resolve against the folder of the file that declares them.
+    """
+
+    name: str | None = Field(default=None, min_length=1)
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
@@ -46,8 +51,9 @@ class McpServerConfig(_Section):
     script: str | None = None
     transport: Literal["stdio", "http"] | None = None
     url: str | None = None
-    timeout_s: float = Field(default=60.0, gt=0)
-    startup_timeout_s: float = Field(default=30.0, gt=0)
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_s: float = Field(default=60.0, gt=0, description="seconds one tools/call may take")
+    startup_timeout_s: float = Field(default=30.0, gt=0, description="seconds to spawn/connect and handshake")
 
     @model_validator(mode="after")
     def _one_kind(self) -> McpServerConfig:
@@ -58,11 +64,37 @@ class McpServerConfig(_Section):
             raise ValueError("url: is for transport: http")
         if (self.command or self.script) and self.transport == "http":
             raise ValueError("transport: http needs url: (Trailblaze connects; it does not spawn)")
+        if self.url and (self.args or self.env or self.working_dir):
+            raise ValueError("args:, env: and working_dir: are for spawned servers (command: or script:), not url:")
+        if self.headers and not self.url:
+            raise ValueError("headers: is for transport: http servers (url:)")
+        if self.script and self.working_dir:
+            raise ValueError("working_dir: is for command: entries; a script: runs in its own folder")
+        if self.script and not self.script.endswith((".py", ".ts", ".js", ".mjs", ".cjs", ".mts")):
+            raise ValueError("script: must be a .py, .ts or .js file (use command: for anything else)")
         return self
+
+    @property
+    def kind(self) -> Literal["stdio", "http"]:
+        return "http" if self.url else "stdio"
+
+
+def _check_meta_overlay(meta: dict[str, Any], where: str) -> dict[str, Any]:
+    from trailblaze.mcp.metadata import check_overlay
+
+    check_overlay(meta, where)
+    return meta
 
 
 class ToolsetConfig(_Section):
-    """A curated set of tools (seed 002): optional own servers, a filter and metadata overlays."""
+    """A curated set of tools (seed 002): optional own servers, a filter and metadata overlays.
+
+    A toolset applies to a session when it is listed in ``tool_sets:`` (at the root or in the
+    active target) or is ``always_enabled``, and its ``platforms:``/``drivers:`` include the
+    session's. Only then do its ``mcp_servers:`` spawn. ``tools:`` limits which of those
+    servers' tools register; ``default_meta:``/``tool_meta:`` add ``trailblaze/*`` metadata the
+    servers do not ship themselves (what a server ships wins).
+    """
 
     description: str = ""
     platforms: list[str] | None = None
@@ -72,6 +104,18 @@ class ToolsetConfig(_Section):
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)
     default_meta: dict[str, Any] = Field(default_factory=dict)
     tool_meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("default_meta")
+    @classmethod
+    def _default_meta(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _check_meta_overlay(value, "default_meta")
+
+    @field_validator("tool_meta")
+    @classmethod
+    def _tool_meta(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for tool, meta in value.items():
+            _check_meta_overlay(meta, f"tool_meta.{tool}")
+        return value
 
 
 class TargetConfig(_Section):
@@ -83,6 +127,21 @@ class TargetConfig(_Section):
     base_url: str | None = None
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)
     tool_sets: list[str] = Field(default_factory=list)
+
+
+class LlmConfig(_Section):
+    """The LLM the ``openai`` agent talks to: any OpenAI-compatible chat-completions endpoint
+    (OpenAI, Ollama, vLLM, LM Studio, OpenRouter…)."""
+
+    base_url: str | None = Field(default=None, description="default: $OPENAI_BASE_URL, else OpenAI's")
+    model: str | None = Field(default=None, description="default: $OPENAI_MODEL")
+    api_key_env: str | None = Field(default=None, description="variable holding the key; default OPENAI_API_KEY")
+    max_turns: int = Field(default=15, ge=1, description="LLM round trips per step before giving up")
+    timeout_s: float = Field(default=120.0, gt=0, description="seconds to wait for one response")
+    temperature: float | None = Field(default=None, ge=0)
+    groups: list[str] | None = Field(
+        default=None, description="offer only tools in these groups (plus tools without a group)"
+    )
 
 
 class ProjectConfig(_Section):
@@ -102,14 +161,22 @@ class ProjectConfig(_Section):
     targets: dict[str, TargetConfig] = Field(default_factory=dict)
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)
     toolsets: dict[str, ToolsetConfig] = Field(default_factory=dict)
+    #: toolsets every session uses (a target's ``tool_sets`` add to these)
+    tool_sets: list[str] = Field(default_factory=list)
+    #: port of the callback server MCP tools call back on (127.0.0.1); None: a free one
+    callback_port: int | None = Field(default=None, ge=1, le=65535)
+    agent: str | None = Field(default=None, description="default agent for `record` and `run --self-heal`")
+    llm: LlmConfig | None = None
 
 
 class Config:
     """The loaded configuration plus where it came from (``path`` is None without a file)."""
 
-    def __init__(self, project: ProjectConfig, path: Path | None) -> None:
+    def __init__(self, project: ProjectConfig, path: Path | None, doc: YamlDocument | None = None) -> None:
         self.project = project
         self.path = path
+        #: the parsed file, to point at where something was declared (``doc.location(keys)``)
+        self.doc = doc
         self.root = path.parent if path is not None else Path.cwd()
         #: the pluggy plugin manager, set when the project is assembled (as in pytest)
         self.pluginmanager: Any = None
@@ -122,6 +189,12 @@ class Config:
     @property
     def trails_dir(self) -> Path:
         return self.resolve(self.project.trails_dir)
+
+    def location(self, key_path: tuple[str | int, ...]) -> Location:
+        """Where ``key_path`` (e.g. ``("mcp_servers", 0)``) is in the file, as ``file:line:col``."""
+        if self.doc is None:
+            return Location(str(self.path) if self.path else CONFIG_NAME)
+        return self.doc.location(key_path)
 
     def __repr__(self) -> str:
         return f"Config(path={self.path})"
@@ -143,4 +216,27 @@ def load_config(path: Path | None = None, *, discover: bool = True) -> Config:
         project = ProjectConfig.model_validate(data)
     except ValidationError as exc:
         raise ErrorList(describe_errors(exc, doc=doc, model=ProjectConfig)) from None
-    return Config(project, path)
+    problems = _reference_problems(project, doc)
+    if problems:
+        raise ErrorList(problems)
+    return Config(project, path, doc)
+
+
+def _reference_problems(project: ProjectConfig, doc: YamlDocument) -> list[UsageError]:
+    """Names that point at nothing: ``target:`` and ``tool_sets:`` entries."""
+    problems: list[UsageError] = []
+    if project.target is not None and project.targets and project.target not in project.targets:
+        known = ", ".join(sorted(project.targets))
+        problems.append(
+            UsageError(f"target: {project.target!r} is not defined in targets: ({known})", doc.location(("target",)))
+        )
+    lists: list[tuple[tuple[str | int, ...], list[str]]] = [(("tool_sets",), project.tool_sets)]
+    lists += [(("targets", name, "tool_sets"), t.tool_sets) for name, t in project.targets.items()]
+    for key_path, names in lists:
+        for i, name in enumerate(names):
+            if name not in project.toolsets:
+                known = ", ".join(sorted(project.toolsets)) or "none are defined"
+                problems.append(
+                    UsageError(f"tool_sets: unknown toolset {name!r} (toolsets: {known})", doc.location((*key_path, i)))
+                )
+    return problems

@@ -8,11 +8,15 @@ from pathlib import Path
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, then rename it into place."""
+    """Write ``text`` to a temporary file next to ``path``, then rename it into place.
+
+    The file keeps its permissions (a new one gets the usual ones for the umask), and line
+    breaks are written as they are in ``text``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.chmod(tmp, _mode_for(path))
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -20,3 +24,20 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The existing file's permissions, else what ``open()`` would give a new file. The umask
+    is read, not set and restored: setting it would race with other threads creating files."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        pass
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o644

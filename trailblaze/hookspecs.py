@@ -69,6 +69,15 @@ def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
 
 
 @hookspec
+def trailblaze_register_agents(register: Callable[[Any], Any]) -> None:
+    """Called once per process to collect agents — who works out a step that has no
+    recording (``trailblaze record``) or whose recording failed (``trailblaze run
+    --self-heal``). Call ``register(agent_class)`` with a subclass of ``trailblaze.Agent``; its
+    ``name`` class attribute is what ``--agent NAME`` selects. A name registered by two plugins
+    is an error naming both. The return value is ignored."""
+
+
+@hookspec
 def trailblaze_register_commands(cli: click.Group) -> None:
     """Called while the command line is built, to add commands: ``cli.add_command(cmd)`` or
     ``@cli.command()``. The return value is ignored."""
@@ -110,7 +119,11 @@ def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
     session needs — spawn servers, add tools with ``session.registry.add(spec)``, register
     cleanup with ``session.exit_stack``. Return an awaitable for asynchronous work, or None.
     The awaitables of all plugins run concurrently; an exception fails every trail of the
-    session with exit code 2 (or the exception's own code for a ``TrailblazeError``)."""
+    session with exit code 2 (or the exception's own code for a ``TrailblazeError``).
+
+    ``trailblaze tools --driver KEY`` calls it too, to list what a session would offer: then
+    ``session.device`` is a stand-in that refuses commands
+    (``trailblaze.runner.discovery.ListingDevice``), and the session closes right after."""
 
 
 @hookspec

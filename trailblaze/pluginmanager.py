@@ -31,9 +31,13 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "mobile_tools",
     "android_uiautomator2",
     "ios_wda",
+    "mcp_toolsets",
     "terminal",
     "json_report",
     "junit_report",
+    "interactive_agent",
+    "openai_agent",
+    "browser_agent",
 )
 ENTRY_POINT_GROUP = "trailblaze"
 AUTOLOAD_ENV = "TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD"

@@ -167,3 +167,65 @@ def test_retries_repeat_the_whole_step(tmp_path: Path) -> None:
     step = result.trails[0].steps[0]
     assert (step.status, step.attempts) == ("failed", 3)
     assert [t.name for t in step.tools] == ["null_type", "null_see", "null_tap"]
+
+
+def test_an_interrupted_run_reports_the_trail_that_was_running(tmp_path: Path) -> None:
+    import asyncio
+
+    import trailblaze
+    from trailblaze.runner.run import execute, prepare
+    from trailblaze.runner.session import RunOptions
+
+    trails(tmp_path, 3)
+    project = make_project(tmp_path, "driver: null-test\n")
+
+    main: list[asyncio.Task[object]] = []
+
+    class Interrupt:
+        @trailblaze.hookimpl
+        def trailblaze_trail_start(self, trail: object, session: object) -> None:
+            if trail.id == "t1":  # type: ignore[attr-defined]
+                main[0].cancel()  # what asyncio.run does on SIGINT
+
+    async def run_it() -> object:
+        main.append(asyncio.current_task())  # type: ignore[arg-type]
+        return await execute(prepare(project, RunOptions()))
+
+    project.plugins.pm.register(Interrupt(), "interrupt")
+    result = asyncio.run(run_it())
+    assert result.interrupted and result.exit_code == 130
+    assert [(t.id, t.status, t.error) for t in result.trails] == [
+        ("t0", "passed", None),
+        ("t1", "error", "interrupted"),
+    ]
+
+
+def test_sessions_follow_each_trails_app_target(tmp_path: Path) -> None:
+    import trailblaze
+
+    for name, target in (("a1", "shop"), ("b1", "bank"), ("a2", "shop"), ("n1", None)):
+        head = f"config: {{id: {name}, target: {target}}}\n" if target else f"config: {{id: {name}}}\n"
+        write(tmp_path, f"trails/{name}.trail.yaml", head + "trail:\n  - step: s\n    recording:\n      test: []\n")
+    project = make_project(
+        tmp_path, "driver: null-test\ntarget: bank\ntargets:\n  shop: {display_name: Shop}\n  bank: {}\n"
+    )
+    opened: list[tuple[str | None, list[str]]] = []
+
+    class Sessions:
+        @trailblaze.hookimpl
+        def trailblaze_session_start(self, session: object) -> None:
+            opened.append((session.target, []))  # type: ignore[attr-defined]
+
+        @trailblaze.hookimpl
+        def trailblaze_trail_start(self, trail: object, session: object) -> None:
+            assert session.target == opened[-1][0]  # type: ignore[attr-defined]
+            opened[-1][1].append(trail.id)  # type: ignore[attr-defined]
+
+    project.plugins.pm.register(Sessions(), "sessions")
+    assert run(project).exit_code == 0
+    assert opened == [("shop", ["a1", "a2"]), ("bank", ["b1", "n1"])]  # trails without one: trailblaze.yaml's
+    opened.clear()
+    run(project, target="shop")
+    assert opened == [("shop", ["a1", "a2", "n1"]), ("bank", ["b1"])]
+    with pytest.raises(UsageError, match=r"unknown target 'nope' \(targets in trailblaze.yaml: bank, shop\)"):
+        run(project, target="nope")

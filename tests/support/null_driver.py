@@ -37,6 +37,7 @@ class NullDevice(Device):
     async def tap(
         self, text: str | None = None, id: str | None = None, index: int | None = None, selector: Any = None
     ) -> None:
+        await asyncio.sleep(0)  # a device round trip: the engine must not block the loop meanwhile
         if text is not None and text not in self.texts:
             raise ToolFailure(f"no {text!r} on screen")
         ACTIONS.append((self.device.id, "tap", text))

@@ -197,3 +197,20 @@ def test_reason_is_never_passed_to_the_tool() -> None:
     h = Harness()
     h.run("press", text="Home", reason="the agent said so")
     assert calls == ["press Home"]
+
+
+def test_delegates_from_a_tool_that_is_not_delegating_are_refused() -> None:
+    from trailblaze.tools.model import ToolImplementation, ToolMetadata
+
+    class Rogue(ToolImplementation):
+        def validate(self, args: Mapping[str, Any]) -> Any:
+            return args
+
+        async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
+            return ToolOutcome(delegates=[Delegate("press", {"text": "Home"})])
+
+    h = Harness()
+    h.resolver.registry.add(ToolSpec("rogue", "", {}, ToolMetadata(), Rogue(), source="mcp:rogue"))
+    with pytest.raises(CallFailed, match=r"rogue \(mcp:rogue\) returned delegates but is not a delegating tool"):
+        h.run("rogue")
+    assert calls == []

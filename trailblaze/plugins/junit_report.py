@@ -4,12 +4,14 @@ The shape is the one CI systems (Jenkins, GitLab, GitHub Actions reporters) read
 ``testsuites`` root holding one ``testsuite``; ``failure`` for failed trails, ``error`` for
 trails that could not run properly, ``skipped`` with the reason. The failure message is the
 failing step and its error; the body lists every step. Times are seconds with millisecond
-precision.
+precision. A trail healed by ``--self-heal`` passes, with a ``trailblaze.status`` property of
+``healed`` (schema-valid; CI shows the properties) and the healing in ``system-out``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import socket
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
@@ -39,7 +41,7 @@ def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
     suite = ET.SubElement(
         root, "testsuite", {"name": suite_name, **counts, "timestamp": stamp, "hostname": socket.gethostname()}
     )
-    devices = {(t.driver, t.device) for t in result.trails}
+    devices = {(t.driver, t.device) for t in result.trails if t.device is not None}  # skipped: no device
     for trail in result.trails:
         suite.append(_testcase(trail, with_device=len(devices) > 1))
     return root
@@ -49,6 +51,9 @@ def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
     classname = trail.id.rsplit("/", 1)[0].replace("/", ".") if "/" in trail.id else "trails"
     name = f"{trail.id} [{trail.device}]" if with_device and trail.device else trail.id
     case = ET.Element("testcase", classname=classname, name=name, file=trail.path, time=_seconds(trail.duration_ms))
+    if trail.status == "healed":  # JUnit has no such status: it passed, and says how
+        properties = ET.SubElement(case, "properties")
+        ET.SubElement(properties, "property", name="trailblaze.status", value="healed")
     if trail.status == "skipped":
         ET.SubElement(case, "skipped", message=trail.skip_reason or "skipped")
     elif trail.status in ("failed", "error"):
@@ -69,8 +74,29 @@ def _steps_text(trail: TrailResult) -> str:
             via = f" via {' → '.join(call.delegated_from)}" if call.delegated_from else ""
             lines.append(f"      {call.status:<8}{call.name}{via} ({_seconds(call.duration_ms)}s)")
         if step.error:
-            lines.append(f"      error: {step.error}")
+            lines.append(f"      {'healed, it failed with' if step.status == 'healed' else 'error'}: {step.error}")
+        if step.agent is not None:
+            lines.append(f"      agent: {step.agent.name} ({step.agent.status}, {step.agent.model or 'no model'})")
     return "\n".join(lines)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without what XML 1.0 cannot hold: terminal colour codes are dropped, other
+    control characters written as ``#xNN`` (as pytest's junitxml does). Error messages
+    come from tools and pages, so they may contain anything."""
+    return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}", _ANSI.sub("", text))
+
+
+def _make_xml_safe(root: ET.Element) -> None:
+    for element in root.iter():
+        if element.text:
+            element.text = xml_safe(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, xml_safe(value))
 
 
 @hookimpl
@@ -79,5 +105,6 @@ def trailblaze_run_finish(run: Run, result: RunResult) -> None:
     if path is None:
         return
     root = build(result)
+    _make_xml_safe(root)
     ET.indent(root)
     write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")

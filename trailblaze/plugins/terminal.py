@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from trailblaze.runner.session import Run, Session
     from trailblaze.trail.model import Step, Trail
 
-_STYLE = {"passed": "green", "failed": "red", "error": "red bold", "skipped": "yellow"}
-_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED"}
+_STYLE = {"passed": "green", "failed": "red", "error": "red bold", "skipped": "yellow", "healed": "magenta"}
+_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED", "healed": "HEALED"}
 
 
 class TerminalReporter:
@@ -52,6 +52,10 @@ class TerminalReporter:
             self.status.start()
         else:
             self.status.update(text)
+
+    def pause_live(self) -> None:
+        """Stop the spinner until the next event: an agent is about to talk to a person."""
+        self._stop_live()
 
     def _stop_live(self) -> None:
         if self.status is not None:
@@ -114,12 +118,33 @@ class TerminalReporter:
         self._line(f"{_WORD[result.status]:<8}{result.id}{device}{detail}", _STYLE[result.status])
         if result.error and result.status in ("failed", "error"):
             self._line(f"        {result.error}")
+        self._agent_lines(result)
+
+    def _agent_lines(self, result: TrailResult) -> None:
+        """What agents did in the trail (``record``, ``run --self-heal``), one line per step."""
+        for step in result.steps:
+            agent = step.agent
+            if agent is None:
+                continue
+            label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
+            if step.status == "healed":
+                what = f"healed by {agent.name} (it failed: {step.error})"
+            elif agent.status == "complete":
+                what = f"recorded by {agent.name}" if step.recorded else f"done by {agent.name} (not recorded)"
+            else:
+                what = f"{agent.status} by {agent.name}" + (f": {agent.explanation}" if agent.explanation else "")
+            cost = ""
+            if agent.model:
+                cost = f" [{agent.model}, {agent.turns} turns, {agent.prompt_tokens + agent.completion_tokens} tokens]"
+            self._line(f"        {label}: {what}{cost}")
+        if result.recording_saved:
+            self._line(f"        recording saved to {result.path}")
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
         self._stop_live()
         console = self._out()
-        counts = [(s, result.count(s)) for s in ("passed", "failed", "error", "skipped") if result.count(s)]
+        counts = [(s, result.count(s)) for s in ("passed", "healed", "failed", "error", "skipped") if result.count(s)]
         summary = ", ".join(f"{n} {s}" for s, n in counts) or "no trails ran"
         seconds = result.duration_ms / 1000
         if result.interrupted:

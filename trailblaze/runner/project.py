@@ -6,9 +6,10 @@ Every command builds one :class:`Project`; it is the library API the CLI is thin
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.config import Config
 from trailblaze.driver import Driver, DriverRegistry
@@ -19,6 +20,9 @@ from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.discovery import discover
 from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import Trail
+
+if TYPE_CHECKING:
+    from trailblaze.agents.base import Agent, AgentRegistry
 
 
 class Project:
@@ -76,6 +80,35 @@ class Project:
         call_registration(self.plugins, "trailblaze_register_drivers", make_register)
         return registry
 
+    @functools.cached_property
+    def agents(self) -> AgentRegistry:
+        """Every agent the plugins registered (``record``, ``run --self-heal``)."""
+        from trailblaze.agents.base import AgentRegistry
+
+        registry = AgentRegistry()
+
+        def make_register(plugin_name: str) -> Callable[[type[Agent]], type[Agent]]:
+            def register(agent: type[Agent]) -> type[Agent]:
+                registry.add(agent, plugin_name)
+                return agent
+
+            return register
+
+        call_registration(self.plugins, "trailblaze_register_agents", make_register)
+        return registry
+
+    def default_agent_name(self, requested: str | None) -> str:
+        """The agent for ``record`` and ``run --self-heal``: ``--agent``, else ``agent:`` in
+        trailblaze.yaml, else ``openai`` when an LLM is configured (``llm:`` or the
+        ``OPENAI_*`` variables), else ``interactive``."""
+        if requested:
+            return requested
+        if self.config.project.agent:
+            return self.config.project.agent
+        if self.config.project.llm is not None or any(os.environ.get(v) for v in ("OPENAI_API_KEY", "OPENAI_BASE_URL")):
+            return "openai"
+        return "interactive"
+
     def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
         """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the
         first the trail declares in ``config.devices`` (or legacy ``config.driver``), else web."""
@@ -95,7 +128,7 @@ class Project:
     # -- trails ----------------------------------------------------------------------------------
 
     def discover(self, paths: Sequence[Path]) -> list[Path]:
-        return discover(paths or [self.config.trails_dir])
+        return discover(paths or self._default_paths())
 
     def collect(
         self, paths: Sequence[Path], arg_values: Mapping[str, str], *, require_args: bool = True
@@ -103,7 +136,7 @@ class Project:
         """Load every trail under ``paths``; return the trails and every problem found."""
         trails: list[Trail] = []
         problems: list[TrailblazeError] = []
-        given = list(paths) or [self.config.trails_dir]
+        given = list(paths) or self._default_paths()
         try:
             files = discover(given)
         except UsageError as exc:
@@ -132,6 +165,15 @@ class Project:
                 continue
             trails.append(trail)
         return trails, problems
+
+    def _default_paths(self) -> list[Path]:
+        """``trails_dir``, relative to the working directory when it is inside it, so messages
+        and reports name files as the user would type them (``trails/a.trail.yaml:3:5``)."""
+        folder = self.config.trails_dir
+        try:
+            return [folder.relative_to(Path.cwd())]
+        except ValueError:
+            return [folder]
 
     def _root_for(self, path: Path, given: Iterable[Path]) -> Path:
         resolved = path.resolve()

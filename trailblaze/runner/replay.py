@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.commands import QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError
@@ -21,6 +21,9 @@ from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
 from trailblaze.tools.resolve import CallFailed, ExecutedCall, Resolver
 from trailblaze.trail.interpolate import resolver, substitute
 from trailblaze.trail.model import Step, Trail
+
+if TYPE_CHECKING:
+    from trailblaze.runner.heal import Healer
 
 MAX_INLINE_DEPTH = 8
 
@@ -65,6 +68,8 @@ class ToolRunner:
         self.trail = trail
         self.timeout = timeout
         self.on_report = on_report
+        #: receives each executable call with the arguments to record (the recorder listens here)
+        self.on_executed: Callable[[ExecutedCall], None] | None = None
         self.hook = session.run.project.hook
         self.resolver = Resolver(
             registry=session.registry,
@@ -106,6 +111,8 @@ class ToolRunner:
         )
 
     def _executed(self, executed: ExecutedCall) -> None:
+        if self.on_executed is not None:
+            self.on_executed(executed)
         report = ToolReport(
             name=executed.call.name,
             args=executed.display_args,
@@ -143,6 +150,11 @@ class TrailReplay:
         )
         self._current: StepResult | None = None
         self._exit_code = ExitCode.FAILED
+        self.healer: Healer | None = None
+        if session.run.options.self_heal:  # only then: healing needs agents and the trail writer
+            from trailblaze.runner.heal import Healer
+
+            self.healer = Healer.for_replay(session, self.trail)
 
     async def run(self) -> TrailResult:
         session, trail = self.session, self.trail
@@ -157,6 +169,8 @@ class TrailReplay:
             await session.device.start_trail(trail)
             try:
                 await self._run_steps(runner)
+                if self.healer is not None:
+                    self.healer.finish(self.result)
             finally:
                 await session.device.end_trail(trail)
         except TrailblazeError as exc:
@@ -173,7 +187,7 @@ class TrailReplay:
             self._current.tools.append(report)
 
     def _fail(self, status: str, message: str, exit_code: ExitCode) -> None:
-        if self.result.status == "passed":
+        if self.result.status in ("passed", "healed"):
             self.result.status = status  # type: ignore[assignment]
             self.result.error = message
             self.result.exit_code = exit_code
@@ -181,7 +195,7 @@ class TrailReplay:
     async def _run_steps(self, runner: ToolRunner) -> None:
         for step in self.trail.all_steps:
             text = step_text(step, self.trail, self.session.memory)
-            if self.result.status != "passed":
+            if self.result.status not in ("passed", "healed"):
                 self.result.steps.append(StepResult(step.index, step.kind, text, "skipped"))
                 continue
             result = await self._run_step(step, text, runner)
@@ -189,6 +203,8 @@ class TrailReplay:
             if result.status in ("failed", "error"):
                 where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
                 self._fail(result.status, f"{where} ({text}): {result.error}", self._exit_code)
+            elif result.status == "healed" and self.result.status == "passed":
+                self.result.status = "healed"
 
     async def _run_step(self, step: Step, text: str, runner: ToolRunner) -> StepResult:
         session = self.session
@@ -196,29 +212,39 @@ class TrailReplay:
         self._current = result
         self.hook.trailblaze_step_start(step=step, trail=self.trail, session=session)
         start = time.perf_counter()
-        calls = step.recording_for(session.classifiers)
-        if calls is None:
-            result.status = "error"
-            result.error = no_recording_message(step, self.trail, session)
-            self._exit_code = ExitCode.USAGE
-        else:
-            for attempt in range(1, step.max_retries + 2):
-                result.attempts = attempt
-                result.tools = []
-                try:
-                    for call in calls:
-                        await runner.run(call)
-                except CallFailed as exc:
-                    if attempt <= step.max_retries:
-                        continue
-                    result.status = exc.status  # type: ignore[assignment]
-                    result.error = exc.message
-                    self._exit_code = exc.exit_code
-                break
+        await self._execute_step(step, text, result, runner)
         result.duration_ms = (time.perf_counter() - start) * 1000
         self._current = None
         self.hook.trailblaze_step_finish(step=step, result=result, session=session)
         return result
+
+    async def _execute_step(self, step: Step, text: str, result: StepResult, runner: ToolRunner) -> None:
+        """Replay the step's recording into ``result``; a ``--self-heal`` agent takes over
+        when it fails (or, for a ``recordable: false`` step, when there is none)."""
+        calls = step.recording_for(self.session.classifiers)
+        if calls is None:
+            result.status = "error"
+            result.error = no_recording_message(step, self.trail, self.session)
+            self._exit_code = ExitCode.USAGE
+        else:
+            await self._replay_calls(step, calls, result, runner)
+        if self.healer is not None and result.status in ("failed", "error"):
+            await self.healer.heal(step, text, result, runner, recorded=calls is not None)
+
+    async def _replay_calls(self, step: Step, calls: list[ToolCall], result: StepResult, runner: ToolRunner) -> None:
+        for attempt in range(1, step.max_retries + 2):
+            result.attempts = attempt
+            result.tools = []
+            try:
+                for call in calls:
+                    await runner.run(call)
+            except CallFailed as exc:
+                if attempt <= step.max_retries:
+                    continue
+                result.status = exc.status  # type: ignore[assignment]
+                result.error = exc.message
+                self._exit_code = exc.exit_code
+            break
 
 
 async def replay_inline(ctx: ToolContext, path: str) -> str:

@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from trailblaze.errors import ExitCode
 
-Status = Literal["passed", "failed", "error", "skipped"]
+#: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out
+Status = Literal["passed", "failed", "error", "skipped", "healed"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
 
@@ -39,6 +40,31 @@ class ToolReport:
 
 
 @dataclass(slots=True)
+class AgentReport:
+    """Who worked a step out from its text (``record``, ``run --self-heal``) and at what cost."""
+
+    name: str
+    status: str
+    explanation: str = ""
+    model: str | None = None
+    turns: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "explanation": self.explanation,
+            "model": self.model,
+            "turns": self.turns,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+
+
+@dataclass(slots=True)
 class StepResult:
     index: int
     kind: str
@@ -48,6 +74,10 @@ class StepResult:
     error: str | None = None
     attempts: int = 1
     tools: list[ToolReport] = field(default_factory=list)
+    #: set when an agent worked on the step
+    agent: AgentReport | None = None
+    #: the step's new recording is (or, with --dry-run, would be) written into the trail file
+    recorded: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +89,8 @@ class StepResult:
             "error": self.error,
             "attempts": self.attempts,
             "tools": [t.to_dict() for t in self.tools],
+            "agent": self.agent.to_dict() if self.agent is not None else None,
+            "recorded": self.recorded,
         }
 
 
@@ -76,6 +108,8 @@ class TrailResult:
     exit_code: ExitCode = ExitCode.OK
     tags: list[str] = field(default_factory=list)
     skip_reason: str | None = None
+    #: new recordings were written into the trail file (``record``, ``--save-recording``)
+    recording_saved: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +123,7 @@ class TrailResult:
             "error": self.error,
             "tags": self.tags,
             "skip_reason": self.skip_reason,
+            "recording_saved": self.recording_saved,
             "steps": [s.to_dict() for s in self.steps],
         }
 
@@ -120,6 +155,7 @@ class RunResult:
                 "failed": self.count("failed"),
                 "error": self.count("error"),
                 "skipped": self.count("skipped"),
+                "healed": self.count("healed"),
                 "duration_ms": round(self.duration_ms, 3),
             },
             "exit_code": int(self.exit_code),

@@ -104,6 +104,7 @@ class Executor:
                     self._finish(item, self._errored(item.planned, str(exc), exc.exit_code), None)
                 continue
             slots = max(1, min(options.workers, self.project.drivers.resolve(driver_key).sessions_per_device))
+            indexes = self._by_target(indexes)
             if options.shard_split is not None:
                 shared = _Queue(deque(_Item((i, 0), self.run.planned[i]) for i in indexes))
                 lanes.extend(_Lane(driver_key, d, shared) for d in devices for _ in range(slots))
@@ -119,6 +120,13 @@ class Executor:
         for lane in lanes:
             lane.queue.lanes_alive += 1
         return lanes
+
+    def _by_target(self, indexes: list[int]) -> list[int]:
+        """Trails of one target next to each other, so a lane opens a session per target once."""
+        first: dict[str | None, int] = {}
+        for index in indexes:
+            first.setdefault(self.run.planned[index].target, index)
+        return sorted(indexes, key=lambda i: first[self.run.planned[i].target])
 
     async def _devices(self, driver_key: str) -> list[str | None]:
         """The devices to use for ``driver_key``: given ones, discovered ones, or the default."""
@@ -149,14 +157,22 @@ class Executor:
         try:
             while not self.stop and queue.items:
                 item = queue.items.popleft()
+                if session is not None and session.target != item.planned.target:
+                    closing, session = session, None  # another app target: its own servers and toolsets
+                    await self._close(closing)
                 if session is None:
                     try:
-                        session = await self._open(lane)
+                        session = await self._open(lane, item.planned.target)
                     except Exception as exc:
                         self._lane_failed(lane, item, exc)
                         return
                 planned = dataclasses.replace(item.planned, device_id=session.info.id)
-                self._finish(item, await self._run_trail(session, planned), session)
+                try:
+                    result = await self._run_trail(session, planned)
+                except asyncio.CancelledError:  # report the trail that was running, then stop
+                    self._finish(item, self._errored(planned, "interrupted", ExitCode.INTERRUPTED), session)
+                    raise
+                self._finish(item, result, session)
         finally:
             queue.lanes_alive -= 1
             if session is not None:
@@ -177,10 +193,14 @@ class Executor:
             self._finish(pending, self._errored(planned, message, code), None)
         lane.queue.items.clear()
 
-    async def _open(self, lane: _Lane) -> Session:
+    async def _open(self, lane: _Lane, target: str | None) -> Session:
         driver = await self._driver(lane.driver_key)
         device = await driver.open(lane.device_id)
-        session = Session(self.run, driver, device, self.project.tools.for_device(driver.key, driver.platform))
+        registry = self.project.tools.for_device(driver.key, driver.platform)
+        session = Session(self.run, driver, device, registry, target=target)
+        target_url = self._target_base_url(target)
+        if target_url is not None and hasattr(device, "base_url"):
+            device.base_url = target_url
         await session.exit_stack.__aenter__()
         session.exit_stack.push_async_callback(device.close)
         try:
@@ -207,6 +227,10 @@ class Executor:
             if problems:
                 error = ErrorList(problems)
                 return self._errored(planned, str(error), error.exit_code)
+        return await self.run_trail(session, planned)
+
+    async def run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
+        """Run one trail on its session (``trailblaze record`` walks it with an agent instead)."""
         return await TrailReplay(session, planned).run()
 
     def _finish(self, item: _Item, result: TrailResult, session: Session | None) -> None:
@@ -260,10 +284,19 @@ class Executor:
                 self._started.add(key)
         return driver
 
+    def _target_base_url(self, target: str | None) -> str | None:
+        """A target's own ``base_url`` (a URL) replaces the run's for its sessions, unless
+        ``--base-url`` was given."""
+        config = self.project.config.project.targets.get(target) if target else None
+        if config is None or not config.base_url or self.run.options.base_url:
+            return None
+        return config.base_url if "://" in config.base_url else None
+
     def _driver_options(self) -> DriverOptions:
         project = self.project.config.project
         options = self.run.options
-        target = project.targets.get(project.target) if project.target else None
+        default = options.target or project.target
+        target = project.targets.get(default) if default else None
         base_url = options.base_url or (target.base_url if target else None) or project.base_url
         if base_url and "://" not in base_url and base_url != "sample-app" and not base_url.startswith("/"):
             base_url = str(self.project.config.resolve(base_url))
@@ -274,6 +307,7 @@ class Executor:
             base_url=base_url,
             artifacts_dir=options.artifacts_dir,
             settle_timeout=project.settle_timeout,
+            extra=_driver_extra(options),
         )
 
     async def _close_drivers(self) -> None:
@@ -282,13 +316,18 @@ class Executor:
                 await driver.close()
 
 
+def _driver_extra(options: RunOptions) -> dict[str, Any]:
+    port = options.remote_debugging_port
+    return {} if port is None else {"remote_debugging_port": port}
+
+
 async def _gather(results: list[Awaitable[Any] | None]) -> None:
     pending = [r for r in results if r is not None]
     if pending:
         await asyncio.gather(*pending)
 
 
-async def execute(run: Run) -> RunResult:
+async def execute(run: Run, executor: Executor | None = None) -> RunResult:
     """Run the plan; SIGTERM is treated like Ctrl-C (clean up, report, exit 130)."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
@@ -300,7 +339,7 @@ async def execute(run: Run) -> RunResult:
         except (NotImplementedError, RuntimeError):  # not the main thread, or not supported
             pass
     try:
-        return await Executor(run).execute()
+        return await (executor or Executor(run)).execute()
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGTERM)

@@ -31,6 +31,8 @@ class RunOptions:
 
     paths: list[Path] = field(default_factory=list)
     driver: str | None = None
+    #: the app target for trails that do not name one (``--target``; else ``target:`` in trailblaze.yaml)
+    target: str | None = None
     #: device ids (``--device``, repeatable); empty: the configured or the driver's default
     devices: list[str] = field(default_factory=list)
     all_devices: bool = False
@@ -49,6 +51,14 @@ class RunOptions:
     artifacts_dir: Path | None = None
     #: -1 quiet, 0 normal, 1 steps, 2 tool calls (the terminal reporter reads it)
     verbosity: int = 0
+    #: ``--self-heal``: a failing recorded step is worked out by ``agent`` from its text
+    self_heal: bool = False
+    #: the agent for ``--self-heal`` (and ``trailblaze record``)
+    agent: str | None = None
+    #: ``--save-recording``: a healed trail's new recordings replace the old ones in the file
+    save_recording: bool = False
+    #: web: open the browser to CDP clients on this port (0: a free one), e.g. to script a demonstration
+    remote_debugging_port: int | None = None
 
 
 @dataclass(slots=True)
@@ -59,6 +69,8 @@ class PlannedTrail:
     driver_key: str
     device_id: str | None = None
     skip_reason: str | None = None
+    #: the app target (seed 002): the trail's ``config.target``, else ``--target``, else trailblaze.yaml's
+    target: str | None = None
 
 
 @dataclass(slots=True)
@@ -93,6 +105,8 @@ class Session:
     state: dict[str, Any] = field(default_factory=dict)
     trail: Trail | None = None
     memory: dict[str, Any] = field(default_factory=dict)
+    #: the app target this session was opened for (its MCP servers and toolsets follow from it)
+    target: str | None = None
 
     @property
     def info(self) -> DeviceInfo:

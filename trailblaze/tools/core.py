@@ -115,7 +115,7 @@ def assert_math(expression: str, expected: float | int | str) -> str:
     try:
         value = _evaluate(expression)
         wanted = float(expected)
-    except (ValueError, SyntaxError, ZeroDivisionError, TypeError) as exc:
+    except (ValueError, SyntaxError, ArithmeticError, TypeError) as exc:
         raise ToolFailure(f"cannot evaluate {expression!r}: {exc}") from None
     if not math.isclose(value, wanted, rel_tol=1e-9, abs_tol=1e-9):
         raise ToolFailure(f"{expression} = {value:g}, expected {wanted:g}")
@@ -236,7 +236,10 @@ def _evaluate(expression: str) -> float:
         if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
             if isinstance(node.op, ast.Pow) and abs(visit(node.right)) > 100:
                 raise ValueError("exponent too large")
-            return _OPERATORS[type(node.op)](visit(node.left), visit(node.right))
+            result = _OPERATORS[type(node.op)](visit(node.left), visit(node.right))
+            if isinstance(result, complex):  # (-8) ** 0.5
+                raise ValueError("the result is not a real number")
+            return result
         if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
             return _OPERATORS[type(node.op)](visit(node.operand))
         raise ValueError(f"only numbers and + - * / // % ** are allowed, found {type(node).__name__}")

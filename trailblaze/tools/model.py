@@ -54,6 +54,8 @@ class ToolMetadata:
             "isDelegating": self.delegating,
             "requiresHost": self.requires_host,
             "isVerification": self.verification,
+            "requiresContext": self.requires_context,
+            "toolset": self.toolset,
         }
 
 

@@ -30,6 +30,8 @@ from trailblaze.trail.interpolate import Reference, has_references, resolver, su
 
 MAX_DELEGATION_DEPTH = 16
 MASK = "***"
+#: Shorter values are not masked in messages: hiding every "1" or "on" would garble them.
+MIN_SECRET_LENGTH = 4
 
 
 class CallFailed(Exception):
@@ -81,16 +83,35 @@ class Resolver:
     arg_values: Mapping[str, Any] = field(default_factory=dict)
     on_executed: Callable[[ExecutedCall], None] | None = None
     max_depth: int = MAX_DELEGATION_DEPTH
+    #: values reports must not show: the ``${ENV}`` values calls used and their secret arguments
+    secrets: set[str] = field(default_factory=set)
 
     async def run(self, call: ToolCall, chain: tuple[str, ...] = ()) -> None:
         """Execute ``call`` (and whatever it delegates to); raise :class:`CallFailed` on failure."""
         spec = self._lookup(call, chain)
         exec_args = self._interpolate(call, chain)
-        self._validate(spec, exec_args, call, chain)
-        if spec.metadata.delegating:
-            await self._delegate(spec, call, exec_args, chain)
-        else:
-            await self._execute(spec, call, exec_args, chain)
+        self._keep_secret(*(exec_args.get(key) for key in spec.secret_fields))
+        try:
+            self._validate(spec, exec_args, call, chain)
+            if spec.metadata.delegating:
+                await self._delegate(spec, call, exec_args, chain)
+            else:
+                await self._execute(spec, call, exec_args, chain)
+        except CallFailed as exc:
+            exc.message = self.redact(exc.message)
+            raise
+
+    def _keep_secret(self, *values: Any) -> None:
+        for value in values:
+            if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
+                self.secrets.add(value)
+
+    def redact(self, text: str) -> str:
+        """``text`` with every secret seen so far replaced by ``***`` (error messages may quote
+        what a tool was given or read back: a page's text, a field's value)."""
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            text = text.replace(secret, MASK)
+        return text
 
     # -- steps of run() ------------------------------------------------------------------------
 
@@ -119,6 +140,8 @@ class Resolver:
             found = lookup(ref)
             if not found[0]:
                 missing.append(ref)
+            elif ref.namespace == "env":
+                self._keep_secret(found[1])
             return found
 
         resolved = substitute(args, tracking)
@@ -162,8 +185,15 @@ class Resolver:
         start = time.perf_counter()
         try:
             outcome = await self._invoke(spec, call.with_args(args), chain)
+            if outcome.delegates:  # Trailblaze must be the invoker: delegates need a delegating tool
+                raise CallFailed.error(
+                    f"{spec.name} ({spec.source or 'unknown source'}) returned delegates but is not a delegating "
+                    f"tool; mark it delegating (trailblaze/isDelegating) so they are executed and recorded",
+                    ExitCode.USAGE,
+                )
             executed.output = outcome.output
         except CallFailed as exc:
+            exc.message = self.redact(exc.message)
             executed.status = exc.status
             executed.error = exc.message
             raise
@@ -194,9 +224,19 @@ class Resolver:
             ) from exc
 
     def display_args(self, spec: ToolSpec, call: ToolCall) -> dict[str, Any]:
-        """Arguments as reports show them: args and memory filled in, ``${ENV}`` and secrets hidden."""
+        """Arguments as reports show them: args and memory filled in, ``${ENV}`` and secrets hidden
+        (also where a delegating tool passed a secret on as a plain value)."""
         shown = substitute(strip_reason(call.args), resolver(self.arg_values, self.memory, None))
-        return {k: MASK if k in spec.secret_fields else v for k, v in dict(shown).items()}
+        return {k: MASK if k in spec.secret_fields else self._redact_value(v) for k, v in dict(shown).items()}
+
+    def _redact_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, Mapping):
+            return {k: self._redact_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._redact_value(v) for v in value]
+        return value
 
 
 def _text(exc: BaseException) -> str:

@@ -19,7 +19,7 @@ from trailblaze.tools.model import ToolCall
 from trailblaze.trail.interpolate import NAMESPACES, references
 from trailblaze.trail.model import ANY_CLASSIFIER, ArgDecl, Step, StepKind, Trail, TrailConfig
 from trailblaze.validation import describe_errors
-from trailblaze.yamlsource import PathKey, YamlDocument, load_path
+from trailblaze.yamlsource import PathKey, YamlDocument, load_path, load_text
 
 _STEP_KEYS = {"step", "verify", "recording", "recordable", "maxRetries"}
 _LEGACY_PROMPT_KEYS = {"step", "verify", "recording", "recordable", "maxRetries"}
@@ -35,9 +35,13 @@ def load_trail(
     arg_values: Mapping[str, str] | None = None,
     environ: Mapping[str, str] | None = None,
     require_args: bool = True,
+    text: str | None = None,
 ) -> Trail:
-    """Load and check one trail file; raise :class:`TrailErrors` listing every problem found."""
-    doc = load_path(path)
+    """Load and check one trail file; raise :class:`TrailErrors` listing every problem found.
+
+    With ``text``, that is parsed as the content of ``path`` (the writer checks what it is about
+    to write this way, before the file is touched)."""
+    doc = load_path(path) if text is None else load_text(text, str(path))
     parser = _Parser(doc, path, os.environ if environ is None else environ)
     trail = parser.parse(root)
     if trail is not None:
@@ -55,6 +59,17 @@ class TrailErrors(ErrorList):
     def __init__(self, errors: list[TrailblazeError], trail: Trail | None) -> None:
         super().__init__(errors)
         self.trail = trail
+
+
+def legacy_classifier(path: Path, config: TrailConfig | None) -> str:
+    """Legacy recordings are not keyed by device: the file name (``android-phone.trail.yaml``)
+    or ``config.platform`` says which device they are for; otherwise any device (``*``)."""
+    m = _CLASSIFIER_FILE.match(path.name)
+    if m:
+        return m.group(1)
+    if config is not None and config.platform:
+        return config.platform.lower()
+    return ANY_CLASSIFIER
 
 
 def trail_id(path: Path, root: Path | None) -> str:
@@ -144,7 +159,8 @@ class _Parser:
                 classifier = self._legacy_classifier(config)
                 calls = self._calls(value, (i, "tools"))
                 if calls is not None:
-                    steps.append(Step(len(steps), "step", None, {classifier: calls}, self.where((i, "tools"))))
+                    where = self.where((i, "tools"))
+                    steps.append(Step(len(steps), "step", None, {classifier: calls}, where, key_path=(i,)))
             elif key == "prompts":
                 if not isinstance(value, list):
                     self.problem("'prompts:' must be a list of '- step:' items", (i, "prompts"))
@@ -169,14 +185,7 @@ class _Parser:
         )
 
     def _legacy_classifier(self, config: TrailConfig | None) -> str:
-        """Legacy recordings are not keyed by device: the file name (``android-phone.trail.yaml``)
-        or ``config.platform`` says which device they are for; otherwise any device."""
-        m = _CLASSIFIER_FILE.match(self.path.name)
-        if m:
-            return m.group(1)
-        if config is not None and config.platform:
-            return config.platform.lower()
-        return ANY_CLASSIFIER
+        return legacy_classifier(self.path, config)
 
     # -- pieces --------------------------------------------------------------------------------
 
@@ -209,7 +218,8 @@ class _Parser:
                         f"a trailhead runs exactly one tool per device, found {len(calls)} for {classifier!r}",
                         (*key_path, "recording", classifier),
                     )
-        return Step(-1, "trailhead", text if isinstance(text, str) else None, recordings, self.where(key_path))
+        text = text if isinstance(text, str) else None
+        return Step(-1, "trailhead", text, recordings, self.where(key_path), key_path=tuple(key_path))
 
     def _step(self, raw: Any, key_path: PathKey, index: int, legacy: TrailConfig | None = None) -> Step | None:
         if not isinstance(raw, dict):
@@ -240,7 +250,7 @@ class _Parser:
             recordings = self._legacy_recording(raw.get("recording"), rec_path, legacy, "recording" in raw)
         else:
             recordings = self._recordings(raw.get("recording"), rec_path, "recording" in raw)
-        return Step(index, kind, text, recordings, self.where(key_path), recordable, max_retries)
+        return Step(index, kind, text, recordings, self.where(key_path), recordable, max_retries, tuple(key_path))
 
     def _recordings(self, raw: Any, key_path: PathKey, present: bool) -> dict[str, list[ToolCall]] | None:
         if not present:

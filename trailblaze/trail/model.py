@@ -53,6 +53,34 @@ class TrailConfig(BaseModel):
     driver: str | None = None
 
 
+def lookup_order(classifiers: Sequence[str]) -> list[str]:
+    """Classifiers as written, then their shorter prefixes (``android-phone`` → ``android``)."""
+    keys = list(classifiers)
+    for classifier in classifiers:
+        parts = classifier.split("-")
+        while len(parts) > 1:
+            parts.pop()
+            key = "-".join(parts)
+            if key not in keys:
+                keys.append(key)
+    return keys
+
+
+def classifier_to_record(step: Step, trail: Trail, classifiers: Sequence[str]) -> str:
+    """Where a new recording for this device goes: under the key an existing recording for it
+    was found (it is replaced), else a classifier the trail declares in ``config.devices``,
+    else the device's most general classifier (``android`` rather than ``android-phone``), so
+    other devices of the platform find it too."""
+    found = step.recording_key(classifiers)
+    if found is not None:
+        return found
+    order = lookup_order(classifiers)
+    for declared in trail.config.devices:
+        if declared in order:
+            return declared
+    return order[-1]
+
+
 @dataclass(slots=True)
 class Step:
     """One step of a trail. ``recordings`` is None when the step has no recording at all."""
@@ -64,6 +92,8 @@ class Step:
     location: Location
     recordable: bool = True
     max_retries: int = 0
+    #: where the step's mapping is in the YAML document (keys and indexes), for writing it back
+    key_path: tuple[str | int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -78,19 +108,17 @@ class Step:
         Lookup order: each classifier as written, then its shorter prefixes
         (``android-phone`` → ``android``), then a recording for any device (legacy files).
         """
-        if self.recordings is None:
+        key = self.recording_key(classifiers)
+        return None if key is None or self.recordings is None else self.recordings[key]
+
+    def recording_key(self, classifiers: Sequence[str]) -> str | None:
+        """The key of the recording :meth:`recording_for` finds, or None."""
+        if not self.recordings:
             return None
-        for classifier in classifiers:
-            if classifier in self.recordings:
-                return self.recordings[classifier]
-        for classifier in classifiers:
-            parts = classifier.split("-")
-            while len(parts) > 1:
-                parts.pop()
-                key = "-".join(parts)
-                if key in self.recordings:
-                    return self.recordings[key]
-        return self.recordings.get(ANY_CLASSIFIER)
+        for key in lookup_order(classifiers):
+            if key in self.recordings:
+                return key
+        return ANY_CLASSIFIER if ANY_CLASSIFIER in self.recordings else None
 
     def all_calls(self) -> list[ToolCall]:
         return [c for calls in (self.recordings or {}).values() for c in calls]

@@ -7,6 +7,9 @@ installed, else a system Chromium, else a clear error saying how to get one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -77,13 +80,18 @@ class PlaywrightDriver(Driver):
 
             self._server = SampleAppServer().start()
             self.base_url = self._server.url
-        self._playwright = await async_playwright().start()
-        launch: dict[str, Any] = {"headless": self.options.headless, "args": list(CHROMIUM_ARGS)}
+        manager = async_playwright()
+        self._playwright = await manager.start()
+        _quiet_driver_exit(manager)
+        launch: dict[str, Any] = {"headless": self.options.headless, "args": [*CHROMIUM_ARGS, *self._cdp_args()]}
         chromium = self._playwright.chromium
         if self.options.browser:
             if not Path(self.options.browser).is_file():
                 raise UsageError(f"browser not found: {self.options.browser} (from `browser:` in trailblaze.yaml)")
-            self._browser = await chromium.launch(executable_path=self.options.browser, **launch)
+            try:
+                self._browser = await chromium.launch(executable_path=self.options.browser, **launch)
+            except Error as exc:
+                raise InfrastructureError(launch_failure(self.options.browser, exc)) from None
             return
         if Path(chromium.executable_path).is_file():
             try:
@@ -97,8 +105,23 @@ class PlaywrightDriver(Driver):
         try:
             self._browser = await chromium.launch(executable_path=path, **launch)
         except Error as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise InfrastructureError(f"cannot start the browser at {path}: {first}") from None
+            raise InfrastructureError(launch_failure(path, exc)) from None
+
+    def _cdp_args(self) -> list[str]:
+        """``--remote-debugging-port``: other tools (a test scripting a demonstration for the
+        browser agent, DevTools) may connect over CDP; only on 127.0.0.1."""
+        port = self.options.extra.get("remote_debugging_port")
+        if port is None:
+            return []
+        if port == 0:
+            import socket
+            import sys
+
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            print(f"note: the browser accepts CDP connections at http://127.0.0.1:{port}", file=sys.stderr)
+        return [f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1"]
 
     async def devices(self) -> list[DeviceInfo]:
         path = self.options.browser or (system_chromium() or "")
@@ -179,7 +202,14 @@ class WebDevice(Device):
 
     async def end_trail(self, trail: Trail | None) -> None:
         context, self._context, self._page, self._snapshot = self._context, None, None, None
-        if context is not None:
+        if context is None:
+            return
+        from playwright.async_api import Error
+
+        # Closing fails only when the browser is already gone (Ctrl-C reaches Playwright's driver
+        # process too). Nothing is left to close, and raising here would replace the trail's own
+        # outcome, or the run's interruption, with a secondary error.
+        with contextlib.suppress(Error):
             await context.close()
 
     async def close(self) -> None:
@@ -206,9 +236,19 @@ class WebDevice(Device):
         ref: str | None = None,
         timeout: float | None = None,
     ) -> Locator:
+        node_selector = as_node_selector(selector)
+        if node_selector is None and ref is not None:
+            await self._ensure_refs(ref)
         return await locators.resolve(
-            self.page, as_node_selector(selector), ref, self.default_timeout if timeout is None else timeout
+            self.page, node_selector, ref, self.default_timeout if timeout is None else timeout
         )
+
+    async def _ensure_refs(self, ref: str) -> None:
+        """Element refs (``e12``; ``f2e12`` after navigations) exist once the document showing
+        was snapshotted. A ref written in a trail may come before any snapshot of this page:
+        take one (elements keep the refs they already have)."""
+        if locators.is_element_ref(ref) and await locators.for_ref(self.page, ref).count() == 0:
+            await self.view_hierarchy()
 
     def _text_or_id(self, text: str | None, id: str | None) -> Locator:
         page = self.page
@@ -330,14 +370,49 @@ class WebDevice(Device):
         locator = locators.for_ref(self.page, ref)
         if await locator.count() != 1:
             return None
+        if node is None:  # a css= or descriptor ref: ask the page for the element's role and name
+            node = await self._aria_node(locator)
         role = node.class_name if node is not None else None
         name = node.text if node is not None else None
         return await locators.stable_selector(self.page, locator, role, name)
+
+    async def _aria_node(self, locator: Locator) -> ViewNode | None:
+        try:
+            tree = aria.parse_snapshot(await locator.aria_snapshot(timeout=self.timeout_ms))
+        except Exception as exc:
+            if _is_timeout(exc):
+                return None
+            raise
+        return tree.children[0] if tree.children else None
 
     def _find_ref(self, ref: str) -> ViewNode | None:
         if self._snapshot is None:
             return None
         return next((n for n in self._snapshot.walk() if n.ref == ref), None)
+
+
+def launch_failure(path: str, exc: Exception) -> str:
+    """One line for a browser that would not start: what the browser itself last said on
+    stderr if anything, else Playwright's reason — not Playwright's whole launch log."""
+    text = str(exc).strip()
+    said = re.findall(r"\[pid=[^\]]*\]\[err\] *(.+)", text)
+    if said:
+        reason = said[-1].strip()
+    else:
+        reason = text.splitlines()[0] if text else type(exc).__name__
+        reason = re.sub(r"^BrowserType\.launch: (Failed to launch: )?", "", reason)
+    return f"cannot start the browser at {path}: {reason}"
+
+
+def _quiet_driver_exit(manager: Any) -> None:
+    """Ctrl-C in a terminal reaches Playwright's Node.js driver too, and it exits. Playwright then
+    sets an error on a future nobody awaits, and asyncio prints "Future exception was never
+    retrieved" after our clean interrupt report. Reading the error marks it as seen; the
+    interruption itself is reported by the run. (Playwright internals: skipped if they change.)"""
+    transport = getattr(getattr(manager, "_client", None), "_transport", None)
+    future = getattr(transport, "on_error_future", None)
+    if isinstance(future, asyncio.Future):
+        future.add_done_callback(lambda f: None if f.cancelled() else f.exception())
 
 
 def scroll_delta(direction: str, amount: int) -> tuple[int, int]:

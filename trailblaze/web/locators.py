@@ -16,6 +16,7 @@ Name fields match the whole accessible name, or equal it literally (upstream sem
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, WebMatch
 
 if TYPE_CHECKING:
-    from playwright.async_api import Locator, Page
+    from playwright.async_api import ElementHandle, Locator, Page
 
 _ARIA_REF = re.compile(r"^(?:f\d+)?e\d+$")
 _DESCRIPTOR = re.compile(r'^\s*([a-z][\w-]*)\s*(?:"(.*)")?\s*$', re.DOTALL)
@@ -110,6 +111,11 @@ def _web_block(base: Any, match: WebMatch) -> Locator:
     return locator
 
 
+def is_element_ref(ref: str) -> bool:
+    """Whether ``ref`` is a snapshot handle (``e12``, ``f1e3`` in a frame)."""
+    return _ARIA_REF.match(ref) is not None
+
+
 def for_ref(page: Page, ref: str) -> Locator:
     if ref.startswith("css="):
         return page.locator(ref[4:])
@@ -120,8 +126,17 @@ def for_ref(page: Page, ref: str) -> Locator:
         role, name = described.group(1), described.group(2)
         if name is None:
             return page.get_by_role(role)  # type: ignore[arg-type]
-        return page.get_by_role(role, name=name, exact=True)  # type: ignore[arg-type]
+        return page.get_by_role(role, name=_unquote(name), exact=True)  # type: ignore[arg-type]
     raise ToolFailure(f"ref {ref!r} is neither an element ref (e12), css=<selector> nor 'role \"name\"'")
+
+
+def _unquote(name: str) -> str:
+    """The name inside ``role "name"`` as snapshots write it: JSON string escapes (``\\"``)."""
+    try:
+        decoded = json.loads(f'"{name}"')
+    except json.JSONDecodeError:
+        return name
+    return decoded if isinstance(decoded, str) else name
 
 
 def needs_layout(selector: NodeSelector) -> bool:
@@ -201,9 +216,12 @@ el => {
 """
 
 
-async def stable_selector(page: Page, locator: Locator, role: str | None, name: str | None) -> dict[str, Any]:
-    """The most stable ``nodeSelector`` that finds exactly this element: test id, then role and
-    accessible name, then id, then a CSS path. Every candidate is checked to match one element."""
+async def stable_selector(
+    page: Page, locator: Locator | ElementHandle, role: str | None, name: str | None
+) -> dict[str, Any]:
+    """The most stable ``nodeSelector`` that finds exactly this element (a locator of it, or
+    the element itself): test id, then role and accessible name, then id, then a CSS path.
+    Every candidate is checked to match one element, and that element."""
     facts: dict[str, Any] = await locator.evaluate(_STABLE_JS)
     candidates: list[dict[str, Any]] = []
     if facts.get("testId"):
@@ -213,7 +231,7 @@ async def stable_selector(page: Page, locator: Locator, role: str | None, name: 
     if facts.get("id"):
         candidates.append({"cssSelector": f"#{facts['id']}"})
     candidates.append({"cssSelector": facts["css"] or "body"})
-    handle = await locator.element_handle()
+    handle = await locator.element_handle() if hasattr(locator, "element_handle") else locator
     for candidate in candidates:
         selector = NodeSelector.model_validate({"web": candidate})
         found = build(page, selector)

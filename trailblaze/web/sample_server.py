@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,14 +17,25 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser context closing mid-request (a trail ended) resets its connections; that is
+        # not a server problem, and a traceback in the run's output would say it is.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class SampleAppServer:
     """A static file server in a background thread. ``url`` is known once started."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, directory: Path = SAMPLE_APP_DIR) -> None:
         handler = functools.partial(_QuietHandler, directory=str(directory))
-        self._server = ThreadingHTTPServer((host, port), handler)
-        self._server.daemon_threads = True
+        self._server = _Server((host, port), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, name="sample-app", daemon=True)
+        self._serving = False
 
     @property
     def url(self) -> str:
@@ -31,12 +43,15 @@ class SampleAppServer:
         return f"http://{host!s}:{port}"
 
     def start(self) -> SampleAppServer:
+        self._serving = True
         self._thread.start()
         return self
 
     def serve_forever(self) -> None:
+        self._serving = True
         self._server.serve_forever()
 
     def stop(self) -> None:
-        self._server.shutdown()
+        if self._serving:  # shutdown() waits for a serve_forever() loop, forever if none ever ran
+            self._server.shutdown()
         self._server.server_close()

@@ -63,6 +63,9 @@ _NAMED_KEYS.update(
 )
 
 
+_PLAYWRIGHT_METHOD = re.compile(r"^[A-Z]\w*\.\w+: ")
+
+
 def _device(ctx: ToolContext) -> WebDevice:
     device: WebDevice = ctx.driver
     return device
@@ -84,6 +87,7 @@ async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[
         raise ToolFailure(f"{what}: not possible within {timeout:g}s; on screen: {await _outline(ctx)}") from None
     except Error as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = _PLAYWRIGHT_METHOD.sub("", message)  # "Page.goto: …": Playwright's API, not the trail's
         if "strict mode violation" in message:
             count = re.search(r"resolved to (\d+) elements", message)
             n = count.group(1) if count else "several"
@@ -376,24 +380,35 @@ async def _wait_for_value(
     timeout: float,
     what: str,
 ) -> str | None:
+    """Wait until the element's text, value or attribute matches ``expected``; when it never
+    does, fail with the value it had (a wrong value is the answer, not "not possible")."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
     deadline = time.monotonic() + timeout
+    element = locator.first
+    async with _acting(ctx, what, timeout):
+        await element.wait_for(state="attached", timeout=timeout * 1000)
     actual: str | None = None
     while True:
+        remaining_ms = max(100.0, (deadline - time.monotonic()) * 1000)
+        # a timeout here means the element was replaced while we looked: look again until the deadline
         async with _acting(ctx, what, timeout):
-            element = locator.first
-            await element.wait_for(state="attached", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
-            if kind == "VALUE":
-                actual = await element.input_value(timeout=timeout * 1000)
-            elif kind == "ATTRIBUTE":
-                actual = await element.get_attribute(attribute or "", timeout=timeout * 1000)
-            else:
-                actual = " ".join((await element.inner_text(timeout=timeout * 1000)).split())
+            with contextlib.suppress(PlaywrightTimeout):
+                actual = await _read(element, kind, attribute, remaining_ms)
         if actual is not None and (text_matches(expected, actual) or text_matches(expected, actual.strip())):
             return actual
         if time.monotonic() >= deadline:
             shown = f"{kind.lower()} of {what}" if kind != "ATTRIBUTE" else f"{attribute} of {what}"
             raise ToolFailure(f"{shown} is {actual!r}, expected {expected!r} (waited {timeout:g}s)")
         await asyncio.sleep(0.1)
+
+
+async def _read(element: Locator, kind: str, attribute: str | None, timeout_ms: float) -> str | None:
+    if kind == "VALUE":
+        return await element.input_value(timeout=timeout_ms)
+    if kind == "ATTRIBUTE":
+        return await element.get_attribute(attribute or "", timeout=timeout_ms)
+    return " ".join((await element.inner_text(timeout=timeout_ms)).split())
 
 
 @tool(name="web_currentUrl", platforms=WEB)

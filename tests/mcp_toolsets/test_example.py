@@ -1,0 +1,32 @@
+"""The example MCP toolsets (plugins-examples/mcp-toolsets) run green, as a user would run them."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT, CliRunner
+
+EXAMPLE = ROOT / "plugins-examples" / "mcp-toolsets"
+
+pytestmark = pytest.mark.usefixtures("browser")
+
+
+def test_the_python_and_javascript_toolsets_run_their_trails(cli: CliRunner) -> None:
+    if not (EXAMPLE / "js_tools" / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pytest.fail("the JavaScript example's packages are not installed: run `make peers`")
+    result = cli("run", "--json", "results.json", cwd=EXAMPLE, timeout=300)
+    try:
+        assert result.returncode == 0, result.output
+        trails = {t["id"]: t for t in result.json()["trails"]}
+    finally:
+        (EXAMPLE / "results.json").unlink(missing_ok=True)
+    assert set(trails) == {"mcp/sign-up", "mcp/filter-list"}
+    sign_up = trails["mcp/sign-up"]["steps"][0]["tools"]
+    assert [(t["name"], t["delegated_from"]) for t in sign_up] == [
+        ("web_navigate", ["js_signUp", "sample_openForms"]),  # JavaScript → Python
+        ("web_type", ["js_signUp", "js_fillContactForm"]),
+        ("web_type", ["js_signUp", "js_fillContactForm"]),
+        ("web_selectOption", ["js_signUp", "js_fillContactForm"]),
+        ("web_click", ["js_signUp", "js_fillContactForm"]),
+        ("web_verifyTextVisible", ["js_signUp"]),
+    ]
+    assert [t["name"] for t in trails["mcp/filter-list"]["steps"][0]["tools"]] == ["sample_filterList"]

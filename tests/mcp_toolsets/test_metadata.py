@@ -1,0 +1,144 @@
+"""The trailblaze/* metadata: every key, the precedence of its four layers, driver filtering."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CliRunner, Project
+
+from trailblaze.errors import InfrastructureError
+from trailblaze.mcp import metadata
+from trailblaze.tools.model import ToolMetadata
+
+
+def test_merge_takes_each_key_from_the_highest_layer_that_has_it() -> None:
+    server = metadata.tool_meta_layer({"trailblaze/isDelegating": True, "other.vendor/x": 1}, "s")
+    registry = metadata.registry_layer({"groups": ["reg"], "isDelegating": False, "exposedToLlm": False}, "s")
+    tool_meta = metadata.overlay_layer({"trailblaze/groups": ["tool"], "trailblaze/requiresHost": True})
+    default = metadata.overlay_layer({"trailblaze/requiresHost": False, "trailblaze/toolset": "d"})
+    merged = metadata.merge([server, registry, tool_meta, default], toolset="fallback")
+    assert merged == ToolMetadata(
+        delegating=True,
+        recordable=False,  # delegating tools record what they delegate to
+        groups=("reg",),
+        exposed_to_llm=False,
+        requires_host=True,
+        toolset="d",
+    )
+    assert metadata.merge([], toolset="fallback") == ToolMetadata(toolset="fallback")
+
+
+def test_platforms_are_case_insensitive_and_drivers_match_keys_and_aliases() -> None:
+    meta = metadata.merge([metadata.tool_meta_layer({"trailblaze/supportedPlatforms": ["WEB", "Android"]}, "s")])
+    assert meta.platforms == frozenset({"web", "android"})
+    assert metadata.applies(meta, ["playwright-native", "web"], "web")
+    assert not metadata.applies(meta, ["ios-wda"], "ios")
+    by_alias = metadata.merge([metadata.tool_meta_layer({"trailblaze/supportedDrivers": ["WEB"]}, "s")])
+    assert metadata.applies(by_alias, ["playwright-native", "web"], "web")
+    assert not metadata.applies(by_alias, ["android-uiautomator2"], "android")
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        ({"isRecordable": False}, "unknown key 'isRecordable'"),
+        ({"trailblaze/isRecorded": False}, "unknown key 'trailblaze/isRecorded'"),
+        ({"trailblaze/isRecordable": "no"}, "trailblaze/isRecordable must be true or false, got 'no'"),
+        ({"trailblaze/groups": "auth"}, "trailblaze/groups must be a list of names, got 'auth'"),
+        ({"trailblaze/toolset": ""}, "trailblaze/toolset must be a name"),
+    ],
+)
+def test_overlays_are_validated(meta: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        metadata.check_overlay(meta, "default_meta")
+
+
+def test_a_server_shipping_a_wrong_type_is_named() -> None:
+    with pytest.raises(
+        InfrastructureError, match=r"server x, tool y: _meta trailblaze/isDelegating must be true or false"
+    ):
+        metadata.tool_meta_layer({"trailblaze/isDelegating": "yes"}, "server x, tool y")
+    assert metadata.tool_meta_layer({"trailblaze/fromTheFuture": 1}, "s") == {}  # unknown keys: ignored
+
+
+def _tools(cli: CliRunner, project: Project, driver: str = "web") -> dict[str, dict[str, Any]]:
+    result = cli("tools", "--driver", driver, "--json")
+    assert result.returncode == 0, result.output
+    return {t["name"]: t for t in json.loads(result.stdout) if t["source"].startswith("mcp:")}
+
+
+REGISTRY = json.dumps(
+    {
+        "tools": {
+            "meta_delegating_only": {"groups": ["from-registry"], "isDelegating": False, "exposedToLlm": False},
+            "meta_none": {"platforms": ["web"], "isRecordable": False},
+        },
+        "groups": {"from-registry": {"description": "x", "defaultEnabled": True}},
+        "serverInfo": {"name": "probe", "version": "1"},
+    }
+)
+
+
+def test_every_key_and_the_precedence_as_a_real_server_ships_them(
+    cli: CliRunner, project: Project, probe: Path
+) -> None:
+    project.write(
+        "trailblaze.yaml",
+        f"""
+        tool_sets: [probe]
+        toolsets:
+          probe:
+            mcp_servers:
+              - script: {probe}
+                args: ["--registry", {json.dumps(REGISTRY)}]
+            tool_meta:
+              meta_delegating_only: {{"trailblaze/groups": [from-tool-meta], "trailblaze/requiresHost": true}}
+              meta_none: {{"trailblaze/isRecordable": true, "trailblaze/groups": [from-tool-meta]}}
+            default_meta:
+              "trailblaze/requiresHost": false
+              "trailblaze/groups": [from-default]
+              "trailblaze/isVerification": true
+        """,
+    )
+    tools = _tools(cli, project)
+    every = tools["meta_all"]  # the server's own _meta wins over every overlay
+    assert {k: every[k] for k in every if k not in ("name", "description", "inputSchema")} == {
+        "source": "mcp:probe",
+        "platforms": ["web"],
+        "drivers": ["playwright-native"],
+        "groups": ["auth", "setup"],
+        "exposedToLlm": False,
+        "isRecordable": False,
+        "isDelegating": False,
+        "requiresHost": True,
+        "isVerification": True,
+        "requiresContext": True,
+        "toolset": "probe_set",
+    }
+    assert tools["meta_for_llm"]["exposedToLlm"] is False
+    assert tools["meta_for_llm"]["toolset"] == "probe"  # untagged tools belong to the declaring toolset
+    layered = tools["meta_delegating_only"]
+    assert layered["isDelegating"] is True  # tool _meta beats the registry's False
+    assert layered["groups"] == ["from-registry"]  # the registry beats tool_meta and default_meta
+    assert layered["exposedToLlm"] is False  # from the registry
+    assert layered["requiresHost"] is True  # tool_meta beats default_meta
+    assert layered["isVerification"] is True  # default_meta fills what nobody else set
+    plain = tools["meta_none"]
+    assert plain["isRecordable"] is False  # the registry beats tool_meta
+    assert plain["groups"] == ["from-tool-meta"]
+    assert plain["platforms"] == ["web"]
+    untouched = tools["report"]
+    assert (untouched["isRecordable"], untouched["isDelegating"], untouched["exposedToLlm"]) == (True, False, True)
+    assert untouched["groups"] == ["from-default"]
+
+
+def test_tools_for_other_drivers_and_platforms_do_not_register(cli: CliRunner, project: Project, probe: Path) -> None:
+    project.write("trailblaze.yaml", f"mcp_servers:\n  - script: {probe}\n")
+    tools = _tools(cli, project)
+    assert "android_only" not in tools
+    assert "ios_platform" not in tools
+    assert tools["web_by_alias"]["drivers"] == ["playwright-native"]  # the alias became the key
+    assert {"meta_all", "report", "delegate"} <= set(tools)

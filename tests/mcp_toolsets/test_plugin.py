@@ -1,0 +1,62 @@
+"""The mcp_toolsets plugin: nothing to pay for a project without servers, nothing heavy at start-up."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import CliRunner, Project, cli_env
+
+
+def _imported(args: list[str], cwd: Path) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], cwd=cwd, env=cli_env(), capture_output=True, text=True, check=False
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_start_up_and_checks_do_not_import_the_mcp_sdk(project: Project, probe: Path) -> None:
+    project.write("trailblaze.yaml", f"mcp_servers:\n  - script: {probe}\n")
+    project.trail("t", "trail:\n  - step: s\n    recording:\n      web:\n        - report: {}\n")
+    for args in (["-m", "trailblaze", "--version"], ["-m", "trailblaze", "validate"], ["-m", "trailblaze", "tools"]):
+        modules = _imported(args, project.root)
+        assert not {m for m in modules if m == "mcp" or m.startswith(("mcp.", "mcp_types", "httpx"))}, args
+
+
+def test_the_client_sdk_is_light() -> None:
+    modules = _imported(["-c", "import trailblaze.client"], Path.cwd())
+    assert "trailblaze.client" in modules
+    heavy = {
+        m for m in modules if m.split(".")[0] in {"mcp", "mcp_types", "playwright", "uiautomator2", "wda", "httpx"}
+    }
+    assert heavy == set()
+
+
+def test_a_session_whose_servers_do_not_apply_never_loads_the_sdk(
+    cli: CliRunner, project: Project, probe: Path
+) -> None:
+    project.write(
+        "trailblaze.yaml",
+        f"""
+        tool_sets: [phones]
+        toolsets:
+          phones:
+            platforms: [android]
+            mcp_servers: [{{script: {probe}}}]
+        """,
+    )
+    result = cli("tools", "--driver", "web", "--json")
+    assert result.returncode == 0, result.output
+    assert '"source": "mcp:' not in result.stdout
+    modules = _imported(["-m", "trailblaze", "tools", "--driver", "web", "--json"], project.root)
+    assert "mcp" not in modules
+    assert "trailblaze.mcp.declarations" in modules
+
+
+def test_blocking_the_plugin_leaves_servers_alone(cli: CliRunner, project: Project, probe: Path) -> None:
+    project.write("trailblaze.yaml", f"mcp_servers:\n  - script: {probe}\n")
+    result = cli("tools", "--driver", "web", "--json", "-p", "no:mcp_toolsets")
+    assert result.returncode == 0, result.output
+    assert '"report"' not in result.stdout

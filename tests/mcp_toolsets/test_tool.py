@@ -1,0 +1,255 @@
+"""Calling MCP tools: request _meta, the _trailblazeContext envelope, results, delegation, errors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CliRunner, Project
+
+from .conftest import Recorded
+
+pytestmark = pytest.mark.usefixtures("browser")
+
+
+def _setup(project: Project, probe: Path, extra: str = "") -> None:
+    project.write(
+        "trailblaze.yaml",
+        f"""
+        base_url: sample-app
+        timeout: 5
+        mcp_servers:
+          - script: {probe}
+            env: {{PROBE_SENTINEL: from-yaml}}
+        {extra}
+        """,
+    )
+
+
+def test_a_call_carries_meta_envelope_and_environment(
+    cli: CliRunner, project: Project, probe: Path, recorded: Recorded
+) -> None:
+    _setup(project, probe)
+    project.trail(
+        "calls",
+        """
+        config: {memory: {user: ada}}
+        trail:
+          - step: report
+            recording:
+              web:
+                - report: {note: "hi {{memory.user}}"}
+        """,
+    )
+    result = cli("run", "--json", "results.json", env={**recorded.env, "PROBE_INHERITED": "yes"})
+    assert result.returncode == 0, result.output
+    seen = recorded.one("report")
+    meta = seen["meta"]
+    assert meta["trailblazeInvocationId"].startswith("inv-")
+    tb = meta["trailblaze"]
+    assert tb["baseUrl"].startswith("http://127.0.0.1:")
+    assert tb["baseUrl"].endswith("/rpc")
+    assert tb["sessionId"].startswith("sess-")
+    assert tb["device"] == {
+        "id": "chromium",
+        "platform": "WEB",
+        "driver": "playwright-native",
+        "width": 1280,
+        "height": 720,
+    }
+    assert tb["capabilities"] == {"sampling": False, "callbacks": True}
+    assert tb["token"]
+    # a script: server is Trailblaze-aware: it gets the envelope as a reserved argument
+    assert seen["arguments"]["note"] == "hi ada"
+    assert seen["arguments"]["_trailblazeContext"] == {
+        "memory": {"user": "ada"},
+        "device": {"platform": "WEB", "widthPixels": 1280, "heightPixels": 720, "driverType": "playwright-native"},
+    }
+    env = seen["env"]
+    assert env["PROBE_SENTINEL"] == "from-yaml"
+    assert env["PROBE_INHERITED"] == "yes"
+    assert env["TRAILBLAZE_DEVICE_PLATFORM"] == "WEB"
+    assert env["TRAILBLAZE_DEVICE_DRIVER"] == "playwright-native"
+    assert env["TRAILBLAZE_DEVICE_WIDTH_PX"] == "1280"
+    assert env["TRAILBLAZE_DEVICE_HEIGHT_PX"] == "720"
+    assert env["TRAILBLAZE_SESSION_ID"] == tb["sessionId"]
+    assert env["TRAILBLAZE_TOOLSET_FILE"] == str(probe)
+    assert env["TRAILBLAZE_CALLBACK_URL"] == tb["baseUrl"]
+    assert env["TRAILBLAZE_CALLBACK_TOKEN"] == tb["token"]
+    assert seen["cwd"] == str(probe.parent)  # a script runs in its own folder
+    tools = result.json()["trails"][0]["steps"][0]["tools"]
+    assert [(t["name"], t["status"], t["delegated_from"]) for t in tools] == [("report", "passed", [])]
+
+
+PY_PLUGIN = """
+import trailblaze
+from trailblaze import Delegate
+
+
+@trailblaze.tool(name="py_outer", delegating=True)
+async def outer(ctx: trailblaze.ToolContext, page: str) -> list[Delegate]:
+    \"\"\"A Python delegating tool that delegates to an MCP delegating tool.\"\"\"
+    return [
+        Delegate("delegate", {"delegates": [
+            {"tool": "web_navigate", "args": {"url": page}},
+            {"tool": "py_check", "args": {"text": "Forms"}},
+            {"tool": "report", "args": {"note": "inner"}},
+        ]}),
+        Delegate("delegate_structured", {"delegates": [{"tool": "web_verifyTextVisible", "args": {"text": "Forms"}}]}),
+    ]
+
+
+@trailblaze.tool(name="py_check", delegating=True)
+async def check(ctx: trailblaze.ToolContext, text: str) -> list[Delegate]:
+    \"\"\"A Python delegating tool reached through an MCP tool.\"\"\"
+    return [Delegate("web_verifyTextVisible", {"text": text})]
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(outer)
+    register(check)
+"""
+
+
+def test_nested_delegation_through_mcp_and_python_is_executed_and_recorded(
+    cli: CliRunner, project: Project, probe: Path, recorded: Recorded
+) -> None:
+    _setup(project, probe, "plugins: [pytools]")
+    project.write("pytools.py", PY_PLUGIN)
+    project.trail(
+        "nested",
+        """
+        trail:
+          - step: sign up
+            recording:
+              web:
+                - py_outer: {page: /forms.html}
+        """,
+    )
+    result = cli("run", "--json", "results.json", env=recorded.env)
+    assert result.returncode == 0, result.output
+    tools = result.json()["trails"][0]["steps"][0]["tools"]
+    assert [(t["name"], t["delegated_from"]) for t in tools] == [
+        ("web_navigate", ["py_outer", "delegate"]),
+        ("web_verifyTextVisible", ["py_outer", "delegate", "py_check"]),
+        ("report", ["py_outer", "delegate"]),
+        ("web_verifyTextVisible", ["py_outer", "delegate_structured"]),
+    ]
+    assert all(t["recordable"] and t["status"] == "passed" for t in tools)
+    assert recorded.one("report")["note"] == "inner"
+
+
+def test_is_error_fails_the_step_with_the_servers_message(cli: CliRunner, project: Project, probe: Path) -> None:
+    _setup(project, probe)
+    project.trail(
+        "fails",
+        """
+        trail:
+          - step: fail
+            recording:
+              web:
+                - fail: {message: the account is locked}
+          - step: never runs
+            recording:
+              web:
+                - report: {}
+        """,
+    )
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == 1, result.output
+    trail = result.json()["trails"][0]
+    assert trail["status"] == "failed"
+    assert trail["steps"][0]["error"] == "fail: Error executing tool fail: the account is locked"  # the server's text
+    assert trail["steps"][1]["status"] == "skipped"
+
+
+def test_delegates_from_a_tool_not_marked_delegating_are_refused(cli: CliRunner, project: Project, probe: Path) -> None:
+    _setup(project, probe)
+    project.trail(
+        "undeclared",
+        """
+        trail:
+          - step: undeclared
+            recording:
+              web:
+                - undeclared_delegates: {}
+        """,
+    )
+    result = cli("run")
+    assert result.returncode == 3, result.output
+    assert "returned _trailblaze_delegates but is not marked delegating" in result.output
+    assert '"trailblaze/isDelegating": true' in result.output
+
+
+def test_bad_delegates_are_reported_before_any_runs(cli: CliRunner, project: Project, probe: Path) -> None:
+    _setup(project, probe)
+    project.trail(
+        "bad-delegates",
+        """
+        trail:
+          - step: bad
+            recording:
+              web:
+                - delegate:
+                    delegates:
+                      - {tool: report, args: {note: first}}
+                      - {tool: no_such_tool, args: {}}
+        """,
+    )
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == 3, result.output
+    assert "unknown tool 'no_such_tool' (delegated by delegate)" in result.output
+    assert result.json()["trails"][0]["steps"][0]["tools"] == []  # nothing ran
+
+
+def test_arguments_are_checked_against_the_servers_schema(cli: CliRunner, project: Project, probe: Path) -> None:
+    _setup(project, probe)
+    trail = project.trail(
+        "schema",
+        """
+        trail:
+          - step: wrong type
+            recording:
+              web:
+                - report: {note: 5}
+        """,
+    )
+    result = cli("run")
+    assert result.returncode == 3, result.output
+    assert f"{trail.relative_to(project.root)}:5:" in result.output  # trails under the working directory
+    assert "report: note: 5 is not of type 'string'" in result.output
+
+
+def test_only_trailblaze_aware_tools_get_the_envelope(
+    cli: CliRunner, project: Project, probe: Path, recorded: Recorded
+) -> None:
+    project.write(
+        "trailblaze.yaml",
+        f"""
+        base_url: sample-app
+        mcp_servers:
+          - command: {sys.executable}
+            args: [{probe}]
+        """,
+    )
+    project.trail(
+        "aware",
+        """
+        trail:
+          - step: both
+            recording:
+              web:
+                - report: {note: plain}
+                - context_report: {note: marked}
+        """,
+    )
+    result = cli("run", env=recorded.env)
+    assert result.returncode == 0, result.output
+    assert recorded.one("report")["arguments"] == {"note": "plain"}  # a command: server is not Trailblaze-aware
+    marked = recorded.one("context_report")["arguments"]
+    assert marked["note"] == "marked"
+    assert marked["_trailblazeContext"]["device"]["platform"] == "WEB"
+    assert recorded.one("report")["env"]["TRAILBLAZE_TOOLSET_FILE"] == str(project.root / "trailblaze.yaml")
+    assert recorded.one("report")["cwd"] == str(project.root)

@@ -1,0 +1,605 @@
+"""The ``trailblaze`` command as a user meets it: a subprocess, its output and its exit code.
+
+Trail semantics are in tests/runner, the web tools in tests/web/test_tools.py, the reports in
+tests/plugins/test_reporters.py; this module holds the command-line contracts: options,
+exit codes, bad input, the subcommands, and interruption.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import CliRunner, Project, cli_env
+
+from trailblaze import __version__
+
+PASSING = """
+config:
+  title: A passing trail
+trail:
+  - step: Open the about page
+    recording:
+      web:
+        - web_navigate: {url: /about.html}
+        - web_verifyTextVisible: {text: Trailblaze replays trails}
+"""
+
+FAILING = """
+trail:
+  - step: Open the about page
+    recording:
+      web:
+        - web_navigate: {url: /about.html}
+  - verify: A text that is not there
+    recording:
+      web:
+        - web_verifyTextVisible: {text: Not on this page, timeoutMs: 100}
+"""
+
+NO_RECORDING = """
+trail:
+  - step: Open the about page
+"""
+
+TOOL_ERROR = """
+trail:
+  - step: A tool that breaks
+    recording:
+      web:
+        - broken_tool: {}
+"""
+
+BROKEN_TOOL_PLUGIN = '''
+import trailblaze
+
+
+@trailblaze.tool(name="broken_tool")
+def broken_tool() -> None:
+    """Raise something that is not a ToolFailure: an error of the tool itself."""
+    raise RuntimeError("the tool itself broke")
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(broken_tool)
+'''
+
+
+# -- the basics -------------------------------------------------------------------------------------
+
+
+def test_version(cli: CliRunner) -> None:
+    result = cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"trailblaze {__version__}"
+
+
+def test_console_script_is_installed(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "trailblaze"
+    proc = subprocess.run([str(script), "-V"], capture_output=True, text=True, cwd=tmp_path, env=cli_env(), check=False)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"trailblaze {__version__}"
+
+
+def test_help_lists_commands_and_run_options(cli: CliRunner) -> None:
+    result = cli("--help")
+    assert result.returncode == 0
+    for command in ("run", "validate", "tools", "plugins", "devices", "init", "sample-app"):
+        assert f"  {command}" in result.stdout
+    run_help = cli("run", "--help").stdout
+    for option in (
+        "--driver",
+        "--device",
+        "--config",
+        "--arg",
+        "--timeout",
+        "--fail-fast",
+        "-x",
+        "--headed",
+        "--json",
+        "--junit",
+    ):
+        assert option in run_help
+    assert "Exit codes" in run_help
+
+
+def test_start_up_imports_no_heavy_library(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "trailblaze", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=cli_env(),
+        check=True,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
+    assert "trailblaze" in imported
+    assert not imported & {"playwright", "mcp", "httpx", "uiautomator2", "wda"}
+
+
+# -- exit codes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_exit_codes_worst_wins_across_trails(cli: CliRunner, project: Project, browser: str) -> None:
+    project.write("broken_tools.py", BROKEN_TOOL_PLUGIN)
+    project.trail("a-passing", PASSING)
+    project.trail("b-failing", FAILING)
+    project.trail("c-tool-error", TOOL_ERROR)
+    project.trail("d-no-recording", NO_RECORDING)
+
+    everything = cli("run", "-p", "broken_tools", "--json", "results.json")
+    statuses = {t["id"]: (t["status"]) for t in everything.json()["trails"]}
+    assert statuses == {
+        "a-passing": "passed",
+        "b-failing": "failed",
+        "c-tool-error": "error",
+        "d-no-recording": "error",
+    }
+    assert everything.returncode == 3, everything.output  # a step without a recording: the trail needs fixing
+
+    without_misuse = cli(
+        "run",
+        "-p",
+        "broken_tools",
+        "trails/a-passing.trail.yaml",
+        "trails/b-failing.trail.yaml",
+        "trails/c-tool-error.trail.yaml",
+    )
+    assert without_misuse.returncode == 2, without_misuse.output  # the tool itself broke
+    assert "broken_tool (broken_tools) raised RuntimeError: the tool itself broke" in without_misuse.output
+
+    # (exit 1 for a failed trail and 0 for all passed are in every other run of the suite)
+
+
+# -- bad input: one clear message, the right code, never a traceback ---------------------------------------
+
+MALFORMED = "trail:\n  - step: Open\n    recording:\n      web:\n        - web_navigate: {url: /a\n"
+WRONG_TYPE = (
+    "trail:\n  - step: Open\n    maxRetries: many\n    recording:\n      web:\n        - web_navigate: {url: /a}\n"
+)
+UNKNOWN_TOOL = "trail:\n  - step: Open\n    recording:\n      web:\n        - web_navigat: {url: /a}\n"
+WRONG_ARGS = "trail:\n  - step: Open\n    recording:\n      web:\n        - web_navigate: {url: 5, speed: fast}\n"
+WITH_ARGS = """
+config:
+  args:
+    count: {type: integer, default: 3}
+    who: {description: who runs it}
+trail:
+  - step: Open {{args.count}} for {{args.who}}
+    recording:
+      web:
+        - web_navigate: {url: /about.html}
+"""
+
+
+@pytest.mark.parametrize(
+    ("files", "args", "code", "expected"),
+    [
+        ({"t.trail.yaml": MALFORMED}, [], 3, "t.trail.yaml:6:1: invalid YAML"),
+        ({"t.trail.yaml": WRONG_TYPE}, [], 3, "t.trail.yaml:3:17: 'maxRetries:' must be a whole number"),
+        (
+            {"t.trail.yaml": UNKNOWN_TOOL},
+            [],
+            3,
+            "t.trail.yaml:5:11: unknown tool 'web_navigat' for driver playwright-native; did you mean",
+        ),
+        ({"t.trail.yaml": WRONG_ARGS}, [], 3, "t.trail.yaml:5:31: web_navigate: url: input should be a valid string"),
+        (
+            {"t.trail.yaml": PASSING},
+            ["--driver", "nope"],
+            3,
+            "unknown driver 'nope' (known drivers: android-uiautomator2, ios-wda, playwright-native)",
+        ),
+        ({}, ["missing.trail.yaml"], 3, "missing.trail.yaml: no such file or directory"),
+        ({"t.trail.yaml": PASSING}, ["--arg", "novalue"], 3, "'novalue': expected NAME=VALUE"),
+        (
+            {"t.trail.yaml": WITH_ARGS},
+            ["--arg", "who=me", "--arg", "count=many"],
+            3,
+            "--arg count: expected an integer",
+        ),
+        ({"t.trail.yaml": WITH_ARGS}, [], 3, "trail argument 'who' is required: pass --arg who=VALUE"),
+        ({"t.trail.yaml": PASSING}, ["--timeout", "0"], 3, "Invalid value for '--timeout'"),
+        ({"t.trail.yaml": PASSING}, ["-c", "nowhere.yaml"], 3, "nowhere.yaml: config file not found"),
+        ({"trailblaze.yaml": "timeout: soon\nbase_urll: x\n"}, [], 3, "trailblaze.yaml:1:10: timeout: input should be"),
+        ({"t.trail.yaml": "trail: []\n"}, [], 3, "'trail:' must be a non-empty list"),
+        ({}, [], 3, "no such file or directory"),
+    ],
+    ids=[
+        "malformed-yaml",
+        "wrong-type",
+        "unknown-tool",
+        "wrong-tool-args",
+        "unknown-driver",
+        "missing-file",
+        "arg-without-value",
+        "arg-of-wrong-type",
+        "required-arg-missing",
+        "bad-timeout",
+        "missing-config",
+        "bad-config",
+        "empty-trail",
+        "no-trails-dir",
+    ],
+)
+def test_bad_input_gets_one_clear_answer(
+    cli: CliRunner, project: Project, files: dict[str, str], args: list[str], code: int, expected: str
+) -> None:
+    for name, text in files.items():
+        project.write(name, text)
+    paths = ["t.trail.yaml"] if "t.trail.yaml" in files and not any(a.endswith(".yaml") for a in args) else []
+    result = cli("run", *args, *paths)
+    assert result.returncode == code, result.output
+    assert expected in result.output
+    assert "Traceback" not in result.output
+    assert result.stdout == ""  # nothing ran, nothing was reported as running
+
+
+def test_bad_input_is_reported_before_a_browser_starts(cli: CliRunner, project: Project) -> None:
+    project.trail("good", PASSING)
+    project.trail("bad", UNKNOWN_TOOL)
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == 3
+    assert "trails/bad.trail.yaml:5:11: unknown tool" in result.stderr
+    assert not (project.root / "results.json").exists()  # nothing half-written
+
+
+@pytest.mark.browser
+def test_a_browser_path_that_does_not_exist_is_misuse(cli: CliRunner, project: Project, browser: str) -> None:
+    project.write("trailblaze.yaml", "base_url: sample-app\nbrowser: no/such/chromium\n")
+    project.trail("t", PASSING)
+    result = cli("run")
+    assert result.returncode == 3
+    assert f"browser not found: {project.root / 'no/such/chromium'}" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("content", "mode", "says"),
+    [
+        ("#!/bin/sh\necho 'this is not a browser' >&2\nexit 1\n", 0o755, "this is not a browser"),
+        ("not even a program\n", 0o644, "EACCES"),
+    ],
+    ids=["exits-at-once", "not-executable"],
+)
+def test_a_browser_that_does_not_start_is_an_infrastructure_error(
+    cli: CliRunner, project: Project, browser: str, content: str, mode: int, says: str
+) -> None:
+    fake = project.write("fake-chromium", content)
+    fake.chmod(mode)
+    project.write("trailblaze.yaml", "base_url: sample-app\nbrowser: fake-chromium\n")
+    project.trail("t", PASSING)
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == 2, result.output
+    error = result.json()["trails"][0]["error"]
+    assert error.startswith(f"cannot start the browser at {fake}: ")
+    assert says in error
+    assert "\n" not in error  # one line, not Playwright's launch log
+    assert "Call log" not in result.output
+    assert "Traceback" not in result.output
+
+
+# -- validate ------------------------------------------------------------------------------------------------
+
+
+def test_validate_reports_every_problem_in_every_file(cli: CliRunner, project: Project) -> None:
+    project.trail("a", UNKNOWN_TOOL)
+    project.trail("b", WRONG_ARGS)
+    project.trail("c", MALFORMED)
+    project.trail("d", PASSING)
+    project.write("trails/sub/trail.yaml", WRONG_TYPE.replace("web_navigate: {url: /a}", "web_click: {}"))
+    result = cli("validate")
+    assert result.returncode == 3
+    errors = sorted(line for line in result.stderr.splitlines() if line.startswith("error: "))
+    assert errors == [
+        "error: trails/a.trail.yaml:5:11: unknown tool 'web_navigat'; did you mean 'web_navigate'?",
+        "error: trails/b.trail.yaml:5:31: web_navigate: url: input should be a valid string",
+        "error: trails/b.trail.yaml:5:41: web_navigate: speed: unknown argument",
+        "error: trails/c.trail.yaml:6:1: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping)",
+        "error: trails/sub/trail.yaml:3:17: 'maxRetries:' must be a whole number ≥ 0",
+    ]
+    assert result.stderr.rstrip().endswith("5 problems")
+    assert "Traceback" not in result.output
+
+
+def test_validate_passes_good_trails_without_a_browser(cli: CliRunner, project: Project) -> None:
+    project.trail("a", PASSING)
+    project.trail("b", WITH_ARGS)  # a required argument may be missing when only validating
+    result = cli("validate")
+    assert result.returncode == 0, result.output
+    assert result.stdout.strip() == "2 trails valid"
+
+
+# -- tools, plugins, devices -------------------------------------------------------------------------------
+
+REGISTRY_KEYS = {
+    "name",
+    "description",
+    "source",
+    "inputSchema",
+    "platforms",
+    "drivers",
+    "groups",
+    "exposedToLlm",
+    "isRecordable",
+    "isDelegating",
+    "requiresHost",
+}
+
+
+def test_tools_json_has_the_registry_keys(cli: CliRunner, project: Project) -> None:
+    result = cli("tools", "--json")
+    assert result.returncode == 0
+    tools = {t["name"]: t for t in json.loads(result.stdout)}
+    for entry in tools.values():
+        assert set(entry) >= REGISTRY_KEYS, entry["name"]
+        assert isinstance(entry["inputSchema"], dict)
+        assert entry["description"]
+    click = tools["web_click"]
+    assert click["source"] == "web_playwright"
+    assert click["platforms"] == ["web"]
+    assert set(click["inputSchema"]["properties"]) >= {"ref", "nodeSelector"}
+    tap = tools["tap"]
+    assert (tap["source"], tap["isDelegating"], tap["isRecordable"], tap["platforms"]) == (
+        "core_tools",
+        True,
+        False,
+        None,
+    )
+    assert tools["web_evaluate"]["exposedToLlm"] is False
+    secret = tools["web_fillSecret"]["inputSchema"]["properties"]["value"]
+    assert secret.get("writeOnly") or secret.get("format") == "password"
+
+
+def test_tools_for_a_driver_are_those_its_sessions_get(cli: CliRunner, project: Project) -> None:
+    project.write("android_tools.py", ANDROID_ONLY_PLUGIN)
+    everything = {t["name"] for t in json.loads(cli("tools", "--json", "-p", "android_tools").stdout)}
+    on_web = {t["name"] for t in json.loads(cli("tools", "--json", "--driver", "web", "-p", "android_tools").stdout)}
+    assert "android_only" in everything
+    assert "android_only" not in on_web
+    assert {"web_click", "tap", "runTrail"} <= on_web
+    plain = cli("tools", "--driver", "PLAYWRIGHT_NATIVE")
+    assert plain.returncode == 0
+    assert "web_navigate" in plain.stdout
+    assert plain.stdout.rstrip().splitlines()[-1].startswith(f"{len(on_web)} tools")
+    assert cli("tools", "--driver", "nope").returncode == 3
+
+
+ANDROID_ONLY_PLUGIN = '''
+import trailblaze
+
+
+@trailblaze.tool(name="android_only", platforms=["android"])
+def android_only() -> None:
+    """Only for Android."""
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(android_only)
+'''
+
+
+def test_plugins_json_lists_the_builtins_with_their_hooks(cli: CliRunner, project: Project) -> None:
+    result = cli("plugins", "--json")
+    assert result.returncode == 0
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    for name in ("trail_files", "core_tools", "web_playwright", "terminal", "json_report", "junit_report"):
+        assert rows[name]["kind"] == "builtin"
+        assert rows[name]["version"] == __version__
+    assert rows["trail_files"]["hooks"] == ["trailblaze_collect_file"]
+    assert "trailblaze_register_drivers" in rows["web_playwright"]["hooks"]
+    assert "trailblaze_run_finish" in rows["json_report"]["hooks"]
+    blocked = {row["name"] for row in json.loads(cli("plugins", "--json", "-p", "no:junit_report").stdout)}
+    assert "junit_report" not in blocked
+    assert "json_report" in blocked
+    plain = cli("plugins").stdout
+    assert f"core_tools {__version__} (builtin: trailblaze.plugins.core_tools)" in plain
+
+
+@pytest.mark.browser
+def test_devices(cli: CliRunner, project: Project, browser: str) -> None:
+    result = cli("devices", "--json")
+    assert result.returncode == 0
+    rows = json.loads(result.stdout)
+    (device,) = [row for row in rows if row["driver"] == "playwright-native"]  # mobile drivers list theirs too
+    assert (device["id"], device["platform"], device["driver"]) == ("chromium", "web", "playwright-native")
+
+
+# -- init -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_init_then_run_is_green(cli: CliRunner, tmp_path: Path, browser: str) -> None:
+    made = cli("init", "my-project")
+    assert made.returncode == 0, made.output
+    root = tmp_path / "my-project"
+    assert (root / "trailblaze.yaml").is_file()
+    assert (root / "trails" / "example.trail.yaml").is_file()
+    assert "cd my-project && trailblaze run" in made.stdout
+    ran = cli("run", cwd=root)
+    assert ran.returncode == 0, ran.output
+    assert "1 passed" in ran.stdout
+
+
+def test_init_refuses_to_overwrite(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "trailblaze.yaml").write_text("timeout: 3\n", encoding="utf-8")
+    refused = cli("init")
+    assert refused.returncode == 3
+    assert "trailblaze.yaml already exists; use --force to overwrite" in refused.stderr
+    assert (tmp_path / "trailblaze.yaml").read_text(encoding="utf-8") == "timeout: 3\n"
+    assert not (tmp_path / "trails").exists()  # nothing half-written
+    forced = cli("init", "--force")
+    assert forced.returncode == 0
+    assert "base_url: sample-app" in (tmp_path / "trailblaze.yaml").read_text(encoding="utf-8")
+
+
+# -- sample-app -----------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_sample_app_serves_until_interrupted(tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "trailblaze", "sample-app", "--port", str(port)]
+    with subprocess.Popen(command, cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.strip() == f"serving the sample app at http://127.0.0.1:{port}/ (Ctrl-C to stop)"
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/forms.html", timeout=10) as response:
+                assert response.status == 200
+                assert "<h1>Forms</h1>" in response.read().decode()
+            busy = subprocess.run(
+                command, capture_output=True, text=True, cwd=tmp_path, env=cli_env(), timeout=30, check=False
+            )
+            assert busy.returncode == 3
+            assert f"cannot listen on 127.0.0.1:{port}" in busy.stderr
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=10) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+# -- output ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_output_is_plain_when_not_a_terminal(tmp_path: Path, project: Project, browser: str) -> None:
+    project.trail("ok", PASSING)
+    project.trail("not-ok", FAILING)
+    env = {k: v for k, v in cli_env().items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["TERM"] = "xterm-256color"
+    proc = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "run", "-vv"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "\x1b" not in proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"trailblaze {__version__} · 2 trails · playwright-native"
+    failed = next(i for i, line in enumerate(lines) if line.startswith("FAILED  not-ok ("))
+    assert (
+        lines[failed + 1]
+        .strip()
+        .startswith(
+            "step 2 (A text that is not there): web_verifyTextVisible: text 'Not on this page' visible: not possible"
+        )
+    )
+    assert any(line.startswith("PASSED  ok (") for line in lines)
+    assert lines[-1].startswith("1 passed, 1 failed in ")
+    assert "      passed  web_navigate" in proc.stdout  # -vv: every tool call
+
+
+# -- interruption -----------------------------------------------------------------------------------------------
+
+SLOW = """
+trail:
+  - step: Open the forms page
+    recording:
+      web:
+        - web_navigate: {url: /forms.html}
+  - step: Wait for a button that never comes
+    recording:
+      web:
+        - web_click: {nodeSelector: {web: {cssSelector: "#never"}}, timeoutMs: 120000}
+"""
+
+
+def processes_with(marker: str) -> list[str]:
+    """Command lines of live processes whose environment carries ``marker`` (our descendants:
+    Playwright's driver and Chromium inherit the environment, whatever their process group)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if f"TRAILBLAZE_TEST_MARKER={marker}".encode() not in (entry / "environ").read_bytes():
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if state != "Z":
+            found.append(command)
+    return found
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to see the process tree")
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_interrupting_a_run(project: Project, browser: str, how: str) -> None:
+    """Ctrl-C in a terminal signals the whole foreground process group (Playwright's driver
+    too); SIGTERM (CI cancelling a job) reaches trailblaze alone. Either way: exit 130, the
+    finished trails and the one in flight reported, nothing left running."""
+    project.trail("a-quick", PASSING)
+    project.trail("b-slow", SLOW)
+    marker = uuid.uuid4().hex
+    command = [sys.executable, "-m", "trailblaze", "run", "-v", "--json", "results.json", "--junit", "results.xml"]
+    env = {**cli_env(), "TRAILBLAZE_TEST_MARKER": marker}
+    with subprocess.Popen(
+        command,
+        cwd=project.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            seen = ""
+            while "PASSED  step 1: Open the forms page" not in seen.split("b-slow", 1)[-1]:
+                line = proc.stdout.readline()
+                assert line, f"the run ended early: {seen}"
+                seen += line
+            assert len(processes_with(marker)) >= 3  # trailblaze, Playwright's driver, Chromium
+            if how == "ctrl-c":
+                os.killpg(proc.pid, signal.SIGINT)
+            else:
+                proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, seen + out + err
+    assert "1 passed, 1 error (interrupted)" in out
+    assert "Traceback" not in err
+    assert "never retrieved" not in err
+    results = json.loads((project.root / "results.json").read_text(encoding="utf-8"))
+    assert results["interrupted"] is True
+    assert results["exit_code"] == 130
+    assert [(t["id"], t["status"], t["error"]) for t in results["trails"]] == [
+        ("a-quick", "passed", None),
+        ("b-slow", "error", "interrupted"),  # the trail that was running
+    ]
+    junit = ET.parse(project.root / "results.xml").getroot()
+    assert [c.get("name") for c in junit.iter("testcase")] == ["a-quick", "b-slow"]
+    deadline = time.monotonic() + 15
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(marker) == []

@@ -1,0 +1,167 @@
+"""The ``playwright-native`` driver and its device, in process against real Chromium.
+
+End-to-end behaviour (browser discovery errors, exit codes) is in test_tools.py and
+tests/test_cli.py; here are the parts a tool author relies on through ``ctx.commands`` and
+``ctx.driver``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trailblaze.errors import ToolFailure, UsageError
+from trailblaze.web.driver import PlaywrightDriver, WebDevice, system_chromium
+
+from .support import a_trail, ref_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+
+def test_system_chromium_is_found(browser: str) -> None:
+    found = system_chromium()
+    assert found is not None
+    assert Path(found).is_file()
+
+
+# -- URLs ------------------------------------------------------------------------------------------
+
+
+async def test_url_rules(device: WebDevice, tmp_path: Path) -> None:
+    assert device.base_url is not None
+    assert device.base_url.startswith("http://127.0.0.1:")
+    assert device.absolute_url("https://example.org/x") == "https://example.org/x"
+    for kept in ("about:blank", "data:text/html,hi", "file:///tmp/a.html"):
+        assert device.absolute_url(kept) == kept
+    assert device.absolute_url("/forms.html") == f"{device.base_url}/forms.html"
+    trail = tmp_path / "deep" / "t.trail.yaml"
+    assert device.absolute_url("page.html", trail) == (tmp_path / "deep" / "page.html").as_uri()
+    assert device.absolute_url("../up.html", trail) == (tmp_path / "up.html").as_uri()
+
+
+async def test_base_url_with_a_path_keeps_it(device: WebDevice) -> None:
+    device.base_url = "http://127.0.0.1:9/app/"
+    assert device.absolute_url("/forms.html") == "http://127.0.0.1:9/app/forms.html"
+    device.base_url = None
+    with pytest.raises(ToolFailure, match="no base_url is configured"):
+        device.absolute_url("/forms.html")
+
+
+# -- isolation ------------------------------------------------------------------------------------------
+
+
+async def test_each_trail_gets_a_fresh_context(device: WebDevice) -> None:
+    await device.navigate("/forms.html")
+    await device.page.evaluate("localStorage.setItem('who', 'first trail'); document.cookie = 'c=1'")
+    await device.navigate("/lists.html")
+    first_page = device.page
+    await device.start_trail(a_trail())
+    assert device.page is not first_page
+    assert first_page.is_closed()
+    assert device.page.url == "about:blank"
+    await device.navigate("/forms.html")
+    state = "[localStorage.getItem('who'), document.cookie, history.length]"
+    assert await device.page.evaluate(state) == [None, "", 2]  # history: about:blank, then this page
+
+
+async def test_the_web_device_has_one_device(web_driver: PlaywrightDriver) -> None:
+    (info,) = await web_driver.devices()
+    assert (info.id, info.platform, info.driver) == ("chromium", "web", "playwright-native")
+    with pytest.raises(UsageError, match="unknown web device 'phone'"):
+        await web_driver.open("phone")
+
+
+# -- refs from snapshots ------------------------------------------------------------------------------
+
+
+async def test_selector_for_ref_gives_a_stable_selector(device: WebDevice) -> None:
+    await device.navigate("/forms.html")
+    snapshot = await device.page.aria_snapshot(mode="ai")
+    assert await device.selector_for_ref(ref_of(snapshot, "textbox", "Name")) == {"web": {"dataTestId": "name-input"}}
+    assert await device.selector_for_ref(ref_of(snapshot, "button", "Clear All")) == {
+        "web": {"ariaRole": "button", "ariaNameRegex": "Clear All"}
+    }
+    assert await device.selector_for_ref("e999") is None
+
+
+async def test_refs_are_numbered_per_document(device: WebDevice) -> None:
+    await device.navigate("/forms.html")
+    forms = await device.page.aria_snapshot(mode="ai")
+    assert await device.selector_for_ref(ref_of(forms, "textbox", "Name")) == {"web": {"dataTestId": "name-input"}}
+    await device.navigate("/lists.html")
+    lists = await device.page.aria_snapshot(mode="ai")  # what an agent sees now
+    filter_ref = ref_of(lists, "searchbox", "Filter items")
+    assert filter_ref not in forms
+    assert await device.selector_for_ref(filter_ref) == {"web": {"dataTestId": "filter-input"}}
+    assert await device.selector_for_ref(ref_of(forms, "textbox", "Name")) is None  # gone with its page
+
+
+async def _snapshot_elsewhere(device: WebDevice, path: str) -> str:
+    """The snapshot of ``path`` as a fresh page shows it (refs are numbered per document)."""
+    assert device.base_url is not None
+    page = await device.page.context.new_page()
+    try:
+        await page.goto(device.base_url + path)
+        return await page.aria_snapshot(mode="ai")
+    finally:
+        await page.close()
+
+
+async def test_an_element_ref_works_before_any_snapshot_of_the_page(device: WebDevice) -> None:
+    ref = ref_of(await _snapshot_elsewhere(device, "/forms.html"), "combobox", "Plan")
+    await device.navigate("/forms.html")
+    locator = await device.locate(None, ref, timeout=2)
+    assert await locator.get_attribute("id") == "plan"
+
+
+# -- Commands, as ctx.commands exposes them ---------------------------------------------------------------
+
+
+async def test_actions_and_queries(device: WebDevice) -> None:
+    await device.navigate("/forms.html")
+    await device.tap(id="name-input")
+    await device.input_text("Grace")
+    await device.tap(selector={"web": {"cssSelector": "#plan"}})
+    await device.press_key("Escape")
+    assert await device.get_element_text(selector={"web": {"dataTestId": "name-input"}}) == "Grace"
+    assert await device.get_element_text(id="plan") == "free"
+    assert await device.is_visible(text="Forms")
+    assert not await device.is_visible(text="Name is required")  # hidden
+    assert await device.get_element_count(selector={"web": {"ariaRole": "button"}}) == 2
+    await device.tap(text="Submit")
+    assert await device.has_text("Name: Grace")
+    await device.press_back()  # the submit did not navigate: back leaves the app
+    assert device.page.url == "about:blank"
+
+
+async def test_tap_with_index_and_scrolling(device: WebDevice) -> None:
+    await device.navigate("/lists.html")
+    await device.page.set_viewport_size({"width": 800, "height": 300})
+    await device.scroll("DOWN", 200)
+    assert await device.page.evaluate("window.scrollY") == 200
+    await device.swipe("DOWN")  # content moves down: the page scrolls up
+    assert await device.page.evaluate("window.scrollY") == 0
+    await device.tap(selector={"web": {"ariaRole": "link"}, "childOf": {"web": {"dataTestId": "item-list"}}}, index=3)
+    await device.page.wait_for_url("**/detail.html?item=4")
+
+
+async def test_capture_screen_and_queries_that_find_nothing(device: WebDevice) -> None:
+    await device.navigate("/about.html")
+    screen = await device.capture_screen()
+    assert screen.screenshot is not None
+    assert screen.screenshot.startswith(b"\x89PNG")
+    assert screen.url is not None
+    assert screen.url.endswith("/about.html")
+    assert "heading 'About'" in screen.hierarchy.outline()
+    device.default_timeout = 0.3
+    assert await device.get_element_text(selector={"web": {"cssSelector": "#missing"}}) is None
+    assert await device.get_element_count(text="Nothing like this") == 0
+    assert not await device.is_visible(selector={"web": {"cssSelector": "#missing"}})
+
+
+async def test_launch_app_opens_a_url_and_reinstall_starts_fresh(device: WebDevice) -> None:
+    await device.launch_app("/forms.html")
+    await device.page.evaluate("localStorage.setItem('k', 'v')")
+    await device.launch_app("/forms.html", mode="REINSTALL")
+    assert await device.page.evaluate("localStorage.getItem('k')") is None

@@ -1,0 +1,1 @@
+"""Agents that work out steps without a recording: the API (``base``) and the built-in ones."""

@@ -1,0 +1,130 @@
+"""The ``interactive`` agent: a person at the terminal works out each step.
+
+For each step it shows the step's text and the screen (one element per line, with refs), then
+reads commands, one per line:
+
+* a tool call — ``web_click ref=e12``, ``web_type ref=e3 text="Ada Lovelace"`` or YAML
+  ``web_type: {ref: e3, text: hi}`` — executed at once; the outcome and what was recorded
+  are shown, then the new screen;
+* ``undo`` drops what the last call added to the recording (the device is not changed back);
+* ``done`` finishes the step, ``skip`` leaves it without a recording, ``fail [why]`` gives up
+  on it, ``quit`` stops recording (the finished steps are kept);
+* ``screen`` shows the screen again, ``tools`` lists the tools, ``help`` lists the commands.
+
+It reads plain standard input, so a recording can be scripted:
+``printf 'web_click ref=e5\\ndone\\n' | trailblaze record t.trail.yaml --agent interactive``.
+The end of the input counts as ``quit``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, ClassVar
+
+from trailblaze.agents.base import Agent, StepTask, Verdict
+from trailblaze.agents.calls import CallSyntaxError, parse_call
+from trailblaze.agents.screen import render_screen
+from trailblaze.agents.terminal_input import stdin_lines
+
+if TYPE_CHECKING:
+    from trailblaze.runner.session import Session
+
+HELP = """\
+commands:
+  TOOL key=value …     run a tool now and record it, e.g.  web_click ref=e12   tap ref=e7
+  TOOL: {key: value}   the same in YAML, e.g.  web_type: {ref: e3, text: Ada}
+  undo                 drop the last recorded call (the screen is not changed back)
+  done                 the step is finished: keep its recording
+  skip                 leave this step without a recording and go on
+  fail [why]           give up on this step (the recording stops here)
+  quit                 stop recording; the finished steps are written
+  screen | tools | help"""
+
+
+def _out(text: str = "", end: str = "\n") -> None:
+    sys.stdout.write(text + end)
+    sys.stdout.flush()
+
+
+class InteractiveAgent(Agent):
+    name: ClassVar[str] = "interactive"
+    description: ClassVar[str] = "a person at the terminal types the tool calls (works over plain stdin)"
+
+    async def start(self, session: Session) -> None:
+        stdin_lines()  # start reading early: what was piped in is not lost
+
+    async def solve(self, task: StepTask) -> Verdict:
+        task.pause_output()
+        _out()
+        _out(f"── {task.label}: {task.text}")
+        if task.verify_only:
+            _out("   a verify step: only verification (read-only) tools, e.g. web_verifyTextVisible text=…")
+        if task.kind == "trailhead":
+            _out("   the trailhead: exactly one tool call")
+        await self._show_screen(task)
+        _out("   type a tool call, or done / undo / skip / fail / quit / help")
+        schemas = {spec.name: spec.input_schema for spec in task.session.registry}
+        lines = stdin_lines()
+        while True:
+            _out("> ", end="")
+            line = await lines.readline()
+            if line is None:
+                _out("(end of input: stopping)")
+                return Verdict("quit", "end of input")
+            command, _, rest = line.strip().partition(" ")
+            word = command.lower()
+            if not word or word.startswith("#"):
+                continue
+            if word == "done":
+                return Verdict("complete", rest.strip())
+            if word == "skip":
+                return Verdict("skipped", rest.strip())
+            if word == "quit":
+                return Verdict("quit", rest.strip())
+            if word == "fail":
+                return Verdict("failed", rest.strip() or "given up at the terminal")
+            if word == "undo":
+                dropped = task.undo()
+                _out(f"undone: {', '.join(c.name for c in dropped)}" if dropped else "nothing to undo")
+                continue
+            if word in ("screen", "look"):
+                await self._show_screen(task)
+                continue
+            if word == "tools":
+                for spec in task.tools:
+                    summary = spec.description.splitlines()[0] if spec.description else ""
+                    _out(f"  {spec.name:<28} {summary}")
+                continue
+            if word in ("help", "?"):
+                _out(HELP)
+                continue
+            await self._call(task, line, schemas)
+
+    async def _call(self, task: StepTask, line: str, schemas: dict[str, dict[str, object]]) -> None:
+        from trailblaze.trail.writer import call_text
+
+        try:
+            name, args = parse_call(line, schemas)
+        except CallSyntaxError as exc:
+            _out(f"✗ {exc} (help lists the commands)")
+            return
+        result = await task.call(name, args)
+        task.pause_output()
+        if not result.ok:
+            _out(f"✗ {result.describe()}")
+            return
+        _out(f"✓ {result.describe()}")
+        for call in result.recorded:
+            _out(f"  recorded {call_text(call)}")
+        if not result.recorded:
+            _out("  (nothing recorded: the tool is not recordable)")
+        await self._show_screen(task)
+
+    async def _show_screen(self, task: StepTask) -> None:
+        try:
+            screen = render_screen(await task.screen())
+        except Exception as exc:  # a screen that cannot be read must not end the session
+            screen = f"(cannot read the screen: {exc})"
+        task.pause_output()
+        _out("   screen:")
+        _out("\n".join("   " + line for line in screen.splitlines()))

@@ -1,0 +1,263 @@
+"""The ``openai`` agent: an LLM behind any OpenAI-compatible chat-completions endpoint.
+
+Works with OpenAI, Ollama, vLLM, LM Studio, OpenRouter… — anything that serves
+``POST {base_url}/chat/completions`` with tool calling. Configure it in ``trailblaze.yaml``::
+
+    llm:
+      base_url: http://localhost:11434/v1   # default: $OPENAI_BASE_URL, else https://api.openai.com/v1
+      model: qwen2.5:14b                     # default: $OPENAI_MODEL
+      api_key_env: MY_KEY                    # the variable holding the key; default OPENAI_API_KEY
+      max_turns: 15                          # LLM round trips per step before it counts as failed
+      groups: [core, auth]                   # offer only tools in these groups (plus ungrouped ones)
+
+Seed 001's subagent pattern: every step is a fresh conversation holding only the step's text
+and the current screen. After each round of tool calls the new screen is sent and earlier
+screens are replaced by a placeholder, so the model never reasons about an outdated UI and
+the context does not grow with every screen. The model acts on the screen's ephemeral refs
+(``tap`` with ``ref: e12``; web tools take a ``ref`` too); Trailblaze turns them into stable
+selectors, which is what gets recorded. A step ends when the model calls ``objectiveStatus``
+(COMPLETE or FAILED) or after ``max_turns`` round trips. httpx is imported only when the agent
+starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from trailblaze.agents.base import Agent, AgentSettings, StepTask, Usage, Verdict
+from trailblaze.agents.screen import render_screen
+from trailblaze.config import LlmConfig
+from trailblaze.errors import InfrastructureError, UsageError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from trailblaze.runner.session import Session
+    from trailblaze.tools.model import ToolSpec
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+OBJECTIVE_STATUS = "objectiveStatus"
+#: tool results longer than this are cut: the model needs the gist, not a page dump
+MAX_RESULT_CHARS = 2000
+OMITTED_SCREEN = "(an earlier screen, omitted: only the latest screen is current)"
+_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+#: selector parameters are offered in short: their full schemas would cost thousands of tokens
+#: per tool and turn, and the model is meant to use the screen's refs anyway
+SELECTOR_HINTS = {
+    "nodeSelector": (
+        'a stable selector, e.g. {"web": {"dataTestId": "name"}} or {"web": {"ariaRole": "button", '
+        '"ariaNameRegex": "Submit"}}; prefer `ref`'
+    ),
+    "selector": 'a legacy element selector, e.g. {"textRegex": "Submit"}; prefer `ref`',
+}
+_RETRIES = 2
+
+SYSTEM_PROMPT = """\
+You are a UI test agent. You carry out exactly one step of a test on a {platform} device \
+by calling tools, and nothing beyond that step.
+
+The screen is given as a list of elements, one per line, each with a ref in brackets such as [e12]. \
+Act on elements by their ref: `tap` with a ref clicks or taps it, `assertVisible` with a ref checks it; \
+tools that take a `ref` or a `nodeSelector` accept the ref. Refs are valid only for the latest screen.
+
+After your tool calls you get their results and the new screen. When the step is done, call \
+`objectiveStatus` with status COMPLETE. If it cannot be done, call `objectiveStatus` with status FAILED \
+and say why in `explanation`. Do not call `objectiveStatus` before you have done what the step asks.{extra}"""
+VERIFY_RULE = (
+    "\n\nThis is a verification step: use only the verification (read-only) tools offered, never change "
+    "anything on the screen."
+)
+TRAILHEAD_RULE = "\n\nThis is the trail's setup step: it must be done with exactly one tool call."
+
+
+class OpenAIAgent(Agent):
+    name: ClassVar[str] = "openai"
+    description: ClassVar[str] = "an LLM behind an OpenAI-compatible chat-completions endpoint (llm: in config)"
+
+    def __init__(self, settings: AgentSettings) -> None:
+        super().__init__(settings)
+        llm = settings.config.project.llm or LlmConfig()
+        self.llm = llm
+        self.base_url = (llm.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL).rstrip("/")
+        key_variable = llm.api_key_env or "OPENAI_API_KEY"
+        self.api_key = os.environ.get(key_variable) or None
+        if llm.api_key_env and self.api_key is None:
+            raise UsageError(f"llm.api_key_env names {key_variable}, which is not set")
+        if self.base_url == OPENAI_BASE_URL and self.api_key is None:
+            raise UsageError(
+                "the openai agent needs an API key: set OPENAI_API_KEY (or llm.api_key_env), "
+                "or llm.base_url / OPENAI_BASE_URL for a local server"
+            )
+        model = llm.model or os.environ.get("OPENAI_MODEL")
+        if not model:
+            raise UsageError(
+                "the openai agent needs a model: set `llm: {model: NAME}` in trailblaze.yaml (or OPENAI_MODEL)"
+            )
+        self.model: str = model
+        self._client: httpx.AsyncClient | None = None
+
+    async def start(self, session: Session) -> None:
+        import httpx
+
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        self._client = httpx.AsyncClient(timeout=self.llm.timeout_s, headers=headers)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    # -- one step ---------------------------------------------------------------------------------
+
+    async def solve(self, task: StepTask) -> Verdict:
+        offered = {spec.name: spec for spec in task.tools}
+        tools = [tool_schema(spec) for spec in task.tools]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self._system_prompt(task)},
+            {"role": "user", "content": await self._step_message(task)},
+        ]
+        usage = Usage(model=self.model)
+        for _ in range(self.llm.max_turns):
+            reply = await self._complete(messages, tools, usage)
+            calls = reply.get("tool_calls") or []
+            messages.append(_assistant_message(reply))
+            if not calls:
+                messages.append(
+                    {"role": "user", "content": "Call a tool to act, or objectiveStatus when the step is done."}
+                )
+                continue
+            for call in calls:
+                verdict = await self._run_call(task, call, offered, messages)
+                if verdict is not None:
+                    verdict.usage = usage
+                    return verdict
+            _forget_screens(messages)
+            messages.append({"role": "user", "content": await self._screen_message(task)})
+        return Verdict("failed", f"the step was not finished after {self.llm.max_turns} LLM turns", usage)
+
+    async def _run_call(
+        self, task: StepTask, call: dict[str, Any], offered: dict[str, ToolSpec], messages: list[dict[str, Any]]
+    ) -> Verdict | None:
+        function = call.get("function") or {}
+        name = str(function.get("name") or "")
+        content: str
+        try:
+            args = json.loads(function.get("arguments") or "{}")
+            if not isinstance(args, dict):
+                raise ValueError("the arguments are not a JSON object")
+        except ValueError as exc:
+            content = f"error: cannot read the arguments as JSON ({exc}); call the tool again"
+        else:
+            if name == OBJECTIVE_STATUS:
+                status = str(args.get("status", "")).upper()
+                explanation = str(args.get("explanation") or "")
+                if status == "COMPLETE":
+                    return Verdict("complete", explanation)
+                if status == "FAILED":
+                    return Verdict("failed", explanation or "the model reported the step as failed")
+                content = "noted; go on with the step"
+            elif name not in offered:
+                content = f"error: {name!r} is not one of the tools offered for this step"
+            else:
+                result = await task.call(name, args)
+                content = result.describe()
+        messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "content": content[:MAX_RESULT_CHARS]})
+        return None
+
+    def _system_prompt(self, task: StepTask) -> str:
+        extra = VERIFY_RULE if task.verify_only else TRAILHEAD_RULE if task.kind == "trailhead" else ""
+        if task.context:
+            extra += f"\n\nAbout the app under test: {task.context}"
+        return SYSTEM_PROMPT.format(platform=task.session.info.platform, extra=extra)
+
+    async def _step_message(self, task: StepTask) -> str:
+        return f"The step: {task.text}\n\n{await self._screen_message(task)}"
+
+    async def _screen_message(self, task: StepTask) -> str:
+        return f"The screen now:\n{render_screen(await task.screen())}"
+
+    # -- HTTP ----------------------------------------------------------------------------------------
+
+    async def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: Usage) -> Any:
+        import httpx
+
+        assert self._client is not None, "start() was not called"
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "tools": tools}
+        if self.llm.temperature is not None:
+            body["temperature"] = self.llm.temperature
+        url = f"{self.base_url}/chat/completions"
+        for attempt in range(_RETRIES + 1):
+            try:
+                response = await self._client.post(url, json=body)
+            except httpx.HTTPError as exc:
+                if attempt < _RETRIES:
+                    await asyncio.sleep(1 + attempt)
+                    continue
+                raise InfrastructureError(f"cannot reach the LLM at {url}: {type(exc).__name__}: {exc}") from None
+            if response.status_code in _RETRY_STATUS and attempt < _RETRIES:
+                await asyncio.sleep(1 + attempt)
+                continue
+            break
+        if response.status_code in (401, 403):
+            raise UsageError(f"the LLM at {url} refused the API key ({response.status_code}): {_error_text(response)}")
+        if response.status_code >= 400:
+            raise InfrastructureError(f"the LLM at {url} answered {response.status_code}: {_error_text(response)}")
+        try:
+            data = response.json()
+            reply = data["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise InfrastructureError(f"the LLM at {url} sent an answer that is not a chat completion") from None
+        usage.turns += 1
+        usage.model = data.get("model") or usage.model
+        counts = data.get("usage") or {}
+        usage.prompt_tokens += int(counts.get("prompt_tokens") or 0)
+        usage.completion_tokens += int(counts.get("completion_tokens") or 0)
+        return reply
+
+
+def tool_schema(spec: ToolSpec) -> dict[str, Any]:
+    """A tool as OpenAI's ``tools`` list describes it, with an optional ``reason`` parameter
+    (kept in the trail file next to the call, never passed to the tool). Parameters with a
+    nested model (selectors) are described in one line; the tool still validates them."""
+    parameters = json.loads(json.dumps(spec.input_schema)) or {"type": "object", "properties": {}}
+    parameters.setdefault("type", "object")
+    properties = parameters.setdefault("properties", {})
+    if parameters.pop("$defs", None) is not None:
+        for name, schema in list(properties.items()):
+            if "$ref" in json.dumps(schema):
+                properties[name] = {"type": "object", "description": SELECTOR_HINTS.get(name, "an object")}
+    for schema in properties.values():
+        if isinstance(schema, dict):
+            schema.pop("title", None)  # pydantic's titles repeat the names: tokens for nothing
+    if spec.name != OBJECTIVE_STATUS and "reason" not in properties:
+        properties["reason"] = {"type": "string", "description": "why this call, in a few words"}
+    description = spec.description.split("\n\n", 1)[0] if spec.description else spec.name
+    return {"type": "function", "function": {"name": spec.name, "description": description, "parameters": parameters}}
+
+
+def _assistant_message(reply: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content") or ""}
+    if reply.get("tool_calls"):
+        message["tool_calls"] = reply["tool_calls"]
+    return message
+
+
+def _forget_screens(messages: list[dict[str, Any]]) -> None:
+    """Replace the screens already sent: only the newest one may be acted on."""
+    for message in messages:
+        if message["role"] == "user" and "The screen now:\n" in message["content"]:
+            head = message["content"].split("The screen now:\n", 1)[0]
+            message["content"] = head + OMITTED_SCREEN
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+        error = data.get("error", data) if isinstance(data, dict) else data
+        message = error.get("message") if isinstance(error, dict) else None
+        return str(message or error)[:300]
+    except ValueError:
+        return response.text[:300] or response.reason_phrase

@@ -1,0 +1,296 @@
+"""One live MCP server for one session: connect, list, call, close — and say clearly what broke.
+
+Each connection lives in a task of its own that holds the SDK's ``async with Client(...)`` open
+until the session ends: the SDK's task groups and cancel scopes must be entered and left by
+the same task, and sessions connect to all their servers concurrently. Callers talk to it
+through :meth:`Connection.call`.
+
+Faults become :class:`~trailblaze.errors.InfrastructureError` (exit 2) naming the server, where
+it was declared, and — for spawned servers — the last lines it wrote to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from trailblaze.errors import InfrastructureError
+from trailblaze.mcp.declarations import ServerDecl
+from trailblaze.mcp.stdio import StderrLog, StdioTransport
+
+REGISTRY_URI = "trailblaze://registry"
+_LIST_PAGES = 100
+
+
+class Connection:
+    """A connected server: its tools, its registry resource, and a way to call it."""
+
+    def __init__(self, decl: ServerDecl, env: Mapping[str, str] | None = None, log_path: Path | None = None) -> None:
+        self.decl = decl
+        self.env = dict(env or {})
+        self.log = StderrLog(log_path) if decl.kind == "stdio" else None
+        self.transport: StdioTransport | None = None
+        self.client: Client | None = None
+        self.tools: list[mcp_types.Tool] = []
+        self.registry: dict[str, Any] | None = None
+        self.server_name: str | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._stop = asyncio.Event()
+        self._closed = False
+
+    @property
+    def label(self) -> str:
+        return self.decl.label
+
+    def tail(self) -> str:
+        return self.log.describe() if self.log is not None else ""
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Spawn (or reach) the server, handshake, list its tools and read its registry, within
+        ``startup_timeout_s``; raise :class:`InfrastructureError` when it cannot."""
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        self._task = asyncio.create_task(self._own(), name=f"mcp:{self.label}")
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready), self.decl.startup_timeout_s)
+        except TimeoutError:
+            if self.transport is not None:
+                self.transport.abort = True
+            await self.close()
+            raise InfrastructureError(self._startup_timeout_message()) from None
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """Shut the server down (seed 003's sequence for spawned ones); idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        task = self._task
+        if task is not None and self._ready is not None and not self._ready.done():
+            task.cancel()  # still connecting: stop the handshake (the transport still shuts down in order)
+        if task is not None:
+            while not task.done():  # finish the shutdown even if our caller is cancelled
+                try:
+                    await asyncio.shield(task)
+                except asyncio.CancelledError:
+                    if not task.done():
+                        continue
+                except Exception:
+                    pass
+        if self.log is not None:
+            self.log.close()
+
+    async def _own(self) -> None:
+        assert self._ready is not None
+        try:
+            async with Client(
+                self._transport(),
+                mode="legacy",
+                cache=None,
+                client_info=mcp_types.Implementation(name="trailblaze", version=_version()),
+            ) as client:
+                self.client = client
+                info = client.server_info
+                self.server_name = info.name if info is not None else None
+                self.tools = await self._list_tools(client)
+                self.registry = await self._read_registry(client)
+                if not self._ready.done():
+                    self._ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as exc:  # the owner task is where connection faults surface
+            if self._ready is not None and not self._ready.done():
+                self._ready.set_exception(self._startup_error(exc))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self.client = None
+
+    def _transport(self) -> Any:
+        decl = self.decl
+        if decl.kind == "http":
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = httpx2.AsyncClient(headers=dict(decl.headers), timeout=httpx2.Timeout(decl.timeout_s, connect=5))
+            return _HttpTransport(streamable_http_client(str(decl.url), http_client=http), http)
+        assert decl.command is not None
+        assert self.log is not None
+        self.transport = StdioTransport(decl.command, decl.args, self.env, decl.cwd, self.log)
+        return self.transport
+
+    async def _list_tools(self, client: Client) -> list[mcp_types.Tool]:
+        tools: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        for _ in range(_LIST_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _read_registry(self, client: Client) -> dict[str, Any] | None:
+        """The server's ``trailblaze://registry`` resource (seed 000), when it has one."""
+        if client.server_capabilities.resources is None:
+            return None
+        try:
+            result = await client.read_resource(REGISTRY_URI)
+        except MCPError:
+            return None  # no such resource: a server that does not know Trailblaze
+        for content in result.contents:
+            text = getattr(content, "text", None)
+            if text is None:
+                continue
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                raise InfrastructureError(f"MCP server {self.decl.where}: {REGISTRY_URI} is not JSON: {exc}") from None
+            if not isinstance(data, dict):
+                raise InfrastructureError(f"MCP server {self.decl.where}: {REGISTRY_URI} must be a JSON object")
+            return data
+        return None
+
+    # -- calls -------------------------------------------------------------------------------------
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], meta: dict[str, Any], timeout: float | None = None
+    ) -> mcp_types.CallToolResult:
+        """``tools/call``; faults (timeout, crash, protocol) raise :class:`InfrastructureError`."""
+        client = self.client
+        limit = timeout or self.decl.timeout_s
+        if client is None:
+            raise InfrastructureError(self._gone_message(f"cannot call {name}"))
+        try:
+            result = await client.call_tool(name, arguments, read_timeout_seconds=limit, meta=meta)  # type: ignore[arg-type]
+        except MCPError as exc:
+            if exc.code == mcp_types.REQUEST_TIMEOUT:
+                raise InfrastructureError(self._timeout_message(name, limit)) from None
+            if self._dead() or exc.code == mcp_types.CONNECTION_CLOSED:
+                await self._settle()
+                raise InfrastructureError(self._gone_message(f"during a call to {name}")) from None
+            raise InfrastructureError(
+                f"MCP server {self.decl.where} answered tools/call {name} with error {exc.code}: {exc.message}"
+            ) from None
+        except TimeoutError:
+            raise InfrastructureError(self._timeout_message(name, limit)) from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError, OSError):
+            await self._settle()
+            raise InfrastructureError(self._gone_message(f"during a call to {name}")) from None
+        if not isinstance(result, mcp_types.CallToolResult):
+            raise InfrastructureError(
+                f"MCP server {self.decl.where}: unexpected tools/call result {type(result).__name__}"
+            )
+        return result
+
+    # -- messages ------------------------------------------------------------------------------------
+
+    def _timeout_message(self, name: str, limit: float) -> str:
+        return (
+            f"MCP server {self.decl.where}: tool {name} did not answer within {limit:g}s "
+            f"(timeout_s in trailblaze.yaml){self.tail()}"
+        )
+
+    async def _settle(self, timeout: float = 2.0) -> None:
+        """A closed pipe comes before the exit status: wait a moment for it, to report it."""
+        transport = self.transport
+        if transport is None or transport.process is None:
+            return
+        with anyio.move_on_after(timeout):
+            while transport.returncode is None and transport.fault is None:  # noqa: ASYNC110 - no exit event
+                await anyio.sleep(0.01)
+
+    def _dead(self) -> bool:
+        transport = self.transport
+        return transport is not None and (transport.fault is not None or transport.returncode is not None)
+
+    def _gone_message(self, when: str) -> str:
+        transport = self.transport
+        if transport is not None and transport.fault is not None:
+            return f"MCP server {self.decl.where} {transport.fault} {when}{self.tail()}"
+        if transport is not None and transport.returncode is not None:
+            return f"MCP server {self.decl.where} exited with code {transport.returncode} {when}{self.tail()}"
+        if self.decl.kind == "http":
+            return f"MCP server {self.decl.where} at {self.decl.url} closed the connection {when}"
+        return f"MCP server {self.decl.where} closed the connection {when}{self.tail()}"
+
+    def _startup_timeout_message(self) -> str:
+        what = "connect and complete" if self.decl.kind == "http" else "start and complete"
+        return (
+            f"MCP server {self.decl.where} did not {what} the MCP handshake within "
+            f"{self.decl.startup_timeout_s:g}s (startup_timeout_s){self.tail()}"
+        )
+
+    def _startup_error(self, exc: BaseException) -> BaseException:
+        root = _root_cause(exc)
+        decl = self.decl
+        if isinstance(root, InfrastructureError):
+            return root
+        if isinstance(root, FileNotFoundError) and decl.kind == "stdio":
+            return InfrastructureError(f"cannot start MCP server {decl.where}: command not found: {decl.command}")
+        if isinstance(root, PermissionError) and decl.kind == "stdio":
+            return InfrastructureError(f"cannot start MCP server {decl.where}: not executable: {decl.command}")
+        if decl.kind == "http":
+            return InfrastructureError(f"cannot reach MCP server {decl.where} at {decl.url}: {_describe(root)}")
+        transport = self.transport
+        if transport is not None and transport.fault is not None:
+            return InfrastructureError(f"MCP server {decl.where} {transport.fault}{self.tail()}")
+        if transport is not None and transport.returncode is not None:
+            return InfrastructureError(
+                f"MCP server {decl.where} exited with code {transport.returncode} before completing the "
+                f"MCP handshake{self.tail()}"
+            )
+        return InfrastructureError(f"MCP server {decl.where} failed the MCP handshake: {_describe(root)}{self.tail()}")
+
+
+class _HttpTransport:
+    """The SDK's Streamable HTTP transport, closing the HTTP client it was given."""
+
+    def __init__(self, inner: Any, http: Any) -> None:
+        self._inner = inner
+        self._http = http
+
+    async def __aenter__(self) -> Any:
+        return await self._inner.__aenter__()
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        try:
+            return await self._inner.__aexit__(*exc)
+        finally:
+            with contextlib.suppress(Exception):
+                await self._http.aclose()
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The SDK wraps errors twice in exception groups; find the first real one."""
+    while isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)] or list(exc.exceptions)
+        exc = inner[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, MCPError):
+        return f"{exc.message} (error {exc.code})"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _version() -> str:
+    from trailblaze import __version__
+
+    return __version__

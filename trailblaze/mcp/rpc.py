@@ -1,0 +1,344 @@
+"""The callback server: out-of-process tools drive the device while Trailblaze waits for them.
+
+While a tool call to an MCP server is in flight, the server's code may call back with the
+same commands Python tools use as ``ctx.commands`` (seed 000, "Invocation Context"). Each
+callback names the invocation it belongs to; the invocation says which session's device to
+use, whether the tool is delegating, and which session token is allowed to use it.
+
+* Listens on 127.0.0.1 only, on a free port unless ``callback_port:`` is set. One server per
+  event loop, shared by the sessions on it (opened with the first, closed with the last).
+* Every request needs ``Authorization: Bearer <token>`` with the token of the session that
+  owns the invocation (``TRAILBLAZE_CALLBACK_TOKEN``); anything else gets HTTP 401.
+* An unknown or finished invocation id gets JSON-RPC error -32602, "Unknown invocation ID: …".
+  Without an id, the session's single in-flight invocation is used; with several, the id is
+  required.
+* During a delegating tool's call, queries and assertions run; actions are refused (the tool
+  must return them as ``_trailblaze_delegates``). During an executable tool's call, actions
+  run on the device; only the tool call itself is reported, as for Python tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import secrets
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from trailblaze.commands import DelegationViolation, command_kind, command_names
+from trailblaze.errors import ToolFailure, TrailblazeError
+from trailblaze.mcp import wire
+from trailblaze.tools.model import ToolContext
+
+MAX_BODY = 16 * 1024 * 1024
+MAX_HEADERS = 100
+PATH = "/rpc"
+
+
+@dataclass(slots=True)
+class Invocation:
+    """One tool call in flight, and what its callbacks may do."""
+
+    id: str
+    token: str
+    ctx: ToolContext
+    tool: str
+    delegating: bool
+    #: callbacks that failed (added to the tool's error when the tool then fails)
+    failures: list[str] = field(default_factory=list)
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str, status: int = 200) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+class CallbackServer:
+    """HTTP JSON-RPC on 127.0.0.1 (see the module docstring)."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or 0
+        self._server: asyncio.Server | None = None
+        self._invocations: dict[str, Invocation] = {}
+        self._sessions: dict[str, set[str]] = {}  # token → ids of its invocations in flight
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{PATH}"
+
+    async def start(self) -> None:
+        from trailblaze.errors import InfrastructureError
+
+        try:
+            self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        except OSError as exc:
+            raise InfrastructureError(
+                f"cannot open the MCP callback server on 127.0.0.1:{self.port}: {exc.strerror or exc} "
+                f"(callback_port: in trailblaze.yaml)"
+            ) from None
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            for writer in list(self._writers):
+                writer.close()
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+            self._server = None
+
+    # -- sessions and invocations ----------------------------------------------------------------
+
+    def new_session(self) -> str:
+        """A token for a new session; its callbacks must present it."""
+        token = secrets.token_urlsafe(24)
+        self._sessions[token] = set()
+        return token
+
+    def end_session(self, token: str) -> None:
+        for invocation_id in self._sessions.pop(token, set()):
+            self._invocations.pop(invocation_id, None)
+
+    def begin(self, invocation: Invocation) -> None:
+        self._invocations[invocation.id] = invocation
+        self._sessions.setdefault(invocation.token, set()).add(invocation.id)
+
+    def end(self, invocation: Invocation) -> None:
+        self._invocations.pop(invocation.id, None)
+        self._sessions.get(invocation.token, set()).discard(invocation.id)
+
+    # -- HTTP ----------------------------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        try:
+            while True:
+                try:
+                    request = await _read_request(reader)
+                except _BadRequest as exc:
+                    await _write(writer, exc.status, {"error": exc.message}, close=True)
+                    return
+                if request is None:
+                    return
+                method, path, headers, body = request
+                status, payload = await self._respond(method, path, headers, body)
+                keep = headers.get("connection", "").lower() != "close"
+                await _write(writer, status, payload, close=not keep)
+                if not keep:
+                    return
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            writer.close()
+
+    async def _respond(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        request_id: Any = None
+        try:
+            if path.split("?", 1)[0] != PATH:
+                raise RpcError(wire.INVALID_REQUEST, f"not found: {path} (POST JSON-RPC to {PATH})", 404)
+            if method != "POST":
+                raise RpcError(wire.INVALID_REQUEST, f"{method} is not allowed: POST JSON-RPC to {PATH}", 405)
+            token = _bearer(headers)
+            if token is None or token not in self._sessions:
+                raise RpcError(
+                    wire.UNAUTHORIZED,
+                    "unauthorized: send `Authorization: Bearer <TRAILBLAZE_CALLBACK_TOKEN>` of this session",
+                    401,
+                )
+            try:
+                message = json.loads(body)
+            except ValueError as exc:
+                raise RpcError(wire.PARSE_ERROR, f"parse error: {exc}") from None
+            if not isinstance(message, dict):
+                raise RpcError(wire.INVALID_REQUEST, "expected one JSON-RPC request object (no batches)")
+            request_id = message.get("id")
+            name = message.get("method")
+            params = message.get("params", {})
+            if message.get("jsonrpc") != "2.0" or not isinstance(name, str) or not isinstance(params, dict):
+                raise RpcError(wire.INVALID_REQUEST, 'a request needs "jsonrpc": "2.0", a "method" and "params" {…}')
+            invocation = self._invocation(token, params, headers)
+            result = await self._call(invocation, name, params)
+            return 200, {"jsonrpc": "2.0", "id": request_id, "result": wire.encode(result)}
+        except RpcError as exc:
+            error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code, "message": exc.message}}
+            return exc.status, error
+
+    def _invocation(self, token: str, params: dict[str, Any], headers: dict[str, str]) -> Invocation:
+        meta = params.get("_meta")
+        invocation_id = (meta.get(wire.INVOCATION_KEY) if isinstance(meta, dict) else None) or headers.get(
+            wire.INVOCATION_HEADER.lower()
+        )
+        if not invocation_id:
+            active = self._sessions.get(token, set())
+            if len(active) == 1:
+                invocation_id = next(iter(active))
+            elif not active:
+                raise RpcError(
+                    wire.INVALID_PARAMS,
+                    "no tool call of this session is in flight: callbacks are accepted only while "
+                    "Trailblaze waits for a tool call",
+                )
+            else:
+                raise RpcError(
+                    wire.INVALID_PARAMS,
+                    f"{len(active)} tool calls of this session are in flight: pass the invocation id "
+                    f"(params._meta.{wire.INVOCATION_KEY}; TrailblazeClient.from_context does)",
+                )
+        invocation = self._invocations.get(str(invocation_id))
+        if invocation is None or invocation.token != token:
+            raise RpcError(
+                wire.INVALID_PARAMS,
+                f"Unknown invocation ID: {invocation_id}. The tool call may have completed or timed out.",
+            )
+        return invocation
+
+    async def _call(self, invocation: Invocation, method: str, params: dict[str, Any]) -> Any:
+        ctx = invocation.ctx
+        device_type = type(ctx.driver)
+        name = wire.snake(method)
+        kind = command_kind(device_type, name)
+        if kind is None:
+            known = ", ".join(sorted(command_names(device_type)))
+            raise RpcError(wire.METHOD_NOT_FOUND, f"unknown command {method!r} (commands: {known})")
+        if kind == "action" and invocation.delegating:
+            message = (
+                f"delegating tool {invocation.tool!r} called the action {name}() over the callback API; a "
+                f"delegating tool may only query the device and must return the actions as "
+                f"_trailblaze_delegates so Trailblaze performs and records them"
+            )
+            invocation.failures.append(message)
+            raise RpcError(wire.ACTION_REFUSED, message)
+        kwargs = {wire.snake(k): v for k, v in params.items() if k != "_meta"}
+        function = getattr(ctx.commands, name)
+        try:
+            inspect.signature(getattr(device_type, name)).bind(None, **kwargs)
+        except TypeError as exc:
+            raise RpcError(wire.INVALID_PARAMS, f"invalid params for {name}: {exc}") from None
+        try:
+            return await function(**kwargs)
+        except (ToolFailure, AssertionError) as exc:
+            text = str(exc) or "assertion failed"
+            invocation.failures.append(f"{name}: {text}")
+            raise RpcError(wire.COMMAND_FAILED, text) from None
+        except DelegationViolation as exc:
+            raise RpcError(wire.ACTION_REFUSED, str(exc)) from None
+        except NotImplementedError as exc:
+            raise RpcError(wire.UNSUPPORTED, str(exc) or f"{name} is not supported here") from None
+        except ValueError as exc:  # pydantic's ValidationError is one: a malformed selector
+            raise RpcError(wire.INVALID_PARAMS, f"invalid params for {name}: {exc}") from None
+        except TrailblazeError as exc:
+            invocation.failures.append(f"{name}: {exc}")
+            raise RpcError(wire.INTERNAL_ERROR, str(exc)) from None
+        except Exception as exc:
+            invocation.failures.append(f"{name}: {type(exc).__name__}: {exc}")
+            raise RpcError(wire.INTERNAL_ERROR, f"{name} raised {type(exc).__name__}: {exc}") from None
+
+
+# -- one server per event loop, shared by its sessions ------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Shared:
+    server: CallbackServer
+    users: int = 0
+
+
+_SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = weakref.WeakKeyDictionary()
+_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+async def acquire(port: int | None = None) -> CallbackServer:
+    """The callback server of the running loop, started on first use; pair with :func:`release`."""
+    loop = asyncio.get_running_loop()
+    lock = _LOCKS.setdefault(loop, asyncio.Lock())
+    async with lock:
+        shared = _SHARED.get(loop)
+        if shared is None:
+            server = CallbackServer(port)
+            await server.start()
+            shared = _SHARED[loop] = _Shared(server)
+        shared.users += 1
+        return shared.server
+
+
+async def release(server: CallbackServer) -> None:
+    loop = asyncio.get_running_loop()
+    shared = _SHARED.get(loop)
+    if shared is None or shared.server is not server:
+        await server.close()
+        return
+    shared.users -= 1
+    if shared.users <= 0:
+        del _SHARED[loop]
+        await server.close()
+
+
+# -- a small HTTP/1.1 reader and writer ----------------------------------------------------------------
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes] | None:
+    line = await reader.readline()
+    if not line:
+        return None
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise _BadRequest(400, "bad request line")
+    method, path, _version = parts
+    headers: dict[str, str] = {}
+    for _ in range(MAX_HEADERS):
+        raw = await reader.readline()
+        if raw in (b"\r\n", b"\n", b""):
+            break
+        key, sep, value = raw.decode("latin-1").partition(":")
+        if not sep:
+            raise _BadRequest(400, "bad header line")
+        headers[key.strip().lower()] = value.strip()
+    else:
+        raise _BadRequest(431, "too many headers")
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        raise _BadRequest(411, "send a Content-Length (chunked bodies are not accepted)")
+    try:
+        length = int(headers.get("content-length", "0"))
+    except ValueError:
+        raise _BadRequest(400, "bad Content-Length") from None
+    if length < 0 or length > MAX_BODY:
+        raise _BadRequest(413, f"body larger than {MAX_BODY} bytes")
+    body = await reader.readexactly(length) if length else b""
+    return method, path, headers, body
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed"}
+
+
+async def _write(writer: asyncio.StreamWriter, status: int, payload: Any, *, close: bool) -> None:
+    body = json.dumps(payload).encode("utf-8")
+    head = (
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
+        f"Content-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        f"Connection: {'close' if close else 'keep-alive'}\r\n"
+    )
+    if status == 401:
+        head += 'WWW-Authenticate: Bearer realm="trailblaze"\r\n'
+    writer.write(head.encode("latin-1") + b"\r\n" + body)
+    await writer.drain()
+
+
+def _bearer(headers: dict[str, str]) -> str | None:
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None

@@ -1,0 +1,206 @@
+"""Attach a session's MCP servers: spawn and connect them all at once, register their tools.
+
+Called from the ``mcp_toolsets`` plugin's ``trailblaze_session_setup``. Everything it opens is
+registered on ``session.exit_stack``, so it is closed when the session ends — passed, failed
+or interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
+from trailblaze.mcp import metadata, rpc
+from trailblaze.mcp.declarations import DriverContext, ServerDecl, group_by_spawn, session_declarations
+from trailblaze.mcp.tool import CallContext, McpTool, names_context, user_schema
+from trailblaze.tools.model import ToolMetadata, ToolSpec
+
+if TYPE_CHECKING:
+    import mcp_types
+
+    from trailblaze.mcp.connection import Connection
+    from trailblaze.runner.session import Session
+
+STATE_KEY = "mcp_toolsets"
+
+
+def driver_context(session: Session) -> DriverContext:
+    driver = session.driver
+    return DriverContext(driver.key, driver.platform, tuple(getattr(driver, "aliases", ())))
+
+
+def log_dir(session: Session) -> Path:
+    """Where the servers' stderr goes: ``.trailblaze/logs/<session id>/`` next to trailblaze.yaml."""
+    return session.run.config.root / ".trailblaze" / "logs" / session.id
+
+
+async def attach(session: Session) -> list[Connection]:
+    """Spawn/connect the session's servers concurrently and add their tools to its registry."""
+    config = session.run.config
+    driver = driver_context(session)
+    decls = session_declarations(config, driver, target=session.target)
+    if not decls:
+        return []
+    from trailblaze.mcp.connection import Connection  # the mcp SDK: only when there is a server
+
+    server = await rpc.acquire(config.project.callback_port)
+    session.exit_stack.push_async_callback(rpc.release, server)
+    token = server.new_session()
+    session.exit_stack.callback(server.end_session, token)
+    groups = group_by_spawn(decls)
+    folder = log_dir(session)
+    connections = [
+        Connection(group[0], _environment(session, group[0], server.url, token), folder / _log_name(group[0]))
+        for group in groups
+    ]
+
+    async def close_all() -> None:
+        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+
+    session.exit_stack.push_async_callback(close_all)
+    results = await asyncio.gather(*(c.start() for c in connections), return_exceptions=True)
+    failures: list[TrailblazeError] = []
+    for result in results:
+        if isinstance(result, asyncio.CancelledError):
+            raise result
+        if isinstance(result, TrailblazeError):
+            failures.append(result)
+        elif isinstance(result, BaseException):
+            failures.append(InfrastructureError(f"MCP server failed to start: {type(result).__name__}: {result}"))
+    if failures:
+        raise failures[0] if len(failures) == 1 else ErrorList(failures)
+    calls = CallContext(server, token)
+    registered: dict[str, ServerDecl] = {}
+    for group, connection in zip(groups, connections, strict=True):
+        _register(session, group, connection, calls, registered)
+    session.state[STATE_KEY] = connections
+    return connections
+
+
+def _environment(session: Session, decl: ServerDecl, url: str, token: str) -> dict[str, str]:
+    """The inherited environment, the entry's ``env:``, then seed 003's ``TRAILBLAZE_*``."""
+    if decl.kind == "http":
+        return {}
+    info = session.info
+    return {
+        **os.environ,
+        **dict(decl.env),
+        "TRAILBLAZE_DEVICE_PLATFORM": info.platform.upper(),
+        "TRAILBLAZE_DEVICE_DRIVER": session.driver.key,
+        "TRAILBLAZE_DEVICE_ID": info.id,
+        "TRAILBLAZE_DEVICE_WIDTH_PX": str(info.width),
+        "TRAILBLAZE_DEVICE_HEIGHT_PX": str(info.height),
+        "TRAILBLAZE_SESSION_ID": session.id,
+        "TRAILBLAZE_TOOLSET_FILE": decl.toolset_file,
+        "TRAILBLAZE_CALLBACK_URL": url,
+        "TRAILBLAZE_CALLBACK_TOKEN": token,
+    }
+
+
+def _log_name(decl: ServerDecl) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", decl.label).strip("_") + ".stderr.log"
+
+
+def _register(
+    session: Session,
+    group: list[ServerDecl],
+    connection: Connection,
+    calls: CallContext,
+    registered: dict[str, ServerDecl],
+) -> None:
+    """Register one server's tools, once per tool, under the first declaration that takes it."""
+    offered = {tool.name: tool for tool in connection.tools}
+    entries = _registry_tools(connection)
+    driver = driver_context(session)
+    done: set[str] = set()
+    for decl in group:
+        toolset = decl.toolset_config
+        if toolset is not None:
+            _check_names(decl, "tools", toolset.tools, offered)
+            _check_names(decl, "tool_meta", list(toolset.tool_meta), offered)
+        for tool in connection.tools:
+            if tool.name in done or (toolset is not None and toolset.tools and tool.name not in toolset.tools):
+                continue
+            done.add(tool.name)
+            meta = _metadata(session, decl, tool, entries.get(tool.name))
+            if not metadata.applies(meta, driver.names, driver.platform):
+                continue
+            _check_collision(session, decl, tool.name, registered)
+            schema = dict(tool.input_schema or {"type": "object"})
+            aware = decl.aware or meta.requires_context or names_context(schema)
+            spec = ToolSpec(
+                name=tool.name,
+                description=(tool.description or "").strip(),
+                input_schema=user_schema(schema),
+                metadata=meta,
+                implementation=McpTool(connection, tool.name, schema, aware=aware, calls=calls),
+                source=decl.source,
+            )
+            session.registry.add(spec)
+            registered[tool.name] = decl
+
+
+def _registry_tools(connection: Connection) -> Mapping[str, Any]:
+    data = connection.registry
+    if data is None:
+        return {}
+    tools = data.get("tools", {})
+    if not isinstance(tools, dict):
+        raise InfrastructureError(
+            f"MCP server {connection.decl.where}: trailblaze://registry `tools` must be an object"
+        )
+    return tools
+
+
+def _metadata(session: Session, decl: ServerDecl, tool: mcp_types.Tool, entry: Any) -> ToolMetadata:
+    source = f"MCP server {decl.where}, tool {tool.name}"
+    layers = [metadata.tool_meta_layer(tool.meta, source)]
+    if entry is not None:
+        layers.append(metadata.registry_layer(entry, source))
+    toolset = decl.toolset_config
+    if toolset is not None:
+        layers.append(metadata.overlay_layer(toolset.tool_meta.get(tool.name, {})))
+        layers.append(metadata.overlay_layer(toolset.default_meta))
+    meta = metadata.merge(layers, toolset=decl.toolset)
+    if meta.drivers is not None:  # aliases (``web``) become the driver's key, as Python tools use
+        drivers = session.run.project.drivers
+        keys = set()
+        for name in meta.drivers:
+            try:
+                keys.add(drivers.resolve(name).key)
+            except UsageError:
+                keys.add(name)  # a driver this installation does not have
+        meta = replace(meta, drivers=frozenset(keys))
+    return meta
+
+
+def _check_names(decl: ServerDecl, field: str, names: list[str], offered: Mapping[str, Any]) -> None:
+    missing = [n for n in names if n not in offered]
+    if missing:
+        known = ", ".join(sorted(offered)) or "no tools"
+        raise UsageError(
+            f"toolset {decl.toolset}: {field}: names {', '.join(repr(m) for m in missing)}, which MCP server "
+            f"{decl.label} does not offer (it offers: {known})",
+            decl.location,
+        )
+
+
+def _check_collision(session: Session, decl: ServerDecl, name: str, registered: Mapping[str, ServerDecl]) -> None:
+    other = registered.get(name)
+    if other is not None:
+        raise UsageError(
+            f"tool {name!r} is offered by two MCP servers: {other.where} and {decl.where}; tool names must be "
+            f"unique (rename one, or leave it out with a toolset's tools: filter)"
+        )
+    existing = session.registry.get(name) or session.run.project.tools.get(name)
+    if existing is not None:
+        raise UsageError(
+            f"tool {name!r} is offered by MCP server {decl.where} and by {existing.source or 'another source'}; "
+            f"tool names must be unique (rename one, or block the plugin with -p no:NAME)"
+        )

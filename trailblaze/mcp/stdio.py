@@ -1,0 +1,264 @@
+"""The stdio transport: a server subprocess Trailblaze owns, from spawn to the last kill.
+
+Written here rather than taken from the SDK because Trailblaze needs what the SDK's does not
+give: every stderr line in a per-session log file and a rolling tail for error messages, a
+clear fault when the server writes something that is not JSON-RPC to stdout (instead of a
+handshake that times out), and seed 003's shutdown — close stdin, wait up to 5 s, SIGTERM the
+process group, wait 2 s, SIGKILL. The server runs in its own process group, so a launcher
+(``npx``, a shell script) and everything it started go down together, and Ctrl-C in the
+terminal reaches Trailblaze only: Trailblaze then shuts the servers down in order.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import subprocess
+from collections import deque
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp.shared.message import SessionMessage
+
+TAIL_LINES = 64
+#: seconds a server has to exit after its stdin closes, then after SIGTERM (seed 003)
+GRACE_S = 5.0
+TERM_S = 2.0
+_POLL_S = 0.01
+
+#: process groups of servers still running, killed at interpreter exit if anything slipped through
+_LIVE: set[int] = set()
+
+
+def _kill_leftovers() -> None:
+    for pgid in list(_LIVE):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+atexit.register(_kill_leftovers)
+
+
+class StderrLog:
+    """A server's stderr: appended to ``path`` as it arrives, the last lines kept for errors."""
+
+    def __init__(self, path: Path | None, lines: int = TAIL_LINES) -> None:
+        self.path = path
+        self._tail: deque[str] = deque(maxlen=lines)
+        self._file: IO[str] | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8", buffering=1)
+
+    def write(self, line: str) -> None:
+        self._tail.append(line)
+        if self._file is not None:
+            self._file.write(line + "\n")
+
+    @property
+    def lines(self) -> list[str]:
+        return list(self._tail)
+
+    def describe(self) -> str:
+        """The tail, ready to append to an error message (empty when the server said nothing)."""
+        lines = [line for line in self._tail if line.strip()]
+        where = f" (full log: {self.path})" if self.path is not None else ""
+        if not lines:
+            return f"\nthe server wrote nothing to stderr{where}"
+        body = "\n".join(f"  | {line}" for line in lines)
+        return f"\nlast {len(lines)} stderr lines{where}:\n{body}"
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class StdioTransport:
+    """An MCP transport (an async context manager yielding the SDK's read and write streams)
+    over a subprocess. After it closes, :attr:`returncode` and :attr:`fault` say what happened."""
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str | None,
+        log: StderrLog,
+    ) -> None:
+        self.command = command
+        self.args = list(args)
+        self.env = dict(env)
+        self.cwd = cwd
+        self.log = log
+        self.process: anyio.abc.Process | None = None
+        #: set when the server broke the protocol (what it wrote to stdout)
+        self.fault: str | None = None
+        #: skip the polite wait at shutdown (the server is already known to be broken)
+        self.abort = False
+        self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode if self.process is not None else None
+
+    async def __aenter__(self) -> Any:
+        self._cm = self._run()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._cm is not None
+        return await self._cm.__aexit__(exc_type, exc, tb)
+
+    @contextlib.asynccontextmanager
+    async def _run(self) -> AsyncIterator[Any]:
+        process = await anyio.open_process(
+            [self.command, *self.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
+        self.process = process
+        _LIVE.add(process.pid)
+        read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+        async def stdout_reader() -> None:
+            assert process.stdout is not None
+            buffer = b""
+            async with read_writer:
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    async for chunk in process.stdout:
+                        buffer += chunk
+                        while b"\n" in buffer:
+                            line, buffer = buffer.split(b"\n", 1)
+                            if not line.strip():
+                                continue
+                            try:
+                                message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                            except ValueError:
+                                text = line.decode("utf-8", "replace")
+                                self.fault = f"wrote something that is not JSON-RPC to stdout: {text[:200]!r}"
+                                self.abort = True
+                                return  # closing the read stream fails what is pending
+                            await read_writer.send(SessionMessage(message))
+
+        stderr_done = anyio.Event()
+
+        async def stderr_reader() -> None:
+            assert process.stderr is not None
+            buffer = b""
+            try:
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    async for chunk in process.stderr:
+                        buffer += chunk
+                        *lines, buffer = buffer.split(b"\n")
+                        for line in lines:
+                            self.log.write(line.decode("utf-8", "replace").rstrip("\r"))
+                if buffer:
+                    self.log.write(buffer.decode("utf-8", "replace"))
+            finally:
+                stderr_done.set()
+
+        async def stdin_writer() -> None:
+            assert process.stdin is not None
+            try:
+                async with write_reader:
+                    async for message in write_reader:
+                        data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                        await process.stdin.send(data.encode("utf-8"))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await read_writer.aclose()
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(stdout_reader)
+                tg.start_soon(stderr_reader)
+                tg.start_soon(stdin_writer)
+                try:
+                    yield read_stream, write_stream
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        read_stream.close()
+                        write_stream.close()
+                        await self._stop(process)
+                        with anyio.move_on_after(1):  # the last words on stderr often say why
+                            await stderr_done.wait()
+                        for stream in (process.stdout, process.stderr):
+                            if stream is not None:
+                                with contextlib.suppress(Exception):
+                                    await stream.aclose()
+                    tg.cancel_scope.cancel()
+        finally:
+            self.log.close()  # the tail stays readable; the file is complete
+
+    async def _stop(self, process: anyio.abc.Process) -> None:
+        """Seed 003's shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL it.
+
+        Bounded in time, and safe against cancellation: if the wait is interrupted, the group is
+        killed at once rather than left running.
+        """
+        pgid = process.pid
+        try:
+            if process.stdin is not None:
+                with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await process.stdin.aclose()
+            exited = not self.abort and await _wait_exit(process, GRACE_S)
+            if not exited:
+                _signal_group(pgid, signal.SIGTERM)
+                exited = await _wait_exit(process, TERM_S)
+            if not exited:
+                _signal_group(pgid, signal.SIGKILL)
+                await _wait_exit(process, TERM_S)
+            if _group_alive(pgid):  # the server is gone, but something it started is not
+                _signal_group(pgid, signal.SIGTERM)
+                with anyio.move_on_after(TERM_S):
+                    while _group_alive(pgid):  # noqa: ASYNC110 - a process group has no event to wait on
+                        await anyio.sleep(_POLL_S)
+                _signal_group(pgid, signal.SIGKILL)
+        except BaseException:
+            _signal_group(pgid, signal.SIGKILL)
+            raise
+        finally:
+            _LIVE.discard(pgid)
+
+
+async def _wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
+    """Whether the process exited within ``timeout`` (polls: ``wait()`` also waits for pipes)."""
+    deadline = anyio.current_time() + timeout
+    while process.returncode is None:
+        if anyio.current_time() >= deadline:
+            return False
+        await anyio.sleep(_POLL_S)
+    return True
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

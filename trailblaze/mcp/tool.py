@@ -1,0 +1,213 @@
+"""An MCP server's tool as a Trailblaze tool: argument checks, the call, and what came back.
+
+Every ``tools/call`` carries request ``_meta`` (seed 000): ``trailblazeInvocationId`` and
+``trailblaze: {baseUrl, sessionId, token, device: {id, platform, driver, width, height},
+capabilities}``. Trailblaze-aware tools — from ``script:`` entries, marked
+``trailblaze/requiresContext``, or whose input schema names ``_trailblazeContext`` — also get
+seed 003's envelope as the reserved argument ``_trailblazeContext`` (memory + device). Other
+servers never see an argument their schema does not declare.
+
+A result carrying ``_trailblaze_delegates`` (in structured content, or as a JSON object in its
+text) is delegation: the tool must be marked ``trailblaze/isDelegating`` — the resolver then
+validates, executes and records the delegates like a Python delegating tool's. ``isError``
+fails the step with the server's text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import ToolFailure, UsageError
+from trailblaze.mcp.rpc import Invocation
+from trailblaze.tools.model import Delegate, ToolArgumentError, ToolContext, ToolImplementation, ToolOutcome
+
+if TYPE_CHECKING:
+    import mcp_types
+
+    from trailblaze.mcp.connection import Connection
+    from trailblaze.mcp.rpc import CallbackServer
+
+CONTEXT_ARG = "_trailblazeContext"
+DELEGATES_KEY = "_trailblaze_delegates"
+
+
+@dataclass(slots=True)
+class CallContext:
+    """What every call of a session's MCP tools needs: where to call back, with which token."""
+
+    rpc: CallbackServer
+    token: str
+
+
+class McpTool(ToolImplementation):
+    def __init__(
+        self,
+        connection: Connection,
+        name: str,
+        input_schema: Mapping[str, Any],
+        *,
+        aware: bool,
+        calls: CallContext,
+    ) -> None:
+        self.connection = connection
+        self.name = name
+        self.schema = dict(input_schema)
+        self.aware = aware
+        self.calls = calls
+        self._validator: Any = None
+
+    # -- arguments -------------------------------------------------------------------------------
+
+    def validate(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        validator = self._validator or self._build_validator()
+        problems = []
+        for error in sorted(validator.iter_errors(dict(args)), key=lambda e: list(e.absolute_path)):
+            problems.append(_problem(error))
+        if problems:
+            raise ToolArgumentError(self.name, problems)
+        return args
+
+    def _build_validator(self) -> Any:
+        import jsonschema
+
+        schema = user_schema(self.schema)
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+        except jsonschema.SchemaError:
+            cls = _Permissive  # a server's broken schema must not make its tool unusable
+        self._validator = cls(schema)
+        return self._validator
+
+    # -- the call ----------------------------------------------------------------------------------
+
+    async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
+        arguments = dict(args)
+        if self.aware:
+            arguments[CONTEXT_ARG] = envelope(ctx)
+        delegating = ctx.tool.metadata.delegating
+        invocation = Invocation(ctx.invocation_id, self.calls.token, ctx, ctx.tool.name, delegating)
+        self.calls.rpc.begin(invocation)
+        try:
+            result = await self.connection.call(self.name, arguments, request_meta(ctx, self.calls))
+        finally:
+            self.calls.rpc.end(invocation)
+        text = _text(result)
+        if result.is_error:
+            detail = text or "the tool reported an error without a message"
+            if invocation.failures:
+                detail += "; during the call: " + "; ".join(invocation.failures)
+            raise ToolFailure(detail)
+        delegates = _delegates(result, text)
+        source = f"tool {ctx.tool.name!r} ({ctx.tool.source})"
+        if delegating:
+            items = delegates if delegates is not None else []
+            if not isinstance(items, list):
+                raise UsageError(f"{source} returned {DELEGATES_KEY} that is not a list: {items!r}")
+            return ToolOutcome(delegates=[Delegate.coerce(item, source) for item in items])
+        if delegates is not None:
+            raise UsageError(
+                f"{source} returned {DELEGATES_KEY} but is not marked delegating: set "
+                f'"trailblaze/isDelegating": true in its _meta (or in tool_meta: of its toolset)'
+            )
+        output = result.structured_content if result.structured_content is not None else text
+        return ToolOutcome(output=output)
+
+
+def request_meta(ctx: ToolContext, calls: CallContext) -> dict[str, Any]:
+    """Seed 000's request ``_meta`` for one call."""
+    device = ctx.device
+    return {
+        "trailblazeInvocationId": ctx.invocation_id,
+        "trailblaze": {
+            "baseUrl": calls.rpc.url,
+            "sessionId": ctx.session_id,
+            "token": calls.token,
+            "device": {
+                "id": device.id,
+                "platform": device.platform.upper(),
+                "driver": device.driver,
+                "width": device.width,
+                "height": device.height,
+            },
+            "capabilities": {"sampling": False, "callbacks": True},
+        },
+    }
+
+
+def envelope(ctx: ToolContext) -> dict[str, Any]:
+    """Seed 003's ``_trailblazeContext``: the session's memory and its device."""
+    device = ctx.device
+    memory = json.loads(json.dumps(ctx.memory, default=str))
+    return {
+        "memory": memory,
+        "device": {
+            "platform": device.platform.upper(),
+            "widthPixels": device.width,
+            "heightPixels": device.height,
+            "driverType": device.driver,
+        },
+    }
+
+
+def user_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The input schema as trail authors see it: without the reserved context argument."""
+    shown = dict(schema)
+    properties = shown.get("properties")
+    if isinstance(properties, dict) and CONTEXT_ARG in properties:
+        shown["properties"] = {k: v for k, v in properties.items() if k != CONTEXT_ARG}
+    required = shown.get("required")
+    if isinstance(required, list) and CONTEXT_ARG in required:
+        shown["required"] = [r for r in required if r != CONTEXT_ARG]
+    return shown
+
+
+def names_context(schema: Mapping[str, Any]) -> bool:
+    properties = schema.get("properties")
+    return isinstance(properties, dict) and CONTEXT_ARG in properties
+
+
+def _text(result: mcp_types.CallToolResult) -> str:
+    import mcp_types
+
+    return "\n".join(block.text for block in result.content if isinstance(block, mcp_types.TextContent)).strip()
+
+
+def _delegates(result: mcp_types.CallToolResult, text: str) -> Any:
+    """``_trailblaze_delegates`` from structured content, else from a JSON object in the text."""
+    structured = result.structured_content
+    if isinstance(structured, dict) and DELEGATES_KEY in structured:
+        return structured[DELEGATES_KEY]
+    if text.startswith("{") and DELEGATES_KEY in text:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None
+        if isinstance(data, dict) and DELEGATES_KEY in data:
+            return data[DELEGATES_KEY]
+    return None
+
+
+def _problem(error: Any) -> tuple[str, str]:
+    path = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if error.message.count("'") >= 2 else ""
+        return (".".join(p for p in (path, missing) if p), "required")
+    if error.validator == "additionalProperties":
+        extra = error.message.split("'")[1] if error.message.count("'") >= 2 else ""
+        return (".".join(p for p in (path, extra) if p), "unknown argument")
+    message = error.message
+    return path, message[:1].lower() + message[1:]
+
+
+class _Permissive:
+    """Validator for a schema that is not valid JSON Schema: the server decides."""
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+
+    def iter_errors(self, instance: Any) -> list[Any]:
+        return []

@@ -1,0 +1,261 @@
+"""One step worked out by an agent: the :class:`~trailblaze.agents.base.StepTask` Trailblaze
+hands to agents, used by ``trailblaze record`` and by ``trailblaze run --self-heal``.
+
+Every call the agent makes runs at once through the session's resolver, like a recorded call
+would at replay. What ends up in the step's recording is what Trailblaze executed: the
+recordable, non-delegating calls (``tap(ref)`` records the ``web_click`` it delegated to), with
+ephemeral refs swapped for the stable ``nodeSelector`` they pointed at before the call runs,
+and literal values that came from the step's ``{{args.x}}``/``{{memory.x}}`` put back as
+those references, so the recording replays with other arguments too.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Verdict
+from trailblaze.errors import ToolFailure
+from trailblaze.runner.results import AgentReport
+from trailblaze.tools.model import REASON_KEYS, ToolCall, ToolSpec
+from trailblaze.tools.resolve import CallFailed, ExecutedCall
+from trailblaze.trail.interpolate import references
+
+if TYPE_CHECKING:
+    from trailblaze.commands import ViewNode
+    from trailblaze.runner.replay import ToolRunner
+    from trailblaze.runner.session import Session
+    from trailblaze.trail.model import Step, Trail
+
+#: the tool an agent ends a step with; it is never executed or recorded
+OBJECTIVE_STATUS = "objectiveStatus"
+_AGENT_STATE = "trailblaze.agent"
+
+
+def step_label(step: Step) -> str:
+    return "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
+
+
+def offered_tools(registry: Iterable[ToolSpec], kind: str, groups: Sequence[str] | None) -> list[ToolSpec]:
+    """The tools an agent is offered for a step: those exposed to LLMs on this device,
+    narrowed to ``groups`` (tools without a group always stay), verification tools only on a
+    ``verify:`` step — and ``objectiveStatus`` to end the step."""
+    wanted = set(groups or ())
+    offered = []
+    for spec in registry:
+        meta = spec.metadata
+        if spec.name == OBJECTIVE_STATUS:
+            offered.append(spec)
+            continue
+        if not meta.exposed_to_llm:
+            continue
+        if wanted and meta.groups and not wanted.intersection(meta.groups):
+            continue
+        if kind == "verify" and not meta.verification:
+            continue
+        offered.append(spec)
+    return sorted(offered, key=lambda s: s.name)
+
+
+async def agent_for(session: Session, name: str) -> Agent:
+    """The session's agent, created and started on first use and closed with the session."""
+    agent: Agent | None = session.state.get(_AGENT_STATE)
+    if agent is None:
+        agent_class = session.run.project.agents.resolve(name)
+        agent = agent_class(AgentSettings(session.run.config, headless=not session.run.options.headed))
+        await agent.start(session)
+        session.state[_AGENT_STATE] = agent
+        session.exit_stack.push_async_callback(agent.close)
+    return agent
+
+
+def pause_live_output(session: Session) -> None:
+    """Stop the terminal reporter's live spinner (it comes back with the next event), so what
+    is printed next — a prompt for a person, a diff — is not drawn over."""
+    reporter = session.run.project.plugins.pm.get_plugin("terminalreporter")
+    pause = getattr(reporter, "pause_live", None)
+    if callable(pause):
+        pause()
+
+
+class AgentStep(StepTask):
+    """The step an agent works on, bound to a session and the trail's tool runner."""
+
+    def __init__(self, session: Session, trail: Trail, step: Step, text: str, runner: ToolRunner) -> None:
+        llm = session.run.config.project.llm
+        self.session = session
+        self.trail = trail
+        self.step = step
+        self.text = text
+        self.kind = step.kind
+        self.label = step_label(step)
+        self.tools = offered_tools(session.registry, step.kind, llm.groups if llm else None)
+        self._runner = runner
+        self._groups: list[list[ToolCall]] = []
+
+    async def screen(self) -> ViewNode:
+        return await self.session.device.view_hierarchy()
+
+    def pause_output(self) -> None:
+        pause_live_output(self.session)
+
+    @property
+    def recording(self) -> list[ToolCall]:
+        return [call for group in self._groups for call in group]
+
+    def undo(self) -> list[ToolCall]:
+        return self._groups.pop() if self._groups else []
+
+    def observe(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
+        arguments = dict(args or {})
+        spec, problem = self._check(name)
+        if problem is None and spec is not None:
+            try:
+                spec.validate(arguments)
+            except ValueError as exc:
+                problem = str(exc)
+        if problem is not None:
+            return CallResult(False, error=problem)
+        call = ToolCall(name, arguments)
+        self._groups.append([call])
+        return CallResult(True, recorded=[call])
+
+    async def call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
+        arguments = dict(args or {})
+        spec, problem = self._check(name)
+        if problem is not None or spec is None:
+            return CallResult(False, error=problem)
+        try:
+            arguments = await self._stable_target(spec, arguments)
+        except ToolFailure as exc:
+            return CallResult(False, error=str(exc))
+        executed: list[ExecutedCall] = []
+        previous = self._runner.on_executed
+        self._runner.on_executed = executed.append
+        ok, error = True, None
+        try:
+            await self._runner.run(ToolCall(name, arguments))
+        except CallFailed as exc:
+            ok, error = False, exc.message
+        finally:
+            self._runner.on_executed = previous
+        recorded = [e.call for e in executed if e.status == "passed" and e.recordable]
+        recorded = carry_reason(arguments, [ToolCall(c.name, dict(c.args)) for c in recorded])
+        if self.kind == "verify":
+            actions = [c.name for c in recorded if not self._is_check(c.name)]
+            if actions:  # a "verification" tool that delegated to an action: it happened, but is not a check
+                return CallResult(False, error=f"{name} ran {', '.join(actions)}, which a verify step may not record")
+        if self.kind == "trailhead" and len(recorded) > 1:
+            recorded = [ToolCall(name, arguments)]  # a trailhead holds one call: keep the one the agent made
+        if recorded:
+            self._groups.append(recorded)
+        output = executed[-1].output if executed and ok else None
+        return CallResult(ok, output, error, recorded)
+
+    def _is_check(self, name: str) -> bool:
+        spec = self.session.registry.get(name)
+        return spec is not None and spec.metadata.verification
+
+    def _check(self, name: str) -> tuple[ToolSpec | None, str | None]:
+        if name == OBJECTIVE_STATUS:
+            return None, "objectiveStatus ends the step; it is not executed"
+        spec = self.session.registry.get(name)
+        if spec is None:
+            close = difflib.get_close_matches(name, [s.name for s in self.tools], n=3, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            return None, f"unknown tool {name!r}{hint}"
+        if self.kind == "verify" and not spec.metadata.verification:
+            return spec, (
+                f"{name} is not allowed here: a verify step may only use verification (read-only) tools, "
+                f"such as {', '.join(s.name for s in self.tools if s.name != OBJECTIVE_STATUS)[:200]}"
+            )
+        if self.kind == "trailhead" and self._groups:
+            return spec, "a trailhead records exactly one tool call; undo the previous one first"
+        return spec, None
+
+    async def _stable_target(self, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        """Swap an ephemeral ``ref`` for the stable ``nodeSelector`` it points at, when the
+        tool takes one: that is what the recording must hold to replay."""
+        ref = args.get("ref")
+        properties = spec.input_schema.get("properties", {})
+        if not isinstance(ref, str) or "nodeSelector" not in properties or args.get("nodeSelector") is not None:
+            return args
+        try:
+            selector = await self.session.device.selector_for_ref(ref)
+        except NotImplementedError:
+            return args
+        if selector is None:
+            raise ToolFailure(f"no element with ref {ref!r} on the current screen")
+        stable = {k: v for k, v in args.items() if k not in ("ref", *REASON_KEYS)}
+        stable["nodeSelector"] = selector
+        stable.update((k, v) for k, v in args.items() if k in REASON_KEYS)  # the explanation goes last
+        return stable
+
+
+def carry_reason(args: Mapping[str, Any], recorded: list[ToolCall]) -> list[ToolCall]:
+    """A delegating call's ``reason`` goes with the first call it recorded."""
+    reason = args.get("reason") or args.get("reasoning")
+    if not reason or not recorded or "reason" in recorded[0].args or "reasoning" in recorded[0].args:
+        return recorded
+    first = recorded[0]
+    return [first.with_args({**first.args, "reason": reason}), *recorded[1:]]
+
+
+@dataclass(slots=True)
+class Solved:
+    verdict: Verdict
+    recording: list[ToolCall]
+    report: AgentReport
+
+
+async def solve_step(agent: Agent, session: Session, trail: Trail, step: Step, text: str, runner: ToolRunner) -> Solved:
+    """Have ``agent`` work out ``step``; the recording has the step's references put back."""
+    task = AgentStep(session, trail, step, text, runner)
+    verdict = await agent.solve(task)
+    recording = with_references(task.recording, step, trail, session.memory)
+    usage = verdict.usage
+    report = AgentReport(
+        name=agent.name,
+        status=verdict.status,
+        explanation=verdict.explanation,
+        model=usage.model,
+        turns=usage.turns,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+    )
+    return Solved(verdict, recording, report)
+
+
+def with_references(calls: Sequence[ToolCall], step: Step, trail: Trail, memory: Mapping[str, Any]) -> list[ToolCall]:
+    """Put ``{{args.x}}``/``{{memory.x}}`` back where a recorded value came from them, so the
+    recording replays with other values: a value equal to a trail argument (two characters or
+    more) or to a memory value the step's text refers to, or containing one (four or more)."""
+    candidates: dict[str, str] = {}
+    for name, value in trail.arg_values.items():
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and len(str(value)) >= 2:
+            candidates[f"{{{{args.{name}}}}}"] = str(value)
+    for ref in references(step.text or ""):
+        if ref.namespace == "memory" and memory.get(ref.name) not in (None, ""):
+            candidates[f"{{{{memory.{ref.name}}}}}"] = str(memory[ref.name])
+    if not candidates:
+        return list(calls)
+    values = sorted(((literal, template) for template, literal in candidates.items()), key=lambda i: -len(i[0]))
+
+    def put_back(value: Any) -> Any:
+        if isinstance(value, str):
+            for literal, template in values:
+                if value == literal:
+                    return template
+            for literal, template in values:
+                if len(literal) >= 4 and literal in value:
+                    value = value.replace(literal, template)
+            return value
+        if isinstance(value, Mapping):
+            return {k: put_back(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [put_back(v) for v in value]
+        return value
+
+    return [call.with_args(put_back(dict(call.args))) for call in calls]

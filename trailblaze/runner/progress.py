@@ -1,0 +1,117 @@
+"""What a recording has finished so far, kept in ``.trailblaze/record/`` until it is written.
+
+The trail file itself is written once, when the trail's recording ends; until then every step
+an agent finishes is saved here (atomically, as JSON), so Ctrl-C, a crash or a killed process
+loses no work and never touches the trail file. ``trailblaze record --resume`` reads it back:
+the saved steps are replayed instead of being asked of the agent again. A saved step is
+used only while the trail still has that step, with the same text, at the same place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trailblaze.errors import Location, UsageError
+from trailblaze.fileio import write_atomic
+from trailblaze.tools.model import ToolCall
+from trailblaze.trail.model import Step, Trail
+from trailblaze.trail.writer import RecordingEdit
+
+PROGRESS_VERSION = 1
+
+
+@dataclass(slots=True)
+class RecordingProgress:
+    """The finished steps of one trail's recording on one driver."""
+
+    path: Path
+    trail_path: str
+    driver: str
+    edits: dict[tuple[str | int, ...], RecordingEdit] = field(default_factory=dict)
+
+    @classmethod
+    def location(cls, root: Path, trail: Trail, driver: str) -> Path:
+        digest = hashlib.sha256(f"{Path(trail.path).resolve()}\0{driver}".encode()).hexdigest()[:16]
+        return root / ".trailblaze" / "record" / f"{digest}.json"
+
+    @classmethod
+    def fresh(cls, root: Path, trail: Trail, driver: str) -> RecordingProgress:
+        return cls(cls.location(root, trail, driver), str(Path(trail.path).resolve()), driver)
+
+    @classmethod
+    def load(cls, root: Path, trail: Trail, driver: str) -> RecordingProgress | None:
+        """The saved progress for ``trail``, or None; raises when it no longer fits the trail."""
+        path = cls.location(root, trail, driver)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read the saved recording {path}: {exc}; delete it to start over") from None
+        progress = cls(path, str(Path(trail.path).resolve()), driver)
+        steps = {s.key_path: s for s in trail.all_steps}
+        for saved in data.get("steps", []):
+            edit = _edit_from_json(saved)
+            step = steps.get(edit.key_path)
+            if step is None or (step.kind, step.text) != (edit.kind, edit.text):
+                raise UsageError(
+                    f"the trail changed since the interrupted recording: its {edit.label()} "
+                    f"{edit.text!r} is no longer there; run without --resume to start over",
+                    Location(str(trail.path)),
+                )
+            progress.edits[edit.key_path] = edit
+        return progress
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def calls_for(self, step: Step) -> list[ToolCall] | None:
+        edit = self.edits.get(step.key_path)
+        return list(edit.calls) if edit is not None else None
+
+    def add(self, edit: RecordingEdit) -> None:
+        self.edits[edit.key_path] = edit
+        self._save()
+
+    def clear(self) -> None:
+        self.edits.clear()
+        self.path.unlink(missing_ok=True)
+
+    def _save(self) -> None:
+        data = {
+            "version": PROGRESS_VERSION,
+            "trail": self.trail_path,
+            "driver": self.driver,
+            "steps": [_edit_to_json(e) for e in self.edits.values()],
+        }
+        write_atomic(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _edit_to_json(edit: RecordingEdit) -> dict[str, Any]:
+    return {
+        "key_path": list(edit.key_path),
+        "kind": edit.kind,
+        "index": edit.index,
+        "text": edit.text,
+        "classifier": edit.classifier,
+        "calls": [{call.name: dict(call.args)} for call in edit.calls],
+    }
+
+
+def _edit_from_json(data: dict[str, Any]) -> RecordingEdit:
+    calls = []
+    for item in data["calls"]:
+        ((name, args),) = item.items()
+        calls.append(ToolCall(name, args))
+    return RecordingEdit(
+        key_path=tuple(data["key_path"]),
+        kind=data["kind"],
+        index=data["index"],
+        text=data["text"],
+        classifier=data["classifier"],
+        calls=tuple(calls),
+    )
