@@ -183,6 +183,41 @@ def _direct_calls(spec: object, device: object) -> float:
     return time.process_time() - start
 
 
+def bench_android(runs: int) -> list[Figure]:
+    """Each Android primitive vs the same uiautomator2 calls made directly, on the stand-in phone."""
+    from android_primitives import measure  # benchmarks/ is on sys.path when run.py runs
+
+    figures = []
+    fast = measure(runs, nodelay=True, direct_transport="trailblaze")
+    slow = measure(max(3, runs // 5), nodelay=False, direct_transport="u2.connect")
+    labels = ("both with TCP_NODELAY", "trailblaze without TCP_NODELAY, direct through u2.connect(serial)")
+    for timings, transport in zip((fast, slow), labels, strict=True):
+        for t in timings:
+            figures.append(
+                Figure(
+                    f"android {t.primitive} vs the same u2 calls ({transport})",
+                    t.trailblaze * 1000,
+                    t.direct * 1000,
+                    "ms",
+                    "≤ 1.1×",
+                    t.trailblaze <= t.direct * 1.1,
+                )
+            )
+    tap_fast = next(t.trailblaze for t in fast if t.primitive.startswith("tap"))
+    tap_slow = next(t.trailblaze for t in slow if t.primitive.startswith("tap"))
+    figures.append(
+        Figure(
+            "android tap with TCP_NODELAY vs without (the delayed-ACK stall)",
+            tap_fast * 1000,
+            tap_slow * 1000,
+            "ms",
+            "< 1.0×",
+            tap_fast < tap_slow,
+        )
+    )
+    return figures
+
+
 def bench_mcp_connect(runs: int) -> list[Figure]:
     import mcp_toolsets
 
@@ -200,6 +235,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "web": (bench_web, 3),
     "workers": (bench_workers, 3),
     "engine": (bench_engine, 3),
+    "android": (bench_android, 60),
     "mcp-connect": (bench_mcp_connect, 5),
     "mcp-call": (bench_mcp_call, 5),
 }

@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+#: the adb, phone and WebDriverAgent stand-ins (fixtures ``phone``, ``adb``, ``iphone``, ``wda_server``)
+pytest_plugins = ("tests.standins.fixtures",)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_UPSTREAM = ROOT.parent / "shared" / "upstream-format"
 

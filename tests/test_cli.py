@@ -200,7 +200,7 @@ trail:
             {"t.trail.yaml": PASSING},
             ["--driver", "nope"],
             3,
-            "unknown driver 'nope' (known drivers: playwright-native)",
+            "unknown driver 'nope' (known drivers: android-uiautomator2, ios-wda, playwright-native)",
         ),
         ({}, ["missing.trail.yaml"], 3, "missing.trail.yaml: no such file or directory"),
         ({"t.trail.yaml": PASSING}, ["--arg", "novalue"], 3, "'novalue': expected NAME=VALUE"),
@@ -414,7 +414,8 @@ def test_plugins_json_lists_the_builtins_with_their_hooks(cli: CliRunner, projec
 def test_devices(cli: CliRunner, project: Project, browser: str) -> None:
     result = cli("devices", "--json")
     assert result.returncode == 0
-    (device,) = json.loads(result.stdout)
+    rows = json.loads(result.stdout)
+    (device,) = [row for row in rows if row["driver"] == "playwright-native"]  # mobile drivers list theirs too
     assert (device["id"], device["platform"], device["driver"]) == ("chromium", "web", "playwright-native")
 
 

@@ -510,17 +510,21 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
 
     project = _project(plugin_args, config)
     classes = [project.drivers.resolve(driver)] if driver else project.drivers.drivers()
+    configured = project.config.project.device
+    extra = {"wda_urls": [configured]} if configured and "://" in configured else {}
 
     async def gather() -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         for cls in classes:
-            instance = cls(DriverOptions(browser=project.config.project.browser))
+            instance = cls(DriverOptions(browser=project.config.project.browser, extra=extra))
             try:
                 found = await instance.devices()
             except TrailblazeError as exc:
                 rows.append({"driver": cls.key, "platform": cls.platform, "error": str(exc)})
                 continue
-            rows.extend({**d.to_dict(), "model": d.model, "state": "available"} for d in found)
+            rows.extend(
+                {**d.to_dict(), "model": d.model, "classifiers": list(d.classifiers), "state": d.state} for d in found
+            )
         return rows
 
     rows = asyncio.run(gather())
@@ -534,7 +538,8 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
             click.echo(f"{row['driver']}: {row['error']}")
         else:
             click.echo(
-                f"{row['id']}  {row['platform']}  {row['driver']}  {row['width']}x{row['height']}  {row['model']}"
+                f"{row['id']}  {row['platform']}  {row['driver']}  {row['width']}x{row['height']}  "
+                f"{row['model']}  {row['state']}"
             )
     return 0
 

@@ -80,6 +80,8 @@ class DeviceInfo:
     height: int = 0
     model: str | None = None
     classifiers: tuple[str, ...] = ()
+    #: "available", or why not (adb's "offline"/"unauthorized", "unreachable")
+    state: str = "available"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -151,6 +151,9 @@ class ProjectConfig(_Section):
     target: str | None = None
     base_url: str | None = None
     timeout: float = Field(default=10.0, gt=0, description="seconds actions and assertions wait for the UI")
+    settle_timeout: float = Field(
+        default=2.0, ge=0, description="mobile: seconds an action waits for the screen to stop changing (0: off)"
+    )
     headless: bool = True
     browser: str | None = Field(default=None, description="path of a Chromium executable")
     plugins: list[str] = Field(default_factory=list)

@@ -31,6 +31,8 @@ class DriverOptions:
     base_url: str | None = None
     artifacts_dir: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: mobile: seconds an action waits for two equal hierarchies in a row (0: do not settle)
+    settle_timeout: float = 2.0
 
 
 class Device(Commands):

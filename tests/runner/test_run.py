@@ -144,7 +144,10 @@ def test_problems_stop_the_run_before_any_device_work(tmp_path: Path) -> None:
     [
         ({"shard_split": 2, "shard_all": 2}, "exclude each other"),
         ({"all_devices": True, "devices": ["a"]}, "exclude each other"),
-        ({"driver": "nope"}, r"^unknown driver 'nope' \(known drivers: null-test, playwright-native\)$"),
+        (
+            {"driver": "nope"},
+            r"^unknown driver 'nope' \(known drivers: android-uiautomator2, ios-wda, null-test, playwright-native\)$",
+        ),
     ],
 )
 def test_option_mistakes(tmp_path: Path, options: dict[str, object], message: str) -> None:

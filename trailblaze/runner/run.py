@@ -137,7 +137,7 @@ class Executor:
         wanted = options.shard_split or options.shard_all
         ids: list[str | None] = list(explicit)
         if options.all_devices or (wanted is not None and len(explicit) < wanted):
-            found = [d.id for d in await self._driver_unstarted(driver_key).devices()]
+            found = [d.id for d in await self._driver_unstarted(driver_key).devices() if d.state == "available"]
             if not found:
                 raise InfrastructureError(f"no devices found for {driver_key} (see `trailblaze devices`)")
             ids = list(found) if options.all_devices or not explicit else list(explicit)
@@ -306,6 +306,7 @@ class Executor:
             browser=str(self.project.config.resolve(project.browser)) if project.browser else None,
             base_url=base_url,
             artifacts_dir=options.artifacts_dir,
+            settle_timeout=project.settle_timeout,
             extra=_driver_extra(options),
         )
 

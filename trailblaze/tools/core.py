@@ -136,7 +136,9 @@ async def remember_text(
             "rememberText without nodeSelector/selector needs an agent to read the screen; "
             "record it again to get a selector"
         )
-    text = await ctx.commands.get_element_text(selector=nodeSelector or _legacy_as_node(selector))
+    # mobile devices match the legacy selector as it is (all its fields); the web needs a nodeSelector
+    legacy: Any = selector if ctx.device.platform in ("android", "ios") else _legacy_as_node(selector)
+    text = await ctx.commands.get_element_text(selector=nodeSelector or legacy)
     if text is None:
         raise ToolFailure(f"no element to read for {variable!r}")
     ctx.memory[variable] = text

@@ -1,0 +1,443 @@
+"""``android-uiautomator2``: Android devices through uiautomator2 over adbutils.
+
+Which device: ``--device SERIAL`` (or ``device:`` in trailblaze.yaml), else ``ANDROID_SERIAL``,
+else the only device the adb server lists (several: pick one with ``--device``). Which adb server:
+``ANDROID_ADB_SERVER_HOST``/``ANDROID_ADB_SERVER_PORT`` (a remote server works the same way). The
+server must be running; trailblaze never starts one (:mod:`trailblaze.android.adb`).
+
+Each session connects its own uiautomator2 client (``u2.connect(adbutils device)``, which pushes
+and starts uiautomator2's on-device server if needed) with its own worker thread, so several
+devices run side by side and nothing is shared between them.
+
+Classifiers: ``android-tablet`` when the smallest screen side is at least 600 dp, else
+``android-phone``; then ``android``. Upstream recordings keyed ``android-phone`` or ``android``
+replay on a phone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from trailblaze.commands import DeviceInfo, ViewNode, action, query
+from trailblaze.driver import Driver, DriverOptions
+from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
+from trailblaze.mobile.device import MobileDevice
+from trailblaze.mobile.worker import DeviceWorker
+
+if TYPE_CHECKING:
+    import uiautomator2
+
+    from trailblaze.android.adb import AdbClient
+
+DRIVER_KEY = "android-uiautomator2"
+TABLET_MIN_DP = 600
+#: uiautomator2's key names (jsonrpc pressKey) or Android key codes (pressKeyCode)
+KEY_PRESSES: dict[str, str | int] = {
+    "BACK": "back",
+    "ENTER": "enter",
+    "HOME": "home",
+    "BACKSPACE": "del",
+    "TAB": 61,
+    "ESCAPE": 111,
+}
+_FOCUSED_APP = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)\}")
+_SIZE = re.compile(r"(?:Override|Physical) size: (\d+)x(\d+)")
+_DENSITY = re.compile(r"(?:Override|Physical) density: (\d+)")
+
+
+class AndroidDriver(Driver):
+    key: ClassVar[str] = DRIVER_KEY
+    aliases: ClassVar[tuple[str, ...]] = (
+        "android",
+        "ANDROID_ONDEVICE_ACCESSIBILITY",
+        "ANDROID_ONDEVICE_INSTRUMENTATION",
+    )
+    platform: ClassVar[str] = "android"
+    description: ClassVar[str] = "Android devices through uiautomator2 and an adb server"
+
+    def __init__(self, options: DriverOptions) -> None:
+        super().__init__(options)
+        self.nodelay = bool(options.extra.get("adb_nodelay", True))
+
+    async def devices(self) -> list[DeviceInfo]:
+        """Every device the adb server knows, with its state; screen size and model for the
+        ones that are online."""
+        return await asyncio.to_thread(self._list_devices)
+
+    def _list_devices(self) -> list[DeviceInfo]:
+        from trailblaze.android.adb import connect_server
+
+        client = connect_server(nodelay=self.nodelay)
+        rows = []
+        for entry in client.list(extended=True):
+            model = entry.tags.get("model", "").replace("_", " ") or None
+            width = height = 0
+            classifiers: tuple[str, ...] = ("android",)
+            if entry.state == "device":
+                try:
+                    width, height, density = screen_metrics(client.device(entry.serial).shell("wm size; wm density"))
+                except Exception:
+                    width = height = density = 0
+                classifiers = classify(width, height, density)
+            rows.append(
+                DeviceInfo(
+                    id=entry.serial,
+                    platform="android",
+                    driver=DRIVER_KEY,
+                    width=width,
+                    height=height,
+                    model=model,
+                    classifiers=classifiers,
+                    state="available" if entry.state == "device" else entry.state,
+                )
+            )
+        return rows
+
+    async def open(self, device_id: str | None) -> AndroidDevice:
+        worker = DeviceWorker(f"android-{device_id or 'default'}")
+        try:
+            return await worker.run(self._connect, device_id, worker)
+        except BaseException:
+            worker.close()
+            raise
+
+    def _connect(self, device_id: str | None, worker: DeviceWorker) -> AndroidDevice:
+        import os
+
+        from trailblaze.android.adb import connect_server
+
+        client = connect_server(nodelay=self.nodelay)
+        serial = pick_serial(client, device_id or os.environ.get("ANDROID_SERIAL") or None)
+        u2 = start_uiautomator(client, serial)
+        try:
+            info = device_info(u2, serial)
+        except Exception as exc:
+            raise InfrastructureError(f"android device {serial}: cannot read its screen: {explain(exc)}") from None
+        return AndroidDevice(
+            info,
+            worker,
+            u2,
+            client,
+            timeout=self.options.timeout,
+            settle_timeout=self.options.settle_timeout,
+        )
+
+
+def pick_serial(client: AdbClient, wanted: str | None) -> str:
+    from adbutils.errors import AdbError
+
+    try:
+        entries = client.list()
+    except AdbError as exc:
+        raise InfrastructureError(f"the adb server at {client.address} cannot list devices: {exc}") from None
+    states = {e.serial: e.state for e in entries}
+    listing = ", ".join(f"{serial} ({state})" for serial, state in states.items()) or "none"
+    if wanted is None:
+        online = [serial for serial, state in states.items() if state == "device"]
+        if len(online) == 1:
+            return online[0]
+        if not online:
+            raise InfrastructureError(
+                f"no Android device online at the adb server {client.address} (devices: {listing}); "
+                f"connect one, start an emulator, or `adb connect HOST:PORT`"
+            )
+        raise UsageError(f"several Android devices are online ({listing}); choose one with --device SERIAL")
+    state = states.get(wanted)
+    if state is None:
+        raise InfrastructureError(
+            f"Android device {wanted!r} is not at the adb server {client.address} (devices: {listing})"
+        )
+    if state != "device":
+        hint = " — accept the USB debugging prompt on the device" if state == "unauthorized" else ""
+        raise InfrastructureError(f"Android device {wanted} is {state}{hint}")
+    return wanted
+
+
+def start_uiautomator(client: AdbClient, serial: str) -> uiautomator2.Device:
+    """``u2.connect`` on this client's device: pushes and starts uiautomator2's on-device server."""
+    import uiautomator2 as u2
+
+    try:
+        return u2.connect(client.device(serial))
+    except Exception as exc:
+        raise InfrastructureError(f"android device {serial}: cannot start uiautomator2: {explain(exc)}") from None
+
+
+def device_info(u2: uiautomator2.Device, serial: str) -> DeviceInfo:
+    info = u2.info
+    width, height = int(info.get("displayWidth") or 0), int(info.get("displayHeight") or 0)
+    dp_x, dp_y = int(info.get("displaySizeDpX") or 0), int(info.get("displaySizeDpY") or 0)
+    kind = "tablet" if min(dp_x, dp_y) >= TABLET_MIN_DP else "phone"
+    model = u2.adb_device.getprop("ro.product.model") or info.get("productName") or None
+    return DeviceInfo(
+        id=serial,
+        platform="android",
+        driver=DRIVER_KEY,
+        width=width,
+        height=height,
+        model=model,
+        classifiers=(f"android-{kind}", "android"),
+    )
+
+
+def screen_metrics(output: str) -> tuple[int, int, int]:
+    """Width, height (pixels) and density (dpi) from ``wm size; wm density``; the override wins."""
+    sizes = _SIZE.findall(output)
+    densities = _DENSITY.findall(output)
+    width, height = (int(v) for v in sizes[-1]) if sizes else (0, 0)
+    return width, height, int(densities[-1]) if densities else 0
+
+
+def classify(width: int, height: int, density: int) -> tuple[str, ...]:
+    if not (width and height and density):
+        return ("android",)
+    smallest_dp = min(width, height) * 160 / density
+    return ("android-tablet" if smallest_dp >= TABLET_MIN_DP else "android-phone", "android")
+
+
+def explain(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class AndroidDevice(MobileDevice):
+    """One Android device for one session: uiautomator2 for the screen, adb shell for apps."""
+
+    platform_name: ClassVar[str] = "android"
+
+    def __init__(
+        self,
+        info: DeviceInfo,
+        worker: DeviceWorker,
+        u2: uiautomator2.Device,
+        client: AdbClient,
+        *,
+        timeout: float,
+        settle_timeout: float,
+    ) -> None:
+        super().__init__(info, worker, timeout=timeout, settle_timeout=settle_timeout)
+        self.u2 = u2
+        self.client = client
+
+    # -- the platform primitives ----------------------------------------------------------------------
+
+    def dump(self) -> str:
+        return str(self.u2.dump_hierarchy())
+
+    def parse(self, raw: str) -> ViewNode:
+        from trailblaze.android.hierarchy import parse_hierarchy
+
+        return parse_hierarchy(raw)
+
+    def tap_at(self, x: int, y: int, duration_ms: int | None) -> None:
+        if duration_ms:
+            self.u2.long_click(x, y, duration=duration_ms / 1000)
+        else:
+            self.u2.click(x, y)
+
+    def swipe_between(self, start: tuple[int, int], end: tuple[int, int], duration_ms: int) -> None:
+        self.u2.swipe(start[0], start[1], end[0], end[1], duration=duration_ms / 1000)
+
+    def type_text(self, text: str) -> None:
+        self.u2.send_keys(text)
+
+    def erase(self, count: int | None, current: str | None) -> None:
+        if count is None:
+            self.u2.clear_text()
+            return
+        presses = count if current is None else min(count, len(current))
+        for _ in range(presses):
+            self.u2.press("del")
+
+    def press(self, key: str) -> None:
+        self.u2.press(KEY_PRESSES[key])
+
+    def dismiss_keyboard(self) -> bool:
+        if not self.keyboard_shown():
+            return False
+        self.u2.press("back")
+        return True
+
+    def keyboard_shown(self) -> bool:
+        return "mInputShown=true" in self.shell("dumpsys input_method")
+
+    def start_app(self, app_id: str, mode: str, timeout: float) -> None:
+        if mode == "REINSTALL":
+            self.wipe_app(app_id)
+        elif mode == "FORCE_RESTART":
+            self.terminate_app(app_id)
+        activity = self.launcher_activity(app_id)
+        output = self.shell(
+            [
+                "am",
+                "start",
+                "-a",
+                "android.intent.action.MAIN",
+                "-c",
+                "android.intent.category.LAUNCHER",
+                "-n",
+                activity,
+            ]
+        )
+        if "Error" in output or "Exception" in output:
+            raise ToolFailure(f"launchApp {app_id}: am start failed: {first_line(output, 'Error')}")
+        self.wait_foreground(app_id, timeout, output)
+
+    def launcher_activity(self, app_id: str) -> str:
+        """``package/activity`` of the app's launcher activity; a clear failure when the app is
+        not installed."""
+        out = self.shell(
+            ["cmd", "package", "resolve-activity", "--brief", "-c", "android.intent.category.LAUNCHER", app_id]
+        )
+        last = out.strip().splitlines()[-1].strip() if out.strip() else ""
+        if "/" in last and last.startswith(app_id):
+            return last
+        raise ToolFailure(
+            f"launchApp {app_id}: no such app on {self.device.id} (not installed, or no launcher activity)"
+        )
+
+    def wait_foreground(self, app_id: str, timeout: float, started: str) -> None:
+        """``am start`` reports success even when the app dies at once: check the window that
+        has focus until it is the app's, or the timeout passes."""
+        deadline = time.monotonic() + timeout
+        while True:
+            front = self.foreground_package()
+            if front == app_id:
+                return
+            if time.monotonic() >= deadline:
+                shown = front or "nothing"
+                raise ToolFailure(
+                    f"launchApp {app_id}: the app did not come to the front within {timeout:g}s "
+                    f"({shown} has focus; am start said: {first_line(started, 'Starting') or 'nothing'})"
+                )
+            time.sleep(self.poll_interval)
+
+    def foreground_package(self) -> str | None:
+        """The package whose window has focus: ``dumpsys window``'s ``mCurrentFocus`` (one shell
+        call), else adbutils' ``app_current()`` with its fallbacks for other Android versions."""
+        m = _FOCUSED_APP.search(self.shell(["dumpsys", "window", "windows"]))
+        if m:
+            return m.group("package")
+        from adbutils.errors import AdbError
+
+        try:
+            return str(self.u2.adb_device.app_current().package) or None
+        except AdbError:
+            return None
+
+    def terminate_app(self, app_id: str) -> None:
+        self.shell(["am", "force-stop", app_id])
+
+    def wipe_app(self, app_id: str) -> None:
+        output = self.shell(["pm", "clear", app_id])
+        if "Success" not in output:
+            raise ToolFailure(f"clearing the data of {app_id} failed: {first_line(output) or 'no output'}")
+
+    def open_link(self, url: str) -> None:
+        output = self.shell(["am", "start", "-a", "android.intent.action.VIEW", "-d", url])
+        if "Error" in output or "Exception" in output:
+            raise ToolFailure(f"openUrl {url}: {first_line(output, 'Error')}")
+
+    def screenshot(self) -> tuple[bytes, str]:
+        import base64
+        import io
+
+        encoded = self.u2.jsonrpc.takeScreenshot(1, 80)
+        if encoded:
+            return base64.b64decode(encoded), "jpeg"
+        buffer = io.BytesIO()
+        self.u2.screenshot().save(buffer, format="PNG")
+        return buffer.getvalue(), "png"
+
+    def release(self) -> None:
+        self.u2.stop_uiautomator(wait=False)
+
+    def shell(self, command: str | list[str]) -> str:
+        return str(self.u2.shell(command).output)
+
+    def client_errors(self) -> tuple[type[BaseException], ...]:
+        import http.client
+
+        from adbutils.errors import AdbError
+        from uiautomator2.exceptions import BaseException as U2Error
+
+        return (AdbError, U2Error, OSError, http.client.HTTPException, EOFError)
+
+    def explain(self, exc: BaseException) -> str:
+        message = explain(exc)
+        if "not found" in message and "device" in message:
+            return f"the device went away ({message})"
+        return message
+
+    # -- platform extras (seed 000's Android commands) ------------------------------------------------------
+
+    @action
+    async def adb_shell(self, command: str | list[str]) -> dict[str, Any]:
+        """Run a shell command on the device; its output and exit code."""
+
+        def run() -> dict[str, Any]:
+            response = self.u2.shell(command)
+            return {"output": response.output, "exitCode": response.exit_code}
+
+        return await self.act(run)
+
+    @action
+    async def grant_permission(self, app_id: str, permission: str) -> None:
+        def grant() -> None:
+            response = self.u2.shell(["pm", "grant", app_id, permission])
+            if response.exit_code != 0 or "Exception" in response.output:
+                raise ToolFailure(f"granting {permission} to {app_id} failed: {one_line(response.output)}")
+
+        await self.call(grant)
+
+    @action
+    async def install_app(self, path: str) -> None:
+        """Install an APK from this computer (``pm install -r -t``)."""
+        from pathlib import Path
+
+        local = Path(path)
+        if not local.is_file():
+            raise ToolFailure(f"no APK at {path}")
+
+        def install() -> None:
+            remote = f"/data/local/tmp/trailblaze-{local.name}"
+            self.u2.adb_device.sync.push(str(local), remote)
+            try:
+                output = self.shell(["pm", "install", "-r", "-t", remote])
+            finally:
+                self.shell(["rm", "-f", remote])
+            if "Success" not in output:
+                raise ToolFailure(f"installing {local.name} failed: {first_line(output, 'Failure') or 'no output'}")
+
+        await self.call(install)
+
+    @action
+    async def uninstall_app(self, app_id: str) -> None:
+        def uninstall() -> None:
+            output = self.shell(["pm", "uninstall", app_id])
+            if "Success" not in output:
+                raise ToolFailure(f"uninstalling {app_id} failed: {first_line(output) or 'no output'}")
+
+        await self.call(uninstall)
+
+    @query
+    async def current_app(self) -> str | None:
+        """The package of the window that has focus."""
+        return await self.call(self.foreground_package)
+
+
+def one_line(output: str, limit: int = 300) -> str:
+    text = " ".join(line.strip() for line in output.splitlines() if line.strip())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def first_line(output: str, containing: str | None = None) -> str:
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if containing is not None:
+        for line in lines:
+            if containing in line:
+                return line
+    return lines[0] if lines else ""

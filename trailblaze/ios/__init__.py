@@ -1,0 +1,1 @@
+"""iOS through facebook-wda and WebDriverAgent: the ``ios-wda`` driver."""
