@@ -178,10 +178,10 @@ def test_bad_overlays_and_references_are_reported_with_their_location(project: P
     with pytest.raises(ErrorList) as info:
         load_config(path)
     lines = str(info.value).splitlines()
-    assert lines == [
+    assert lines == [  # in file order
         f"{path}:1:9: target: 'nowhere' is not defined in targets: (shop)",
-        f"{path}:3:13: tool_sets: unknown toolset 'x' (toolsets: none are defined)",
         f"{path}:2:30: tool_sets: unknown toolset 'missing' (toolsets: none are defined)",
+        f"{path}:3:13: tool_sets: unknown toolset 'x' (toolsets: none are defined)",
     ]
 
 
