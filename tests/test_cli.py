@@ -323,6 +323,31 @@ def test_validate_passes_good_trails_without_a_browser(cli: CliRunner, project: 
     assert result.stdout.strip() == "2 trails valid"
 
 
+BY_DEVICE = """
+trail:
+  - step: Open the app
+    recording:
+      android:
+        - pressBack: {}
+      android-phone:
+        - pressBak: {}
+      web:
+        - web_navigat: {url: /}
+"""
+
+
+def test_validate_for_a_driver_checks_the_recordings_its_devices_may_replay(cli: CliRunner, project: Project) -> None:
+    project.trail("a", BY_DEVICE)
+    result = cli("validate", "--driver", "android")
+    assert result.returncode == 3
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    # a phone replays android-phone before android; the web recording is not this driver's
+    assert errors == [
+        "error: trails/a.trail.yaml:7:11: unknown tool 'pressBak' for driver android-uiautomator2; "
+        "did you mean 'pressBack'?"
+    ]
+
+
 # -- tools, plugins, devices -------------------------------------------------------------------------------
 
 REGISTRY_KEYS = {

@@ -113,7 +113,7 @@ class Bounds:
         return self.bottom - self.top
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ViewNode:
     """One element of the screen model shared by all drivers.
 
@@ -140,7 +140,7 @@ class ViewNode:
     ref: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
     children: list[ViewNode] = field(default_factory=list)
-    parent: ViewNode | None = field(default=None, repr=False, compare=False)
+    parent: ViewNode | None = field(default=None, repr=False)
 
     def walk(self) -> Iterator[ViewNode]:
         """This node and all its descendants, depth first, document order."""

@@ -26,6 +26,7 @@ trail:
         - web_navigate: {url: /lists.html}
         - rememberText: {variable: count, nodeSelector: {web: {cssSelector: "#count"}}}
         - rememberText: {variable: heading, selector: {css: h1}}
+        - rememberText: {variable: byId, selector: {idRegex: count}}
         - dumpMemory
   - verify: Compare values
     recording:
@@ -34,6 +35,7 @@ trail:
         - assertEquals: {actual: 14.0, expected: "14"}
         - assertEquals: {actual: true, expected: "true"}
         - assertNotEquals: {actual: "{{memory.heading}}", expected: Forms}
+        - assertEquals: {actual: "{{memory.byId}}", expected: "{{memory.expected}}"}
         - assertMath: {expression: "2 * (3 + 4) - 10 / 4", expected: 11.5}
         - assertMath: {expression: "1,000 // 8 + 2 ** 3 % 5", expected: "128"}
   - step: Wait for the page to change after loading data, then settle
@@ -58,6 +60,8 @@ FAILING: dict[str, str] = {
     "memory-not-set": 'assertEquals: {actual: "{{memory.total}}", expected: 1}',
     "remember-missing": 'rememberText: {variable: gone, nodeSelector: {web: {cssSelector: "#gone"}}}',
     "remember-without-selector": "rememberText: {variable: what, prompt: the count}",
+    "remember-legacy-mobile-only": "rememberText: {variable: what, selector: {textRegex: Lists, enabled: true}}",
+    "remember-legacy-id-pattern": 'rememberText: {variable: what, selector: {idRegex: "co.*"}}',
     "objective-failed": "objectiveStatus: {status: FAILED, explanation: the list was empty}",
     "no-change": "waitForChange: {timeoutMs: 300}",
     "run-trail-missing": "runTrail: {path: shared/nothing.yaml}",
@@ -177,3 +181,22 @@ def test_a_missing_shared_trail_is_a_broken_trail(core_run: CliResult, trails: d
         trail["steps"][1]["error"] == f"runTrail: {core_run.cwd / 'trails/fails/shared/nothing.yaml'}: file not found"
     )
     assert core_run.returncode == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "remember-legacy-mobile-only",
+            "rememberText: a legacy selector with enabled cannot be used on the web; "
+            "use a nodeSelector with a web: block",
+        ),
+        ("remember-legacy-id-pattern", "rememberText: idRegex 'co.*' is a pattern; on the web use a nodeSelector"),
+    ],
+)
+def test_a_legacy_selector_without_web_meaning_is_misuse(
+    trails: dict[str, dict[str, Any]], name: str, message: str
+) -> None:
+    trail = trails[f"fails/{name}"]
+    assert trail["status"] == "error", trail  # the recording asks for something the web has not: exit 3
+    assert trail["steps"][1]["error"] == message

@@ -253,3 +253,23 @@ def test_run_trail_with_a_broken_shared_trail_is_a_trail_file_error(tmp_path: Pa
     trail = result.trails[0]
     assert (trail.status, trail.exit_code) == ("error", 3)
     assert "runTrail shared/setup.yaml:" in (trail.error or "") and "unknown step key 'bogus'" in (trail.error or "")
+
+
+def test_a_broken_session_is_replaced_before_the_next_trail(tmp_path: Path) -> None:
+    import trailblaze
+
+    trails(tmp_path, 3)
+    project = make_project(tmp_path, "driver: null-test\n")
+    sessions: list[str] = []
+
+    class Breaker:
+        @trailblaze.hookimpl
+        def trailblaze_trail_start(self, trail: object, session: object) -> None:
+            sessions.append(session.id)  # type: ignore[attr-defined]
+            if trail.id == "t0":  # type: ignore[attr-defined]
+                session.mark_broken("the server died")  # type: ignore[attr-defined]
+
+    project.plugins.pm.register(Breaker(), "breaker")
+    result = run(project)
+    assert [t.status for t in result.trails] == ["passed"] * 3
+    assert sessions[0] != sessions[1] == sessions[2]

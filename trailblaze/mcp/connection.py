@@ -218,6 +218,11 @@ class Connection:
         transport = self.transport
         return transport is not None and (transport.fault is not None or transport.returncode is not None)
 
+    @property
+    def dead(self) -> bool:
+        """The server is gone (exited, faulted, or the client was closed)."""
+        return self.client is None or self._dead()
+
     def _gone_message(self, when: str) -> str:
         transport = self.transport
         if transport is not None and transport.fault is not None:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import ToolFailure, UsageError
+from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.mcp.rpc import Invocation
 from trailblaze.tools.model import Delegate, ToolArgumentError, ToolContext, ToolImplementation, ToolOutcome
 
@@ -93,6 +93,10 @@ class McpTool(ToolImplementation):
         self.calls.rpc.begin(invocation)
         try:
             result = await self.connection.call(self.name, arguments, request_meta(ctx, self.calls))
+        except InfrastructureError as exc:
+            if self.connection.dead and ctx.session is not None:
+                ctx.session.mark_broken(str(exc))  # the rest of its trails get a new session
+            raise
         finally:
             self.calls.rpc.end(invocation)
         text = _text(result)

@@ -173,6 +173,9 @@ class Executor:
                     self._finish(item, self._errored(planned, "interrupted", ExitCode.INTERRUPTED), session)
                     raise
                 self._finish(item, result, session)
+                if session.broken is not None:  # e.g. a server died: start the next trail afresh
+                    closing, session = session, None
+                    await self._close(closing)
         finally:
             queue.lanes_alive -= 1
             if session is not None:

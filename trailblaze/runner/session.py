@@ -107,6 +107,13 @@ class Session:
     memory: dict[str, Any] = field(default_factory=dict)
     #: the app target this session was opened for (its MCP servers and toolsets follow from it)
     target: str | None = None
+    #: why the session can no longer be trusted (see :meth:`mark_broken`), or None
+    broken: str | None = None
+
+    def mark_broken(self, reason: str) -> None:
+        """Something the session depends on broke (an MCP server died): the runner closes the
+        session after the current trail, and the next trail on this lane gets a fresh one."""
+        self.broken = self.broken or reason
 
     @property
     def info(self) -> DeviceInfo:

@@ -12,11 +12,12 @@ import asyncio
 import json
 import math
 import operator
+import re
 import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from trailblaze.errors import ToolFailure
+from trailblaze.errors import ToolFailure, UsageError
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import Delegate, ToolContext
@@ -137,7 +138,7 @@ async def remember_text(
             "record it again to get a selector"
         )
     # mobile devices match the legacy selector as it is (all its fields); the web needs a nodeSelector
-    legacy: Any = selector if ctx.device.platform in ("android", "ios") else _legacy_as_node(selector)
+    legacy: Any = selector if ctx.device.platform in ("android", "ios") else _legacy_as_web(selector)
     text = await ctx.commands.get_element_text(selector=nodeSelector or legacy)
     if text is None:
         raise ToolFailure(f"no element to read for {variable!r}")
@@ -199,17 +200,28 @@ def _safe_name(name: str) -> str:
     return cleaned or "snapshot"
 
 
-def _legacy_as_node(selector: ElementSelector | None) -> NodeSelector | None:
+def _legacy_as_web(selector: ElementSelector | None) -> NodeSelector | None:
+    """A legacy (Maestro-style) selector read on a web page: ``css`` is CSS, ``textRegex`` the
+    accessible name, a plain ``idRegex`` the element id. Anything else has no web meaning."""
     if selector is None:
         return None
+    fields = selector.compact()
+    unsupported = sorted(set(fields) - {"css", "textRegex", "idRegex"})
+    if unsupported:
+        raise UsageError(
+            f"a legacy selector with {', '.join(unsupported)} cannot be used on the web; "
+            "use a nodeSelector with a web: block"
+        )
     block: dict[str, Any] = {}
-    if selector.textRegex:
-        block["textRegex"] = selector.textRegex
-    if selector.idRegex:
-        block["resourceIdRegex"] = selector.idRegex
     if selector.css:
-        return NodeSelector.model_validate({"web": {"cssSelector": selector.css}})
-    return NodeSelector.model_validate({"androidMaestro": block}) if block else None
+        block["cssSelector"] = selector.css
+    if selector.textRegex:
+        block["ariaNameRegex"] = selector.textRegex
+    if selector.idRegex:
+        if not re.fullmatch(r"[A-Za-z][\w:.-]*", selector.idRegex):
+            raise UsageError(f"idRegex {selector.idRegex!r} is a pattern; on the web use a nodeSelector")
+        block.setdefault("cssSelector", f'[id="{selector.idRegex}"]')
+    return NodeSelector.model_validate({"web": block}) if block else None
 
 
 _OPERATORS: dict[type, Callable[..., float]] = {

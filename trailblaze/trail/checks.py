@@ -57,9 +57,18 @@ def check_trail_tools(
 
 
 def _calls_to_check(step: Step, classifiers: Sequence[str] | None) -> list[ToolCall]:
+    """The recording a device with ``classifiers`` replays, plus the more specific ones of
+    the same family (``android-phone`` for ``android``), which a device may still pick."""
     if classifiers is None:
         return step.all_calls()
-    return step.recording_for(classifiers) or []
+    chosen = step.recording_for(classifiers) or []
+    specific = [
+        call
+        for key, calls in (step.recordings or {}).items()
+        if calls is not chosen and any(key.startswith(f"{c}-") for c in classifiers)
+        for call in calls
+    ]
+    return [*chosen, *specific]
 
 
 def _check_args(call: ToolCall, spec: object, trail: Trail, env: Mapping[str, str]) -> list[TrailblazeError]:
