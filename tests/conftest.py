@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# A run started in the background by a non-interactive shell (as some CI runners do) inherits
+# an ignored SIGINT, and so would every trailblaze the tests start: Python then installs no
+# KeyboardInterrupt handler and the tests' Ctrl-C never arrives. A handler of our own is reset
+# to the default in children, which gives them the SIGINT a terminal user's trailblaze has.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: the adb, phone and WebDriverAgent stand-ins (fixtures ``phone``, ``adb``, ``iphone``, ``wda_server``)
 pytest_plugins = ("tests.standins.fixtures",)

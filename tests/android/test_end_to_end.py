@@ -189,12 +189,17 @@ def test_a_phone_unplugged_mid_run_is_exit_2(adb: AdbHostStandIn, phone: FakeAnd
         text=True,
     )
     started = ("shell", f"pm clear {SAMPLE_APP}; echo X4EXIT:$?")  # the trail is running: unplug now
-    deadline = time.monotonic() + 120
-    while started not in phone.calls and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert started in phone.calls, "the run never reached the phone"
-    adb.unplug("emulator-5554")
-    output, _ = process.communicate(timeout=60)
+    with process:
+        try:
+            deadline = time.monotonic() + 120
+            while started not in phone.calls and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert started in phone.calls, "the run never reached the phone"
+            adb.unplug("emulator-5554")
+            output, _ = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
     assert process.returncode == 2, output
     trail = json.loads((project.root / "r.json").read_text())["trails"][0]
     assert trail["status"] == "error"

@@ -67,6 +67,16 @@ def _start_run(project: Project, recorded: Recorded) -> subprocess.Popen[str]:
     )
 
 
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """Kill the run if it is still going, reap it and close its pipe (no stray process or
+    ResourceWarning in a later test when an assertion failed first)."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
 def _wait_for(recorded: Recorded, kind: str, count: int = 1, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while len(recorded.entries(kind)) < count:
@@ -86,7 +96,7 @@ def test_servers_are_gone_after_an_interrupt_during_a_call(
         proc.send_signal(sig)
         output, _ = proc.communicate(timeout=30)
     finally:
-        proc.kill()
+        _stop(proc)
     assert proc.returncode == 130, output
     assert "interrupted" in output
     _assert_gone(recorded)
@@ -109,6 +119,6 @@ def test_servers_are_gone_after_an_interrupt_while_they_start(
         proc.send_signal(signal.SIGINT)
         output, _ = proc.communicate(timeout=30)
     finally:
-        proc.kill()
+        _stop(proc)
     assert proc.returncode == 130, output
     _assert_gone(recorded)
