@@ -18,13 +18,12 @@ The end of the input counts as ``quit``.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, ClassVar
 
 from trailblaze.agents.base import Agent, StepTask, Verdict
 from trailblaze.agents.calls import CallSyntaxError, parse_call
 from trailblaze.agents.screen import render_screen
-from trailblaze.agents.terminal_input import stdin_lines
+from trailblaze.agents.terminal_input import say, stdin_lines, step_word
 
 if TYPE_CHECKING:
     from trailblaze.runner.session import Session
@@ -41,9 +40,7 @@ commands:
   screen | tools | help"""
 
 
-def _out(text: str = "", end: str = "\n") -> None:
-    sys.stdout.write(text + end)
-    sys.stdout.flush()
+_out = say
 
 
 class InteractiveAgent(Agent):
@@ -75,17 +72,10 @@ class InteractiveAgent(Agent):
             word = command.lower()
             if not word or word.startswith("#"):
                 continue
-            if word == "done":
-                return Verdict("complete", rest.strip())
-            if word == "skip":
-                return Verdict("skipped", rest.strip())
-            if word == "quit":
-                return Verdict("quit", rest.strip())
-            if word == "fail":
-                return Verdict("failed", rest.strip() or "given up at the terminal")
-            if word == "undo":
-                dropped = task.undo()
-                _out(f"undone: {', '.join(c.name for c in dropped)}" if dropped else "nothing to undo")
+            ended = step_word(word, rest, task, gave_up="given up at the terminal")
+            if isinstance(ended, Verdict):
+                return ended
+            if ended:
                 continue
             if word in ("screen", "look"):
                 await self._show_screen(task)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from trailblaze.agents.base import StepTask, Verdict
 
 _lock = threading.Lock()
 _readers: dict[int, LineReader] = {}
@@ -83,3 +86,26 @@ def stdin_lines() -> LineReader:
         if reader is None:
             reader = _readers[id(sys.stdin)] = LineReader(sys.stdin)
         return reader
+
+
+def say(text: str = "", end: str = "\n") -> None:
+    """Write to the person at the terminal at once (stdout may be a pipe)."""
+    sys.stdout.write(text + end)
+    sys.stdout.flush()
+
+
+def step_word(word: str, rest: str, task: StepTask, *, gave_up: str) -> Verdict | bool:
+    """The words every person-driven agent understands. ``done``, ``skip``, ``quit`` and
+    ``fail`` end the step: their :class:`Verdict` (``rest`` is the explanation; ``gave_up`` the
+    one ``fail`` gets without). ``undo`` drops the last call: True. Any other word: False."""
+    from trailblaze.agents.base import Verdict
+
+    endings = {"done": "complete", "skip": "skipped", "quit": "quit", "fail": "failed"}
+    if word in endings:
+        explanation = rest.strip() or (gave_up if word == "fail" else "")
+        return Verdict(endings[word], explanation)  # type: ignore[arg-type]
+    if word == "undo":
+        dropped = task.undo()
+        say(f"undone: {', '.join(c.name for c in dropped)}" if dropped else "nothing to undo")
+        return True
+    return False

@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import time
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from trailblaze.agents.base import Agent, CallResult, StepTask, Verdict
-from trailblaze.agents.terminal_input import stdin_lines
+from trailblaze.agents.terminal_input import say, stdin_lines, step_word
 from trailblaze.errors import UsageError
 from trailblaze.web import locators
 
@@ -51,9 +50,7 @@ CAUSED_NAVIGATION_S = 10.0
 FLUSH_WAIT_S = 5.0
 
 
-def _out(text: str = "", end: str = "\n") -> None:
-    sys.stdout.write(text + end)
-    sys.stdout.flush()
+_out = say
 
 
 class BrowserAgent(Agent):
@@ -100,17 +97,10 @@ class BrowserAgent(Agent):
                 if not word or word.startswith("#"):
                     continue
                 await recorder.flush()
-                if word == "done":
-                    return Verdict("complete", rest.strip())
-                if word == "skip":
-                    return Verdict("skipped", rest.strip())
-                if word == "quit":
-                    return Verdict("quit", rest.strip())
-                if word == "fail":
-                    return Verdict("failed", rest.strip() or "given up in the browser")
-                if word == "undo":
-                    dropped = task.undo()
-                    _out(f"undone: {', '.join(c.name for c in dropped)}" if dropped else "nothing to undo")
+                ended = step_word(word, rest, task, gave_up="given up in the browser")
+                if isinstance(ended, Verdict):
+                    return ended
+                if ended:
                     continue
                 _out("type done, undo, skip, fail or quit (do the step in the browser)")
         finally:
