@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from types import ModuleType
 from typing import Any
 
@@ -137,6 +136,8 @@ def get_plugin_manager(
 
 def _load_entry_points(plugins: Plugins) -> None:
     pm = plugins.pm
+    from importlib import metadata  # ~20 ms: only when entry points are loaded
+
     for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         if pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
             continue
