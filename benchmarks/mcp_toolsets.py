@@ -1,7 +1,7 @@
 """The MCP toolsets' performance goals, each a ratio to a baseline measured in the same run.
 
 * **connect**: four Python stdio servers in one session are connected in ≤ 1.5× the time of
-  one (they spawn and handshake concurrently). Measured from the moment a session asks for its
+  one (forked from the prefork helper, they handshake concurrently). Measured from the moment a session asks for its
   servers until their tools are registered, in a fresh process each time, as ``trailblaze run``
   meets it: Trailblaze's own lazy import of the ``mcp`` SDK included.
 * **call**: a ``tools/call`` through Trailblaze — lookup, argument check, delegation resolver,

@@ -169,3 +169,22 @@ def cli_process(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[str]]
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def processes_with(marker: str) -> list[str]:
+    """Command lines of live processes whose environment carries ``marker`` (our descendants:
+    Playwright's driver and Chromium inherit the environment, whatever their process group)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if f"TRAILBLAZE_TEST_MARKER={marker}".encode() not in (entry / "environ").read_bytes():
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if state != "Z":
+            found.append(command)
+    return found

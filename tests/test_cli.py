@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project, cli_env
+from conftest import CliRunner, Project, cli_env, processes_with
 
 from trailblaze import __version__
 
@@ -553,25 +553,6 @@ trail:
       web:
         - web_click: {nodeSelector: {web: {cssSelector: "#never"}}, timeoutMs: 120000}
 """
-
-
-def processes_with(marker: str) -> list[str]:
-    """Command lines of live processes whose environment carries ``marker`` (our descendants:
-    Playwright's driver and Chromium inherit the environment, whatever their process group)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if f"TRAILBLAZE_TEST_MARKER={marker}".encode() not in (entry / "environ").read_bytes():
-                continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if state != "Z":
-            found.append(command)
-    return found
 
 
 @pytest.mark.browser

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from trailblaze.errors import InfrastructureError
 from trailblaze.mcp.declarations import ServerDecl
+from trailblaze.mcp.prefork import eligible
 from trailblaze.mcp.stdio import StderrLog, StdioTransport
 
 REGISTRY_URI = "trailblaze://registry"
@@ -130,7 +131,14 @@ class Connection:
             return _HttpTransport(streamable_http_client(str(decl.url), http_client=http), http)
         assert decl.command is not None
         assert self.log is not None
-        self.transport = StdioTransport(decl.command, decl.args, self.env, decl.cwd, self.log)
+        self.transport = StdioTransport(
+            decl.command,
+            decl.args,
+            self.env,
+            decl.cwd,
+            self.log,
+            fork=eligible(decl.command, decl.args, dict(decl.env)),
+        )
         return self.transport
 
     async def _list_tools(self, client: Client) -> list[mcp_types.Tool]:

@@ -47,6 +47,15 @@ async def attach(session: Session) -> list[Connection]:
     decls = session_declarations(config, driver, target=session.target)
     if not decls:
         return []
+    from trailblaze.mcp import prefork
+
+    if any(prefork.eligible(d.command, d.args, dict(d.env)) for d in decls if d.kind == "stdio"):
+        try:
+            helper = prefork.acquire()  # it imports the SDK while we do: start it first
+        except OSError:
+            pass  # no helper: the servers are spawned fresh
+        else:
+            session.exit_stack.push_async_callback(prefork.release, helper)
     from trailblaze.mcp.connection import Connection  # the mcp SDK: only when there is a server
 
     server = await rpc.acquire(config.project.callback_port)

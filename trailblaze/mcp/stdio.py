@@ -27,6 +27,8 @@ import anyio.abc
 import mcp_types
 from mcp.shared.message import SessionMessage
 
+from trailblaze.mcp import prefork
+
 TAIL_LINES = 64
 #: seconds a server has to exit after its stdin closes, then after SIGTERM (seed 003)
 GRACE_S = 5.0
@@ -92,8 +94,12 @@ class StdioTransport:
         env: Mapping[str, str],
         cwd: str | None,
         log: StderrLog,
+        *,
+        fork: bool = False,
     ) -> None:
         self.command = command
+        #: start it as a fork of the prefork helper when the session has one (see prefork)
+        self.fork = fork
         self.args = list(args)
         self.env = dict(env)
         self.cwd = cwd
@@ -125,15 +131,7 @@ class StdioTransport:
 
     @contextlib.asynccontextmanager
     async def _run(self) -> AsyncIterator[Any]:
-        process = await anyio.open_process(
-            [self.command, *self.args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=self.env,
-            cwd=self.cwd,
-            start_new_session=True,
-        )
+        process = await self._start()
         self.process = process
         _LIVE.add(process.pid)
         read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -207,6 +205,21 @@ class StdioTransport:
                     tg.cancel_scope.cancel()
         finally:
             self.log.close()  # the tail stays readable; the file is complete
+
+    async def _start(self) -> anyio.abc.Process:
+        helper = prefork.current() if self.fork else None
+        if helper is not None:
+            with contextlib.suppress(OSError):  # the helper is gone: spawn it the usual way
+                return await helper.spawn(self.args, self.env, self.cwd)
+        return await anyio.open_process(
+            [self.command, *self.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
 
     async def _stop(self, process: anyio.abc.Process) -> None:
         """Seed 003's shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL it.

@@ -1,0 +1,117 @@
+"""Python script servers are forks of the prefork helper, and cannot tell (trailblaze.mcp.prefork)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CliRunner, Project, cli_env, processes_with
+
+from .conftest import SERVERS
+
+WHOAMI = SERVERS / "whoami.py"
+pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+
+
+def _project(project: Project, out: Path, servers: dict[str, str]) -> None:
+    """One whoami server per label (the value: more of its entry, e.g. ``, env: {…}``) and a
+    trail that calls each."""
+    entries = "".join(f"  - {{script: {WHOAMI}, args: [{out}, {label}]{more}}}\n" for label, more in servers.items())
+    project.write("trailblaze.yaml", f"driver: null-test\nmcp_servers:\n{entries}")
+    calls = "".join(f"        - {label}_whoami: {{}}\n" for label in servers)
+    project.trail("who", f"trail:\n  - step: ask every server\n    recording:\n      test:\n{calls}")
+
+
+def _lines(out: Path) -> dict[str, dict[str, Any]]:
+    return {line["label"]: line for line in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+
+
+def _run(cli: CliRunner, marker: str, **env: str) -> None:
+    result = cli("run", "-p", "tests.support.null_driver", env={"TRAILBLAZE_TEST_MARKER": marker, **env})
+    assert result.returncode == 0, result.output
+    assert "1 passed" in result.stdout
+
+
+def test_script_servers_are_forked_and_see_what_a_fresh_process_sees(
+    cli: CliRunner, project: Project, tmp_path: Path
+) -> None:
+    out = tmp_path / "whoami.jsonl"
+    _project(project, out, {"one": ", env: {WHOAMI_COLOUR: blue}", "two": ""})
+    marker = uuid.uuid4().hex
+    _run(cli, marker)
+    seen = _lines(out)
+    assert set(seen) == {"one", "two"}
+    for label, line in seen.items():
+        assert "_zygote.py" in line["parent"], line  # forked by the helper, not spawned by trailblaze
+        assert line["argv"] == [str(WHOAMI), str(out), label]
+        assert line["name"] == "__main__"
+        assert line["cwd"] == str(WHOAMI.parent) == line["path0"]
+        assert line["session_leader"] is True  # its own process group: the shutdown signals reach it alone
+        assert line["stdin_is_pipe"] is True
+        assert line["env"]["TRAILBLAZE_SESSION_ID"].startswith("sess-")
+    assert seen["one"]["env"]["WHOAMI_COLOUR"] == "blue"
+    assert "WHOAMI_COLOUR" not in seen["two"]["env"]  # each its own environment, not the helper's
+    assert seen["one"]["random"] != seen["two"]["random"]  # nor its random state
+    assert seen["one"]["pid"] != seen["two"]["pid"]
+    logs = [p.read_text() for p in (project.root / ".trailblaze" / "logs").glob("*/*.log")]
+    # stderr still reaches the session's logs (after the SDK's own lines)
+    assert sorted(log.strip().splitlines()[-1] for log in logs) == ["one: asked", "two: asked"]
+    assert processes_with(marker) == []  # no server and no helper outlives the run
+
+
+@pytest.mark.parametrize(
+    ("env", "entry_env"),
+    [({"TRAILBLAZE_MCP_PREFORK": "0"}, ""), ({}, ", env: {PYTHONHASHSEED: '1'}")],
+    ids=["switched-off", "python-variables"],
+)
+def test_servers_are_spawned_fresh_when_forking_could_differ(
+    cli: CliRunner, project: Project, tmp_path: Path, env: dict[str, str], entry_env: str
+) -> None:
+    out = tmp_path / "whoami.jsonl"
+    _project(project, out, {"one": entry_env})
+    _run(cli, uuid.uuid4().hex, **env)
+    line = _lines(out)["one"]
+    assert "_zygote.py" not in line["parent"]
+    assert "trailblaze" in line["parent"]  # a child of the trailblaze process itself
+
+
+def test_the_helper_and_its_servers_end_when_trailblaze_is_killed(project: Project, tmp_path: Path) -> None:
+    out = tmp_path / "whoami.jsonl"
+    _project(project, out, {"one": "", "two": ""})
+    project.trail(
+        "who",
+        "trail:\n  - step: wait\n    recording:\n      test:\n        - one_whoami: {}\n"
+        "        - wait: {timeToWaitInSeconds: 60}\n",
+    )
+    marker = uuid.uuid4().hex
+    command = [sys.executable, "-m", "trailblaze", "run", "-p", "tests.support.null_driver"]
+    with subprocess.Popen(
+        command,
+        cwd=project.root,
+        env=cli_env(TRAILBLAZE_TEST_MARKER=marker),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as proc:
+        try:
+            deadline = time.monotonic() + 60
+            while not (out.exists() and len(_lines(out)) == 2) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(_lines(out)) == 2, "the servers never started"
+            time.sleep(0.5)  # let them reach the handshake
+            assert any("_zygote.py" in c for c in processes_with(marker))
+            proc.kill()  # no chance to shut anything down
+            proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    deadline = time.monotonic() + 15
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(marker) == []  # the helper saw its socket close, the servers their stdin
