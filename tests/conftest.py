@@ -45,6 +45,8 @@ class CliResult:
 
 
 CliRunner = Callable[..., CliResult]
+#: the ``cli_process`` fixture: start ``python -m trailblaze ARGS``, get the Popen
+CliProcess = Callable[..., subprocess.Popen[str]]
 
 
 def cli_env(autoload: bool = False, **extra: str) -> dict[str, str]:
@@ -140,7 +142,7 @@ def upstream_format() -> Path:
 
 
 @pytest.fixture
-def cli_process(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
+def cli_process(tmp_path: Path) -> Iterator[CliProcess]:
     """Start ``python -m trailblaze ARGS`` with pipes, for tests that talk to it while it runs
     (type into an agent, interrupt it); ``merge_stderr`` sends stderr into stdout. Every
     process started is killed and its pipes closed at the end."""

@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tests.conftest import CliRunner, Project, cli_env
+from tests.conftest import CliProcess, CliRunner, Project
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
@@ -166,7 +164,9 @@ def test_all_devices_skips_the_ones_that_are_not_online(
     assert sorted(t["device"] for t in result.json("r.json")["trails"]) == ["emulator-5554", "emulator-5556"]
 
 
-def test_a_phone_unplugged_mid_run_is_exit_2(adb: AdbHostStandIn, phone: FakeAndroid, project: Project) -> None:
+def test_a_phone_unplugged_mid_run_is_exit_2(
+    cli_process: CliProcess, adb: AdbHostStandIn, phone: FakeAndroid, project: Project
+) -> None:
     form_project(project)
     project.trail(
         "slow",
@@ -180,26 +180,14 @@ def test_a_phone_unplugged_mid_run_is_exit_2(adb: AdbHostStandIn, phone: FakeAnd
               android: [{{tapOnElementWithText: {{text: Forms}}}}]
         """,
     )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "run", "trails/slow.trail.yaml", "--json", "r.json"],
-        cwd=project.root,
-        env=cli_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = cli_process("run", "trails/slow.trail.yaml", "--json", "r.json", cwd=project.root, merge_stderr=True)
     started = ("shell", f"pm clear {SAMPLE_APP}; echo X4EXIT:$?")  # the trail is running: unplug now
-    with process:
-        try:
-            deadline = time.monotonic() + 120
-            while started not in phone.calls and process.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.02)
-            assert started in phone.calls, "the run never reached the phone"
-            adb.unplug("emulator-5554")
-            output, _ = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
+    deadline = time.monotonic() + 120
+    while started not in phone.calls and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert started in phone.calls, "the run never reached the phone"
+    adb.unplug("emulator-5554")
+    output, _ = process.communicate(timeout=60)
     assert process.returncode == 2, output
     trail = json.loads((project.root / "r.json").read_text())["trails"][0]
     assert trail["status"] == "error"

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project, cli_env
+from conftest import CliProcess, CliRunner, Project
 
 from .conftest import Recorded, alive
 
@@ -55,28 +53,6 @@ def test_servers_are_gone_after_the_run(
     _assert_gone(recorded)
 
 
-def _start_run(project: Project, recorded: Recorded) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "run"],
-        cwd=project.root,
-        env=cli_env(**recorded.env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    """Kill the run if it is still going, reap it and close its pipe (no stray process or
-    ResourceWarning in a later test when an assertion failed first)."""
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    if proc.stdout is not None:
-        proc.stdout.close()
-
-
 def _wait_for(recorded: Recorded, kind: str, count: int = 1, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while len(recorded.entries(kind)) < count:
@@ -86,24 +62,21 @@ def _wait_for(recorded: Recorded, kind: str, count: int = 1, timeout: float = 60
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_servers_are_gone_after_an_interrupt_during_a_call(
-    project: Project, probe: Path, recorded: Recorded, sig: signal.Signals
+    cli_process: CliProcess, project: Project, probe: Path, recorded: Recorded, sig: signal.Signals
 ) -> None:
     _project(project, probe, f"{{script: {probe}}}", f"{{script: {probe}, args: [--prefix, two_]}}")
     _trail(project, "hang: {}")
-    proc = _start_run(project, recorded)
-    try:
-        _wait_for(recorded, "hang")
-        proc.send_signal(sig)
-        output, _ = proc.communicate(timeout=30)
-    finally:
-        _stop(proc)
+    proc = cli_process("run", cwd=project.root, env=recorded.env, merge_stderr=True)
+    _wait_for(recorded, "hang")
+    proc.send_signal(sig)
+    output, _ = proc.communicate(timeout=30)
     assert proc.returncode == 130, output
     assert "interrupted" in output
     _assert_gone(recorded)
 
 
 def test_servers_are_gone_after_an_interrupt_while_they_start(
-    project: Project, probe: Path, recorded: Recorded
+    cli_process: CliProcess, project: Project, probe: Path, recorded: Recorded
 ) -> None:
     _project(
         project,
@@ -112,13 +85,10 @@ def test_servers_are_gone_after_an_interrupt_while_they_start(
         f"{{script: {probe}, args: [--prefix, two_]}}",
     )
     _trail(project, "report: {}")
-    proc = _start_run(project, recorded)
-    try:
-        _wait_for(recorded, "start", 2)
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=30)
-    finally:
-        _stop(proc)
+    proc = cli_process("run", cwd=project.root, env=recorded.env, merge_stderr=True)
+    _wait_for(recorded, "start", 2)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=30)
     assert proc.returncode == 130, output
     _assert_gone(recorded)

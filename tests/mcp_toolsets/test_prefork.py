@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project, cli_env, processes_with
+from conftest import CliProcess, CliRunner, Project, processes_with
 
 from .conftest import SERVERS
 
@@ -81,7 +79,9 @@ def test_servers_are_spawned_fresh_when_forking_could_differ(
     assert "trailblaze" in line["parent"]  # a child of the trailblaze process itself
 
 
-def test_the_helper_and_its_servers_end_when_trailblaze_is_killed(project: Project, tmp_path: Path) -> None:
+def test_the_helper_and_its_servers_end_when_trailblaze_is_killed(
+    cli_process: CliProcess, project: Project, tmp_path: Path
+) -> None:
     out = tmp_path / "whoami.jsonl"
     _project(project, out, {"one": "", "two": ""})
     project.trail(
@@ -90,27 +90,17 @@ def test_the_helper_and_its_servers_end_when_trailblaze_is_killed(project: Proje
         "        - wait: {timeToWaitInSeconds: 60}\n",
     )
     marker = uuid.uuid4().hex
-    command = [sys.executable, "-m", "trailblaze", "run", "-p", "tests.support.null_driver"]
-    with subprocess.Popen(
-        command,
-        cwd=project.root,
-        env=cli_env(TRAILBLAZE_TEST_MARKER=marker),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    ) as proc:
-        try:
-            deadline = time.monotonic() + 60
-            while not (out.exists() and len(_lines(out)) == 2) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert len(_lines(out)) == 2, "the servers never started"
-            time.sleep(0.5)  # let them reach the handshake
-            assert any("_zygote.py" in c for c in processes_with(marker))
-            proc.kill()  # no chance to shut anything down
-            proc.wait()
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+    proc = cli_process(
+        "run", "-p", "tests.support.null_driver", cwd=project.root, env={"TRAILBLAZE_TEST_MARKER": marker}
+    )
+    deadline = time.monotonic() + 60
+    while not (out.exists() and len(_lines(out)) == 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_lines(out)) == 2, "the servers never started"
+    time.sleep(0.5)  # let them reach the handshake
+    assert any("_zygote.py" in c for c in processes_with(marker))
+    proc.kill()  # no chance to shut anything down
+    proc.wait()
     deadline = time.monotonic() + 15
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)

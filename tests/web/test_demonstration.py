@@ -12,16 +12,14 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
-from conftest import ROOT, CliRunner, Project
+from conftest import ROOT, CliProcess, CliRunner, Project
 
 from trailblaze.web.sample_server import SampleAppServer
 
 pytestmark = pytest.mark.browser
-
-Start = Callable[..., subprocess.Popen[str]]
 
 
 class Demonstration:
@@ -80,7 +78,7 @@ def app() -> Iterator[str]:
         server.stop()
 
 
-def _record(start: Start, project: Project, app: str, trail: str) -> Demonstration:
+def _record(start: CliProcess, project: Project, app: str, trail: str) -> Demonstration:
     project.write("trailblaze.yaml", f"base_url: {app}\ntimeout: 5\n")
     port = _free_port()
     proc = start(
@@ -103,7 +101,7 @@ trail:
 
 
 def test_a_demonstrated_trail_replays_green(
-    cli_process: Start, cli: CliRunner, project: Project, app: str, browser: str
+    cli_process: CliProcess, cli: CliRunner, project: Project, app: str, browser: str
 ) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -188,7 +186,7 @@ trail:
 
 
 def test_links_keys_and_undo_while_demonstrating(
-    cli_process: Start, cli: CliRunner, project: Project, app: str, browser: str
+    cli_process: CliProcess, cli: CliRunner, project: Project, app: str, browser: str
 ) -> None:
     from playwright.sync_api import sync_playwright
 

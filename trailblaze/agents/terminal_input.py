@@ -14,7 +14,7 @@ import threading
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from trailblaze.agents.base import StepTask, Verdict
+    from trailblaze.agents.base import StepTask, Verdict, VerdictStatus
 
 _lock = threading.Lock()
 _readers: dict[int, LineReader] = {}
@@ -100,10 +100,10 @@ def step_word(word: str, rest: str, task: StepTask, *, gave_up: str) -> Verdict 
     one ``fail`` gets without). ``undo`` drops the last call: True. Any other word: False."""
     from trailblaze.agents.base import Verdict
 
-    endings = {"done": "complete", "skip": "skipped", "quit": "quit", "fail": "failed"}
+    endings: dict[str, VerdictStatus] = {"done": "complete", "skip": "skipped", "quit": "quit", "fail": "failed"}
     if word in endings:
         explanation = rest.strip() or (gave_up if word == "fail" else "")
-        return Verdict(endings[word], explanation)  # type: ignore[arg-type]
+        return Verdict(endings[word], explanation)
     if word == "undo":
         dropped = task.undo()
         say(f"undone: {', '.join(c.name for c in dropped)}" if dropped else "nothing to undo")

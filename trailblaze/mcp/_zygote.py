@@ -32,12 +32,6 @@ def _preload() -> None:
             __import__(name)
 
 
-def _returncode(status: int) -> int:
-    if os.WIFSIGNALED(status):
-        return -os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
-
-
 def _become_server(request: dict[str, object], fds: list[int], keep_closed: list[int]) -> int:
     """In the child: turn into ``python SCRIPT ARGS`` and run it; the exit code."""
     os.setsid()
@@ -112,7 +106,7 @@ def main(fd: int) -> None:
                 os.close(pidfd)
                 children.pop(pidfd, None)
                 _, status = os.waitpid(pid, 0)
-                send({"exit": pid, "code": _returncode(status)})
+                send({"exit": pid, "code": os.waitstatus_to_exitcode(status)})  # -N: killed by signal N
                 continue
             try:
                 data, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, 3)

@@ -137,7 +137,7 @@ class Connection:
             self.env,
             decl.cwd,
             self.log,
-            fork=eligible(decl.command, decl.args, dict(decl.env)),
+            fork=eligible(decl),
         )
         return self.transport
 

@@ -29,9 +29,13 @@ import sys
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
+
+if TYPE_CHECKING:
+    from trailblaze.mcp.declarations import ServerDecl
 
 ENV_SWITCH = "TRAILBLAZE_MCP_PREFORK"
 _HELPER = Path(__file__).with_name("_zygote.py")
@@ -45,14 +49,15 @@ def enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def eligible(command: str | None, args: Sequence[str], env_overrides: Mapping[str, str]) -> bool:
-    """Whether a stdio server can be a fork of the helper (see the module docstring)."""
+def eligible(decl: ServerDecl) -> bool:
+    """Whether a server can be a fork of the helper (see the module docstring)."""
     return (
-        enabled()
-        and command == sys.executable
-        and len(args) >= 1
-        and args[0].endswith(".py")
-        and not any(key.startswith("PYTHON") for key in env_overrides)
+        decl.kind == "stdio"
+        and enabled()
+        and decl.command == sys.executable
+        and len(decl.args) >= 1
+        and decl.args[0].endswith(".py")
+        and not any(key.startswith("PYTHON") for key, _ in decl.env)
     )
 
 
@@ -62,8 +67,6 @@ class _Reader(anyio.abc.ByteReceiveStream):
         self._transport = transport
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
-        if self._transport.is_closing() and self._reader.at_eof():
-            raise anyio.EndOfStream
         data = await self._reader.read(max_bytes)
         if not data:
             raise anyio.EndOfStream
@@ -170,7 +173,6 @@ class Helper:
         self._next_id = 0
         self._replies: dict[int, asyncio.Future[dict[str, object]]] = {}
         self._children: dict[int, ForkedProcess] = {}
-        self._lock = asyncio.Lock()
         self.users = 0
         self.gone = False
         self._reader = asyncio.get_running_loop().create_task(self._read(), name="mcp-prefork")
@@ -210,13 +212,12 @@ class Helper:
         theirs = [stdin_r, stdout_w, stderr_w]
         ours = [stdin_w, stdout_r, stderr_r]
         try:
-            async with self._lock:
-                self._next_id += 1
-                ident = self._next_id
-                future: asyncio.Future[dict[str, object]] = loop.create_future()
-                self._replies[ident] = future
-                request = {"id": ident, "argv": list(argv), "env": dict(env), "cwd": cwd or os.getcwd()}
-                socket.send_fds(self._socket, [json.dumps(request).encode()], theirs)  # small: never blocks
+            self._next_id += 1
+            ident = self._next_id
+            future: asyncio.Future[dict[str, object]] = loop.create_future()
+            self._replies[ident] = future
+            request = {"id": ident, "argv": list(argv), "env": dict(env), "cwd": cwd or os.getcwd()}
+            socket.send_fds(self._socket, [json.dumps(request).encode()], theirs)  # one small packet: no wait
             reply = await future
         except BaseException:
             for fd in theirs + ours:

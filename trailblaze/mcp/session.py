@@ -49,7 +49,7 @@ async def attach(session: Session) -> list[Connection]:
         return []
     from trailblaze.mcp import prefork
 
-    if any(prefork.eligible(d.command, d.args, dict(d.env)) for d in decls if d.kind == "stdio"):
+    if any(prefork.eligible(d) for d in decls):
         try:
             helper = prefork.acquire()  # it imports the SDK while we do: start it first
         except OSError:
