@@ -27,6 +27,7 @@ trail:
         - rememberText: {variable: count, nodeSelector: {web: {cssSelector: "#count"}}}
         - rememberText: {variable: heading, selector: {css: h1}}
         - rememberText: {variable: byId, selector: {idRegex: count}}
+        - rememberText: {variable: byBoth, selector: {css: p, idRegex: count}}
         - dumpMemory
   - verify: Compare values
     recording:
@@ -36,6 +37,7 @@ trail:
         - assertEquals: {actual: true, expected: "true"}
         - assertNotEquals: {actual: "{{memory.heading}}", expected: Forms}
         - assertEquals: {actual: "{{memory.byId}}", expected: "{{memory.expected}}"}
+        - assertEquals: {actual: "{{memory.byBoth}}", expected: "{{memory.expected}}"}
         - assertMath: {expression: "2 * (3 + 4) - 10 / 4", expected: 11.5}
         - assertMath: {expression: "1,000 // 8 + 2 ** 3 % 5", expected: "128"}
   - step: Wait for the page to change after loading data, then settle
@@ -62,6 +64,7 @@ FAILING: dict[str, str] = {
     "remember-without-selector": "rememberText: {variable: what, prompt: the count}",
     "remember-legacy-mobile-only": "rememberText: {variable: what, selector: {textRegex: Lists, enabled: true}}",
     "remember-legacy-id-pattern": 'rememberText: {variable: what, selector: {idRegex: "co.*"}}',
+    "remember-legacy-css-and-id": "rememberText: {variable: what, selector: {css: h1, idRegex: count}}",
     "objective-failed": "objectiveStatus: {status: FAILED, explanation: the list was empty}",
     "no-change": "waitForChange: {timeoutMs: 300}",
     "run-trail-missing": "runTrail: {path: shared/nothing.yaml}",
@@ -156,6 +159,7 @@ def test_every_core_tool_works(core_run: CliResult, trails: dict[str, dict[str, 
         ("assert-math-complex", "assertMath: cannot evaluate '(-8) ** 0.5': the result is not a real number"),
         ("memory-not-set", "assertEquals: {{memory.total}} not set (memory holds: count)"),
         ("remember-missing", "rememberText: no element to read for 'gone'"),
+        ("remember-legacy-css-and-id", "rememberText: no element to read for 'what'"),  # both must hold
         ("remember-without-selector", "rememberText: rememberText without nodeSelector/selector needs an agent"),
         ("objective-failed", "objectiveStatus: the list was empty"),
         ("no-change", "waitForChange: the screen did not change within 300 ms"),

@@ -213,14 +213,15 @@ def _legacy_as_web(selector: ElementSelector | None) -> NodeSelector | None:
             "use a nodeSelector with a web: block"
         )
     block: dict[str, Any] = {}
-    if selector.css:
-        block["cssSelector"] = selector.css
     if selector.textRegex:
         block["ariaNameRegex"] = selector.textRegex
+    css = [f":is({selector.css})"] if selector.css else []  # all fields must hold, as on a phone
     if selector.idRegex:
         if not re.fullmatch(r"[A-Za-z][\w:.-]*", selector.idRegex):
             raise UsageError(f"idRegex {selector.idRegex!r} is a pattern; on the web use a nodeSelector")
-        block.setdefault("cssSelector", f'[id="{selector.idRegex}"]')
+        css.append(f'[id="{selector.idRegex}"]')
+    if css:
+        block["cssSelector"] = "".join(css)
     return NodeSelector.model_validate({"web": block}) if block else None
 
 
