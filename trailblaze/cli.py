@@ -397,6 +397,92 @@ def validate(
     return 0
 
 
+# -- mcp -------------------------------------------------------------------------------------------------------
+
+
+@cli.command("mcp")
+@click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP at /mcp (default: stdio).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to listen on.")
+@click.option(
+    "--port", default=8931, show_default=True, type=click.IntRange(0, 65535), help="HTTP: 0 picks a free one."
+)
+@click.option(
+    "--token",
+    envvar="TRAILBLAZE_MCP_TOKEN",
+    metavar="TOKEN",
+    help="HTTP: require `Authorization: Bearer TOKEN` (or set TRAILBLAZE_MCP_TOKEN).",
+)
+@click.option(
+    "--allow-host", "allowed_hosts", multiple=True, metavar="NAME", help="HTTP: also accept this Host (repeatable)."
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["MCP_CLIENT_AS_AGENT", "TRAILBLAZE_AS_AGENT"], case_sensitive=False),
+    default="MCP_CLIENT_AS_AGENT",
+    show_default=True,
+    help="Who is the agent: the client's LLM, or trailblaze's own (step(objective), runPrompt).",
+)
+@click.option("--driver", metavar="KEY", help="Driver for device(action=CONNECT) and calls before a device is chosen.")
+@click.option("--device", metavar="ID", help="Device for device(action=CONNECT) without a deviceId.")
+@click.option("--target", metavar="NAME", help="App target (trailblaze.yaml targets:) the device sessions are for.")
+@click.option("--headed", is_flag=True, help="Show the browser window (web).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="UI wait (as run).")
+@click.option("--base-url", metavar="URL", help="Base URL for '/path' navigation (as run).")
+@plugin_option
+@config_option
+def mcp_command(
+    use_http: bool,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_hosts: tuple[str, ...],
+    mode: str,
+    driver: str | None,
+    device: str | None,
+    target: str | None,
+    headed: bool,
+    timeout: float | None,
+    base_url: str | None,
+    plugin_args: tuple[str, ...],
+    config: Path | None,
+) -> int:
+    """Serve MCP so any agent (Claude Code, Cursor, Goose…) can drive a device and save trails.
+
+    The client connects a browser or phone with the `device` tool, acts through the same tools a
+    trail records, and `trail(action=SAVE)` writes what it did as a trail file that `trailblaze
+    run` replays without an LLM. stdio by default; `--http` serves Streamable HTTP on
+    127.0.0.1 (`/mcp`, and `/ping` for health checks).
+    """
+    from trailblaze.mcpserver.http import is_loopback
+    from trailblaze.mcpserver.serve import Transport, run
+    from trailblaze.mcpserver.settings import Mode
+    from trailblaze.mcpserver.state import Defaults
+
+    if use_http and not is_loopback(host) and not token:
+        raise UsageError(
+            f"--host {host} lets other machines drive your devices: give --token (or TRAILBLAZE_MCP_TOKEN) too"
+        )
+    if token is not None and not token.strip():
+        raise UsageError("--token is empty")
+    project = _project(("no:terminal", *plugin_args), config)
+    if driver:
+        project.drivers.resolve(driver)
+    if target and target not in project.config.project.targets:
+        known = ", ".join(sorted(project.config.project.targets)) or "none are configured"
+        raise UsageError(f"unknown target {target!r} (targets in trailblaze.yaml: {known})")
+    defaults = Defaults(
+        driver=driver,
+        device=device,
+        target=target or project.config.project.target,
+        mode=Mode(mode.upper()),
+        headed=headed,
+        timeout=timeout,
+        base_url=base_url,
+    )
+    transport = Transport(use_http, host, port, token, list(allowed_hosts))
+    return run(project, defaults, transport)
+
+
 # -- tools, plugins, devices --------------------------------------------------------------------------------
 
 

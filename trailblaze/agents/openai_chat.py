@@ -71,6 +71,11 @@ VERIFY_RULE = (
     "anything on the screen."
 )
 TRAILHEAD_RULE = "\n\nThis is the trail's setup step: it must be done with exactly one tool call."
+ASK_PROMPT = (
+    "You answer questions about the screen of a device under test. The screen is given as a list of "
+    "elements, one per line. Answer briefly and only from what the screen shows; say so when it does "
+    "not show the answer."
+)
 
 
 class OpenAIAgent(Agent):
@@ -167,6 +172,17 @@ class OpenAIAgent(Agent):
         messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "content": content[:MAX_RESULT_CHARS]})
         return None
 
+    async def answer(self, question: str, screen: str) -> tuple[str, Usage]:
+        """Answer a question about the screen in one completion, without tools
+        (``trailblaze mcp``'s ``ask``)."""
+        usage = Usage(model=self.model)
+        messages = [
+            {"role": "system", "content": ASK_PROMPT},
+            {"role": "user", "content": f"The question: {question}\n\nThe screen now:\n{screen}"},
+        ]
+        reply = await self._complete(messages, [], usage)
+        return str(reply.get("content") or "").strip(), usage
+
     def _system_prompt(self, task: StepTask) -> str:
         extra = VERIFY_RULE if task.verify_only else TRAILHEAD_RULE if task.kind == "trailhead" else ""
         if task.context:
@@ -185,7 +201,9 @@ class OpenAIAgent(Agent):
         import httpx
 
         assert self._client is not None, "start() was not called"
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "tools": tools}
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            body["tools"] = tools
         if self.llm.temperature is not None:
             body["temperature"] = self.llm.temperature
         url = f"{self.base_url}/chat/completions"

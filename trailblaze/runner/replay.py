@@ -135,6 +135,10 @@ def _artifacts_for(session: Session, trail: Trail) -> Path | None:
 
 
 class TrailReplay:
+    #: leave the device as the trail left it instead of closing its context (``trailblaze mcp``
+    #: replays a trail and the client's session goes on from there)
+    keep_device_state = False
+
     def __init__(self, session: Session, planned: PlannedTrail) -> None:
         self.session = session
         self.trail = planned.trail
@@ -172,7 +176,8 @@ class TrailReplay:
                 if self.healer is not None:
                     self.healer.finish(self.result)
             finally:
-                await session.device.end_trail(trail)
+                if not self.keep_device_state:
+                    await session.device.end_trail(trail)
         except TrailblazeError as exc:
             self._fail("error", str(exc), exc.exit_code)
         except Exception as exc:  # the driver itself broke (browser crashed, device gone)

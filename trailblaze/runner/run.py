@@ -78,7 +78,7 @@ class Executor:
         except asyncio.CancelledError:
             run.result.interrupted = True
         finally:
-            await self._close_drivers()
+            await self.close_drivers()
             run.result.trails = [self.results[key] for key in sorted(self.results)]
             run.result.duration_ms = (time.perf_counter() - start) * 1000
             self.hook.trailblaze_run_finish(run=run, result=run.result)
@@ -159,10 +159,10 @@ class Executor:
                 item = queue.items.popleft()
                 if session is not None and session.target != item.planned.target:
                     closing, session = session, None  # another app target: its own servers and toolsets
-                    await self._close(closing)
+                    await self.close_session(closing)
                 if session is None:
                     try:
-                        session = await self._open(lane, item.planned.target)
+                        session = await self.open_session(lane.driver_key, lane.device_id, item.planned.target)
                     except Exception as exc:
                         self._lane_failed(lane, item, exc)
                         return
@@ -175,11 +175,11 @@ class Executor:
                 self._finish(item, result, session)
                 if session.broken is not None:  # e.g. a server died: start the next trail afresh
                     closing, session = session, None
-                    await self._close(closing)
+                    await self.close_session(closing)
         finally:
             queue.lanes_alive -= 1
             if session is not None:
-                await self._close(session)
+                await self.close_session(session)
 
     def _lane_failed(self, lane: _Lane, item: _Item, exc: BaseException) -> None:
         """A lane could not open its session: another lane on the queue takes the work, or,
@@ -196,9 +196,12 @@ class Executor:
             self._finish(pending, self._errored(planned, message, code), None)
         lane.queue.items.clear()
 
-    async def _open(self, lane: _Lane, target: str | None) -> Session:
-        driver = await self._driver(lane.driver_key)
-        device = await driver.open(lane.device_id)
+    async def open_session(self, driver_key: str, device_id: str | None, target: str | None) -> Session:
+        """Open a device session: the driver (started once), the device, its tools and what
+        plugins attach in ``trailblaze_session_setup``. ``trailblaze mcp`` opens its sessions here
+        too; close each with :meth:`close_session` and the drivers with :meth:`close_drivers`."""
+        driver = await self._driver(driver_key)
+        device = await driver.open(device_id)
         registry = self.project.tools.for_device(driver.key, driver.platform)
         session = Session(self.run, driver, device, registry, target=target)
         target_url = self._target_base_url(target)
@@ -216,7 +219,7 @@ class Executor:
         self.hook.trailblaze_session_start(session=session)
         return session
 
-    async def _close(self, session: Session) -> None:
+    async def close_session(self, session: Session) -> None:
         try:
             self.hook.trailblaze_session_finish(session=session)
         finally:
@@ -313,7 +316,7 @@ class Executor:
             extra=_driver_extra(options),
         )
 
-    async def _close_drivers(self) -> None:
+    async def close_drivers(self) -> None:
         for driver in self.drivers.values():
             with contextlib.suppress(Exception):  # closing must not hide the run's own outcome
                 await driver.close()

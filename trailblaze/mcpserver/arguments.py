@@ -1,0 +1,217 @@
+"""The session tools' arguments: pydantic models (``extra="forbid"``) and the JSON Schemas made from them.
+
+Names and arguments are upstream's (``trailblaze-server/.../mcp/newtools/``), so a prompt written
+for upstream's server works here. Enum-valued arguments are JSON Schema ``enum``\\ s with every
+value listed inline (no ``$ref``), which is what a client's LLM reads best; values are accepted
+in any case (``web`` for ``WEB``), as a model would write them.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from trailblaze.mcpserver.categories import Category, Profile
+from trailblaze.mcpserver.settings import ViewHierarchyVerbosity
+from trailblaze.validation import describe_errors
+
+
+class DeviceAction(enum.StrEnum):
+    LIST = "LIST"
+    CONNECT = "CONNECT"
+    ANDROID = "ANDROID"
+    IOS = "IOS"
+    WEB = "WEB"
+    INFO = "INFO"
+
+
+class DeviceDetail(enum.StrEnum):
+    SUMMARY = "SUMMARY"
+    APPS = "APPS"
+    FULL = "FULL"
+
+
+class TrailAction(enum.StrEnum):
+    START = "START"
+    SAVE = "SAVE"
+    RUN = "RUN"
+    LIST = "LIST"
+    END = "END"
+
+
+class SessionAction(enum.StrEnum):
+    START = "START"
+    STOP = "STOP"
+    SAVE = "SAVE"
+    INFO = "INFO"
+    LIST = "LIST"
+    ARTIFACTS = "ARTIFACTS"
+
+
+class ConfigAction(enum.StrEnum):
+    GET = "GET"
+    SET = "SET"
+    LIST = "LIST"
+
+
+class ToolboxAction(enum.StrEnum):
+    LIST = "LIST"
+    ENABLE = "ENABLE"
+    DISABLE = "DISABLE"
+    PROFILE = "PROFILE"
+
+
+class Platform(enum.StrEnum):
+    ANDROID = "ANDROID"
+    IOS = "IOS"
+    WEB = "WEB"
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _enum_any_case(cls, value: Any) -> Any:
+        """``web`` means ``WEB``: models write enum values in every case."""
+        if isinstance(value, str) and value.strip() and value.strip().upper() != value:
+            upper = value.strip().upper()
+            if upper in _ENUM_VALUES:
+                return upper
+        return value
+
+
+class DeviceArgs(_Args):
+    """Connect a device, list devices, or describe the connected one."""
+
+    action: DeviceAction = Field(description="LIST, CONNECT (deviceId), ANDROID, IOS, WEB, or INFO")
+    deviceId: str | None = Field(None, description="Device id for CONNECT (and ANDROID/IOS), as device(LIST) shows")
+    detail: DeviceDetail = Field(DeviceDetail.SUMMARY, description="For INFO: SUMMARY, APPS or FULL")
+    headless: bool | None = Field(None, description="For WEB: false shows the browser window (default headless)")
+    testName: str | None = Field(None, description="A name for the recording this connection starts")
+
+
+class StepArgs(_Args):
+    """One step toward the objective, recorded as a trail step."""
+
+    objective: str = Field(description="The step in plain language; it becomes the recorded step's text")
+    context: str | None = Field(None, description="Background from earlier steps (for trailblaze's agent)")
+    hint: str | None = Field(None, description='"VERIFY" checks an assertion with read-only tools: passed true/false')
+    tools: str | list[Any] | None = Field(
+        None,
+        description="Tool calls to run directly, no LLM: YAML as in a trail's recording, e.g. "
+        "'- web_click: {ref: e12}\\n- web_type: {ref: e13, text: Ada}'",
+    )
+    fast: bool = Field(False, description="Leave out the screenshot (the text summary stays)")
+    screenshot: bool = Field(False, description="Save a screenshot after the step and return it")
+    snapshotDetails: str | None = Field(None, description="Accepted for compatibility; the summary is always compact")
+
+
+class AskArgs(_Args):
+    """Ask about the screen (never recorded)."""
+
+    question: str = Field(description="What you want to know about the current screen")
+    screenshot: bool = Field(False, description="Include a screenshot")
+    includeScreenshot: bool = Field(False, description="Same as screenshot (upstream's name)")
+    viewHierarchy: ViewHierarchyVerbosity | None = Field(
+        None, description="Include the view hierarchy: MINIMAL, STANDARD or FULL"
+    )
+
+
+class TrailArgs(_Args):
+    """Save the session as a trail, run a trail, list trails."""
+
+    action: TrailAction = Field(description="START, SAVE, RUN, LIST or END")
+    name: str | None = Field(None, description="Trail name (START, SAVE, RUN by name)")
+    file: str | None = Field(None, description="Trail file path (RUN)")
+    filter: str | None = Field(None, description="LIST: only trails whose path or title contains this")
+    page: int | None = Field(None, ge=1, description="LIST: page number, 20 trails per page (from 1)")
+    platform: Platform | None = Field(None, description="START/RUN: connect a device of this platform first")
+    device: str | None = Field(None, description="START/RUN: the device id to connect")
+
+
+class SessionArgs(_Args):
+    """The recording session."""
+
+    action: SessionAction = Field(description="START, STOP, SAVE, INFO, LIST or ARTIFACTS")
+    title: str | None = Field(None, description="Title (START, SAVE, STOP with save)")
+    id: str | None = Field(None, description="Recording id for INFO and ARTIFACTS (default: the current one)")
+    save: bool = Field(False, description="STOP: save as a trail first")
+    limit: int | None = Field(None, ge=1, description="LIST: at most this many")
+
+
+class ConfigArgs(_Args):
+    """Read or change the session's settings."""
+
+    action: ConfigAction = Field(description="GET, SET or LIST")
+    key: str | None = Field(None, description="The setting (GET one, SET)")
+    value: str | None = Field(None, description="The new value (SET)")
+
+
+class ToolboxArgs(_Args):
+    """The device tools on offer, by category."""
+
+    action: ToolboxAction = Field(ToolboxAction.LIST, description="LIST, ENABLE, DISABLE or PROFILE")
+    categories: list[Category] | None = Field(None, description="ENABLE/DISABLE: these categories")
+    profile: Profile | None = Field(None, description="PROFILE: MINIMAL, STANDARD, TESTING or ALL")
+    name: str | None = Field(None, description="LIST: only this tool, with its parameters")
+    search: str | None = Field(None, description="LIST: tools whose name or description contains this")
+    detail: bool | None = Field(None, description="LIST: include each tool's parameters")
+    target: str | None = Field(None, description="Accepted for compatibility: tools are the connected session's")
+    platform: str | None = Field(None, description="Accepted for compatibility: tools are the connected device's")
+
+
+class RunPromptArgs(_Args):
+    """Steps in plain language for trailblaze's agent (TRAILBLAZE_AS_AGENT)."""
+
+    steps: list[str] | None = Field(None, description="The steps, in order; prefer few")
+    prompt: str | None = Field(None, description="One step, when there is only one")
+
+
+_ENUM_VALUES = frozenset(
+    member.value
+    for kind in (
+        DeviceAction,
+        DeviceDetail,
+        TrailAction,
+        SessionAction,
+        ConfigAction,
+        ToolboxAction,
+        Platform,
+        Category,
+        Profile,
+        ViewHierarchyVerbosity,
+    )
+    for member in kind
+)
+
+
+def parse(model: type[_Args], arguments: dict[str, Any] | None) -> Any:
+    """``arguments`` as ``model``; a wrong one raises ``ValueError`` with one line per problem."""
+    try:
+        return model.model_validate(arguments or {})
+    except ValidationError as exc:
+        raise ValueError("; ".join(str(e) for e in describe_errors(exc, model=model))) from None
+
+
+def schema(model: type[_Args]) -> dict[str, Any]:
+    """The model's JSON Schema with ``$ref``\\ s inlined and pydantic's titles left out."""
+    raw = model.model_json_schema()
+    defs = raw.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = defs[node["$ref"].rsplit("/", 1)[-1]]
+                merged = {**inline(target), **{k: v for k, v in node.items() if k != "$ref"}}
+                return {k: v for k, v in merged.items() if k != "title"}
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    out = inline(raw)
+    out.pop("description", None)
+    return dict(out)

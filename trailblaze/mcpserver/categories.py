@@ -1,0 +1,140 @@
+"""Tool categories and profiles: which of the device's tools a session offers (``toolbox``).
+
+Seed 001's two-tier tool management: a client narrows the device tools it sees to the
+categories its task needs, which keeps its context small. The categories and profiles are
+upstream's (``ToolSetCategory``, its toolset files ``core_interaction``, ``navigation``,
+``observation``, ``verification``, ``memory``), plus ``APP`` for the tools of the app under
+test — plugins' and MCP toolsets' tools — which upstream offers with the target.
+
+A new session offers every category (``ALL``): every tool a trail on the device could record.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+
+from trailblaze.tools.model import ToolSpec
+
+
+class Category(enum.StrEnum):
+    CORE_INTERACTION = "CORE_INTERACTION"
+    NAVIGATION = "NAVIGATION"
+    OBSERVATION = "OBSERVATION"
+    VERIFICATION = "VERIFICATION"
+    MEMORY = "MEMORY"
+    APP = "APP"
+    ALL = "ALL"
+
+
+class Profile(enum.StrEnum):
+    MINIMAL = "MINIMAL"
+    STANDARD = "STANDARD"
+    TESTING = "TESTING"
+    ALL = "ALL"
+
+
+DESCRIPTIONS: dict[Category, str] = {
+    Category.CORE_INTERACTION: "Tap, click, type, swipe, scroll, wait: the basic interactions",
+    Category.NAVIGATION: "Back, URLs, launching and stopping apps, scrolling until something shows, other trails",
+    Category.OBSERVATION: "Snapshots and what is on screen",
+    Category.VERIFICATION: "Checks that change nothing: assert visible, verify text, values and lists",
+    Category.MEMORY: "Remember values from the screen and compare them",
+    Category.APP: "Tools of the app under test: from plugins and the target's MCP toolsets",
+    Category.ALL: "Every category",
+}
+
+PROFILES: dict[Profile, frozenset[Category]] = {
+    Profile.MINIMAL: frozenset({Category.CORE_INTERACTION}),
+    Profile.STANDARD: frozenset({Category.CORE_INTERACTION, Category.NAVIGATION, Category.OBSERVATION}),
+    Profile.TESTING: frozenset(
+        {
+            Category.CORE_INTERACTION,
+            Category.NAVIGATION,
+            Category.OBSERVATION,
+            Category.VERIFICATION,
+            Category.MEMORY,
+        }
+    ),
+    Profile.ALL: frozenset({Category.ALL}),
+}
+
+_MEMBERS: dict[Category, frozenset[str]] = {
+    Category.CORE_INTERACTION: frozenset(
+        {
+            "clearText",
+            "dragTo",
+            "eraseText",
+            "hideKeyboard",
+            "inputText",
+            "inputTextRandom",
+            "launchApp",
+            "longPress",
+            "longPressOnElementWithText",
+            "longPressElementWithAccessibilityText",
+            "mobile_pasteClipboard",
+            "mobile_setClipboard",
+            "networkConnection",
+            "openUrl",
+            "pressKey",
+            "scrollUntilTextIsVisible",
+            "swipe",
+            "takeSnapshot",
+            "tap",
+            "tapOn",
+            "tapOnElementBySelector",
+            "tapOnElementWithAccessibilityText",
+            "tapOnElementWithText",
+            "tapOnPoint",
+            "wait",
+            "waitForChange",
+            "web_click",
+            "web_currentUrl",
+            "web_fillSecret",
+            "web_hover",
+            "web_navigate",
+            "web_pressKey",
+            "web_resize",
+            "web_scroll",
+            "web_selectOption",
+            "web_snapshot",
+            "web_type",
+            "web_wait",
+            "web_waitForUrl",
+        }
+    ),
+    Category.NAVIGATION: frozenset(
+        {
+            "launchApp",
+            "openUrl",
+            "pressBack",
+            "runTrail",
+            "scrollUntilTextIsVisible",
+            "stopApp",
+            "web_currentUrl",
+            "web_navigate",
+            "web_waitForUrl",
+        }
+    ),
+    Category.OBSERVATION: frozenset({"takeSnapshot", "web_snapshot", "web_currentUrl"}),
+    Category.MEMORY: frozenset(
+        {"assertEquals", "assertMath", "assertNotEquals", "dumpMemory", "rememberNumber", "rememberText"}
+    ),
+}
+
+
+def categories_of(spec: ToolSpec, builtin_sources: Iterable[str]) -> frozenset[Category]:
+    """The categories ``spec`` belongs to (at least one)."""
+    if spec.source not in set(builtin_sources):
+        return frozenset({Category.APP})
+    found = {category for category, names in _MEMBERS.items() if spec.name in names}
+    if spec.metadata.verification:
+        found.add(Category.VERIFICATION)
+    return frozenset(found or {Category.CORE_INTERACTION})
+
+
+def offered(spec: ToolSpec, enabled: frozenset[Category], builtin_sources: Iterable[str]) -> bool:
+    """Whether a session with ``enabled`` categories offers ``spec``."""
+    if Category.ALL in enabled:
+        return True
+    return bool(categories_of(spec, builtin_sources) & enabled)

@@ -1,0 +1,229 @@
+"""A device connected for an MCP client, opened through the runner exactly as ``trailblaze run``
+opens one: the driver, the device, the session's tools (plugins and MCP toolsets through
+``trailblaze_session_setup``), all closed again with :meth:`DeviceSession.close`.
+
+Calls run through the same resolver as replay, inside a *scratch trail* (never written) that
+gives them a place for relative URLs, a memory and a timeout. What a call executed — the
+recordable, non-delegating calls, with an ephemeral ``ref`` swapped for the stable selector it
+pointed at — is what the MCP session records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, Location, TrailblazeError, UsageError
+from trailblaze.runner.agent_step import AgentStep
+from trailblaze.runner.replay import ToolRunner, TrailReplay, effective_timeout
+from trailblaze.runner.run import Executor
+from trailblaze.runner.session import PlannedTrail, Run, RunOptions, Session
+from trailblaze.trail.checks import check_trail_tools
+from trailblaze.trail.model import Step, StepKind, Trail, TrailConfig
+
+if TYPE_CHECKING:
+    from trailblaze.agents.base import CallResult
+    from trailblaze.commands import ScreenState, ViewNode
+    from trailblaze.runner.project import Project
+    from trailblaze.runner.results import StepResult, TrailResult
+    from trailblaze.tools.model import ToolSpec
+
+Progress = Callable[[float, float | None, str], Awaitable[None]]
+
+
+class DeviceSession:
+    """One connected device: its runner session, the scratch trail and the tool runner."""
+
+    def __init__(self, project: Project, options: RunOptions, driver_key: str, device_id: str | None) -> None:
+        self.project = project
+        self.options = options
+        self.driver_key = project.drivers.resolve(driver_key).key
+        self.device_id = device_id
+        self.executor = Executor(Run(project, options))
+        self.session: Session | None = None
+        self.trail = _scratch_trail(project)
+        self.runner: ToolRunner | None = None
+        self._steps = 0
+
+    async def open(self) -> None:
+        try:
+            self.session = await self.executor.open_session(self.driver_key, self.device_id, self.options.target)
+            session = self.session
+            session.trail = self.trail
+            session.memory = {}
+            timeout = effective_timeout(session, self.trail)
+            session.device.default_timeout = timeout
+            await session.device.start_trail(self.trail)
+            self.runner = ToolRunner(session, self.trail, timeout)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        session, self.session, self.runner = self.session, None, None
+        try:
+            if session is not None:
+                await session.device.end_trail(self.trail)
+        finally:
+            try:
+                if session is not None:
+                    await self.executor.close_session(session)
+            finally:
+                await self.executor.close_drivers()
+
+    # -- what is connected ------------------------------------------------------------------------
+
+    @property
+    def live(self) -> Session:
+        if self.session is None or self.runner is None:
+            raise InfrastructureError("the device is not connected (it was closed); connect it again with device()")
+        return self.session
+
+    @property
+    def platform(self) -> str:
+        return self.project.drivers.resolve(self.driver_key).platform
+
+    @property
+    def classifier(self) -> str:
+        """The classifier new recordings go under: the device's most general one (``android``,
+        not ``android-phone``), as ``trailblaze record`` does for a trail that declares none."""
+        from trailblaze.trail.model import lookup_order
+
+        return lookup_order(self.live.classifiers)[-1]
+
+    def describe(self) -> dict[str, Any]:
+        session = self.live
+        info = session.info
+        return {
+            **info.to_dict(),
+            "model": info.model,
+            "classifiers": list(session.classifiers),
+            "target": session.target,
+            "session": session.id,
+        }
+
+    def tools(self) -> list[ToolSpec]:
+        """What a trail on this device could call: the session's registry (plugins, MCP toolsets)."""
+        return list(self.live.registry)
+
+    # -- calls ------------------------------------------------------------------------------------
+
+    def task(self, kind: StepKind, text: str) -> AgentStep:
+        """A step for calls to be made in (checked and recorded the way an agent's are)."""
+        session = self.live
+        assert self.runner is not None
+        self._steps += 1
+        step = Step(self._steps - 1, kind, text, None, Location(None))
+        return AgentStep(session, self.trail, step, text, self.runner)
+
+    async def call(self, task: AgentStep, name: str, args: Mapping[str, Any]) -> CallResult:
+        """Execute one call in ``task``; a broken driver becomes an error result, not an exception."""
+        self.live  # noqa: B018 - raises when the device is gone
+        try:
+            return await task.call(name, args)
+        except TrailblazeError:
+            raise
+        except Exception as exc:
+            raise InfrastructureError(f"{self.driver_key}: {type(exc).__name__}: {exc}") from exc
+
+    async def screen(self) -> ViewNode:
+        return await self.live.device.view_hierarchy()
+
+    async def capture(self) -> ScreenState:
+        return await self.live.device.capture_screen()
+
+    # -- trails -----------------------------------------------------------------------------------
+
+    def load(self, path: Path) -> Trail:
+        """Load a trail for this device, with the same checks ``trailblaze run`` makes."""
+        project = self.project
+        args = {k: str(v) for k, v in project.config.project.args.items()}
+        trails, problems = project.collect([path], args)
+        if not problems and not trails:
+            problems.append(UsageError("not a trail file", Location(str(path))))
+        for trail in trails:
+            problems.extend(check_trail_tools(trail, self.live.registry, self.live.classifiers, driver=self.driver_key))
+        if problems:
+            raise ErrorList(problems)
+        return trails[0]
+
+    async def replay(self, trail: Trail, progress: Progress) -> TrailResult:
+        """Replay ``trail`` as ``trailblaze run`` would (a fresh browser context on the web); the
+        device keeps the state the trail left, and the session's own calls go on afterwards."""
+        session = self.live
+        planned = PlannedTrail(trail, self.driver_key, session.info.id, target=session.target)
+        replay = _ReportingReplay(session, planned, progress)
+        try:
+            return await replay.run()
+        finally:
+            session.trail = self.trail
+            assert self.runner is not None
+            session.device.default_timeout = self.runner.timeout
+
+
+class _ReportingReplay(TrailReplay):
+    """A replay that sends progress after every step and leaves the device as the trail left it."""
+
+    keep_device_state = True
+
+    def __init__(self, session: Session, planned: PlannedTrail, progress: Progress) -> None:
+        super().__init__(session, planned)
+        self.progress = progress
+        self.total = len(planned.trail.all_steps)
+
+    async def _run_step(self, step: Step, text: str, runner: ToolRunner) -> StepResult:
+        result = await super()._run_step(step, text, runner)
+        done = len(self.result.steps) + 1
+        await self.progress(done, self.total, f"{_label(step)} {result.status}: {text}")
+        return result
+
+
+def _label(step: Step) -> str:
+    return "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
+
+
+def _scratch_trail(project: Project) -> Trail:
+    """The trail an MCP session's calls run in: never written, it only gives them a folder for
+    relative file URLs and ``runTrail`` paths (the trails folder), the project's default
+    arguments and a memory."""
+    folder = project.config.trails_dir
+    args = dict(project.config.project.args)
+    return Trail(
+        path=folder / "mcp-session.trail.yaml",
+        id="mcp-session",
+        config=TrailConfig(title="MCP session"),
+        steps=[],
+        arg_values=args,
+    )
+
+
+def run_options(
+    project: Project,
+    *,
+    driver: str | None,
+    target: str | None,
+    headed: bool,
+    timeout: float | None,
+    base_url: str | None,
+) -> RunOptions:
+    config = project.config
+    return RunOptions(
+        driver=driver,
+        target=target,
+        headed=headed,
+        timeout=timeout,
+        base_url=base_url,
+        arg_values={k: str(v) for k, v in config.project.args.items()},
+        artifacts_dir=config.root / ".trailblaze" / "artifacts",
+        verbosity=-1,
+    )
+
+
+def with_target(options: RunOptions, target: str | None) -> RunOptions:
+    return dataclasses.replace(options, target=target)
+
+
+def exit_code_of(exc: BaseException) -> ExitCode:
+    return exc.exit_code if isinstance(exc, TrailblazeError) else ExitCode.ERROR

@@ -1,0 +1,346 @@
+"""The MCP server behind ``trailblaze mcp``, on the SDK's low-level ``Server``.
+
+The low-level server fits because the tools change while a client is connected: the device's
+tools appear when it connects, the mode and ``toolbox`` change the list, and the client is told
+with ``notifications/tools/list_changed`` each time. Each client connection has its own
+:class:`~trailblaze.mcpserver.state.ClientState`, kept in the SDK connection's scratch state and
+closed (device, browser, MCP toolset servers) when the connection ends — and, for whatever is
+still open, when the server stops.
+
+**Protocol era.** A device, a recording and settings live in a session, so the server speaks the
+session-based protocol (MCP 2025-11-25 and earlier: ``initialize``, ``Mcp-Session-Id`` over HTTP).
+It answers ``server/discover`` advertising only those versions, so a client that probes for the
+sessionless 2026-07-28 protocol (the 2.x SDK's ``mode="auto"``) falls back to the handshake; a
+tool called over the sessionless protocol anyway gets an error that says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import traceback
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from trailblaze import __version__
+from trailblaze.errors import TrailblazeError
+from trailblaze.mcpserver import arguments as A
+from trailblaze.mcpserver.session_tools import (
+    HANDLERS,
+    SESSION_TOOL_NAMES,
+    Call,
+    Reply,
+    ToolError,
+    device_tool,
+)
+from trailblaze.mcpserver.settings import Mode
+from trailblaze.mcpserver.state import ClientState, Defaults
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from trailblaze.runner.project import Project
+    from trailblaze.tools.model import ToolSpec
+
+INSTRUCTIONS = """\
+Trailblaze drives a web browser, an Android phone or an iPhone, and saves what you do as a trail \
+that `trailblaze run` replays without any LLM.
+
+1. Connect: device(action=WEB) (or ANDROID, IOS; device(action=LIST) shows what is reachable). \
+The device's tools then appear (tools/list changes).
+2. Look: ask(question=...) returns the screen as lines with refs like [e12].
+3. Act: call the device's tools (web_click with ref="e12", web_type, tap, inputText, ...); give \
+`reason` to name the step. Or run several calls as one named step: step(objective="Log in", \
+tools="- web_type: {ref: e3, text: ada}\\n- web_click: {ref: e5}").
+4. Check: step(objective="The welcome banner shows", hint="VERIFY", tools=...) with read-only tools.
+5. Save: trail(action=SAVE, name="login"); trail(action=RUN, name="login") replays it.
+Calls that fail are not recorded. In TRAILBLAZE_AS_AGENT mode (config), step(objective) and \
+runPrompt(steps) are worked out by trailblaze's own agent."""
+
+#: session tools and what they are for (their arguments are in :mod:`.arguments`)
+_SESSION_TOOLS: dict[str, tuple[type[A._Args], str]] = {
+    "device": (
+        A.DeviceArgs,
+        "Connect a device or get device info. device(action=WEB) opens a browser (always available), "
+        "ANDROID/IOS the first phone, CONNECT a device by id, LIST what is reachable, INFO the connected one. "
+        "Connecting starts recording the session; its tools then appear.",
+    ),
+    "step": (
+        A.StepArgs,
+        "Take one step toward your objective, recorded as one trail step with `objective` as its text. "
+        "With `tools` (YAML tool calls, as in a trail's recording) the calls run directly, no LLM. "
+        'hint="VERIFY" allows only read-only checks, records a verify step and returns passed true/false. '
+        "Without tools, in TRAILBLAZE_AS_AGENT mode, trailblaze's agent works it out. "
+        "Returns what happened and the screen now.",
+    ),
+    "ask": (
+        A.AskArgs,
+        "Look at the current screen: the elements one per line with refs ([e12]), optionally the view "
+        "hierarchy and a screenshot. In TRAILBLAZE_AS_AGENT mode trailblaze's agent answers the question. "
+        "Never recorded.",
+    ),
+    "trail": (
+        A.TrailArgs,
+        "Trails: SAVE writes the recorded session as a trail file (name=...) that `trailblaze run` replays; "
+        "RUN replays a trail by name or file, deterministically, with progress; LIST pages through the "
+        "project's trails (filter, page); START begins a new named recording; END stops recording.",
+    ),
+    "session": (
+        A.SessionArgs,
+        "The recording session: START a new one (title), STOP (save=true saves first), SAVE as a trail, "
+        "INFO (its steps so far), LIST this session's recordings, ARTIFACTS (screenshots, saved files).",
+    ),
+    "config": (
+        A.ConfigArgs,
+        "Session settings: GET (all or key), SET key value, LIST keys with options. Keys: mode "
+        "(MCP_CLIENT_AS_AGENT, TRAILBLAZE_AS_AGENT), target, llmCallStrategy (DIRECT, MCP_SAMPLING), "
+        "screenshotFormat, viewHierarchyVerbosity, autoIncludeScreenshot.",
+    ),
+    "toolbox": (
+        A.ToolboxArgs,
+        "The device tools on offer, grouped in categories (CORE_INTERACTION, NAVIGATION, OBSERVATION, "
+        "VERIFICATION, MEMORY, APP). LIST shows them (search, name, detail); ENABLE/DISABLE categories or "
+        "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed.",
+    ),
+    "runPrompt": (
+        A.RunPromptArgs,
+        "Run steps in plain language on the connected device with trailblaze's own agent "
+        "(TRAILBLAZE_AS_AGENT mode); each is recorded as a trail step. Prefer few, complete steps.",
+    ),
+}
+_STATE_KEY = "trailblaze.mcp"
+
+
+class McpApp:
+    """The server and every client session it holds."""
+
+    def __init__(self, project: Project, defaults: Defaults) -> None:
+        self.project = project
+        self.defaults = defaults
+        self.states: list[ClientState] = []
+        self._closing: set[asyncio.Task[None]] = set()
+        self._session_schemas = {name: A.schema(model) for name, (model, _) in _SESSION_TOOLS.items()}
+        self.server: Server[Any] = Server(
+            "trailblaze",
+            version=__version__,
+            title="Trailblaze",
+            instructions=INSTRUCTIONS,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+        )
+        self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+
+    def initialization_options(self) -> Any:
+        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    # -- sessions --------------------------------------------------------------------------------
+
+    def state_for(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
+        """The state of the client connection ``ctx`` belongs to, created on first use."""
+        connection = _connection(ctx)
+        state: ClientState | None = connection.state.get(_STATE_KEY)
+        if state is None:
+            state = ClientState(self.project, self.defaults)
+            connection.state[_STATE_KEY] = state
+            self.states.append(state)
+            connection.exit_stack.push_async_callback(self._release, state)
+        return state
+
+    async def _release(self, state: ClientState) -> None:
+        """The connection ended: close its device in the background (the SDK bounds its own
+        teardown; closing a browser or toolset servers must not be cut short)."""
+        task = asyncio.get_running_loop().create_task(self._close_state(state))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _close_state(self, state: ClientState) -> None:
+        await state.close()
+        if state in self.states:
+            self.states.remove(state)
+
+    async def close(self) -> None:
+        """Close every client's device, browser and MCP toolset servers (the server stops)."""
+        await asyncio.gather(*(self._close_state(s) for s in list(self.states)), return_exceptions=True)
+        if self._closing:
+            await asyncio.gather(*list(self._closing), return_exceptions=True)
+
+    # -- requests --------------------------------------------------------------------------------
+
+    async def _discover(self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.DiscoverResult:
+        return types.DiscoverResult(
+            supported_versions=list(HANDSHAKE_PROTOCOL_VERSIONS),
+            capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=True)),
+            instructions=INSTRUCTIONS,
+        )
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return types.ListToolsResult(tools=[self._session_tool("device")])
+        state = self.state_for(ctx)
+        names = [n for n in _SESSION_TOOLS if n != "runPrompt" or state.settings.mode is Mode.TRAILBLAZE_AS_AGENT]
+        tools = [self._session_tool(name) for name in names]
+        tools.extend(_device_tool(spec, state) for spec in state.device_tools(SESSION_TOOL_NAMES))
+        return types.ListToolsResult(tools=tools)
+
+    def _session_tool(self, name: str) -> types.Tool:
+        return types.Tool(
+            name=name,
+            description=_SESSION_TOOLS[name][1],
+            input_schema=self._session_schemas[name],
+            _meta={"trailblaze/sessionTool": True},
+        )
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return _error_result(
+                "trailblaze mcp keeps a device and a recording per session: connect with the initialize "
+                f"handshake (protocol {HANDSHAKE_PROTOCOL_VERSIONS[-1]}), not the sessionless {ctx.protocol_version}"
+            )
+        state = self.state_for(ctx)
+        call = self._call(ctx, state)
+        name = params.name
+        arguments = dict(params.arguments or {})
+        try:
+            reply = await self._dispatch(call, name, arguments)
+        except ToolError as exc:
+            return _error_result(str(exc))
+        except TrailblazeError as exc:
+            return _error_result(str(exc))
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            print(f"trailblaze mcp: internal error in {name}:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            return _error_result(f"internal error in {name}: {type(exc).__name__}: {exc}")
+        return _result(reply)
+
+    async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
+        state = call.state
+        if name == "runPrompt" and state.settings.mode is not Mode.TRAILBLAZE_AS_AGENT:
+            raise ToolError(
+                'runPrompt is trailblaze\'s agent: config(action=SET, key="mode", value="TRAILBLAZE_AS_AGENT") '
+                "first, or drive the device with its tools"
+            )
+        handler = HANDLERS.get(name)
+        if handler is not None:
+            return await handler(call, arguments)
+        if state.device is not None and state.device.session is not None and name in state.device.live.registry:
+            if state.settings.mode is not Mode.MCP_CLIENT_AS_AGENT:
+                raise ToolError(
+                    f"{name}: device tools are offered in MCP_CLIENT_AS_AGENT mode; in TRAILBLAZE_AS_AGENT mode "
+                    "use step(objective) or runPrompt"
+                )
+            return await device_tool(call, name, arguments)
+        if state.device is None:
+            raise ToolError(f"unknown tool {name!r}: connect a device first (device(action=WEB)) to get its tools")
+        import difflib
+
+        known = [*SESSION_TOOL_NAMES, *(s.name for s in state.device_tools(SESSION_TOOL_NAMES))]
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise ToolError(f"unknown tool {name!r}{hint}")
+
+    def _call(self, ctx: ServerRequestContext[Any, Any], state: ClientState) -> Call:
+        session = ctx.session
+        request_id = ctx.request_id
+
+        async def progress(done: float, total: float | None, message: str) -> None:
+            await session.report_progress(done, total, message)
+
+        async def tools_changed() -> None:
+            await session.send_notification(types.ToolListChangedNotification(), related_request_id=request_id)
+
+        capabilities = session.client_capabilities
+        sampling = capabilities.sampling if capabilities is not None else None
+        sampler = None
+        if sampling is not None and session.can_send_request:
+
+            async def sample(
+                messages: list[types.SamplingMessage], system: str, tools: list[types.Tool] | None
+            ) -> types.CreateMessageResult | types.CreateMessageResultWithTools:
+                return await session.create_message(
+                    messages,
+                    max_tokens=4096,
+                    system_prompt=system,
+                    tools=tools,
+                    related_request_id=request_id,
+                )
+
+            sampler = sample
+        return Call(state, progress, tools_changed, sampler, sampling is not None and sampling.tools is not None)
+
+
+def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
+    """The SDK's per-client ``Connection`` (its ``state`` and ``exit_stack`` are documented for
+    handlers; the low-level context reaches it through the request's session)."""
+    connection = getattr(ctx.session, "_connection", None)
+    if connection is None or not hasattr(connection, "state") or not hasattr(connection, "exit_stack"):
+        raise RuntimeError("this version of the mcp SDK does not expose the client connection")
+    return connection
+
+
+def _device_tool(spec: ToolSpec, state: ClientState) -> types.Tool:
+    schema = json.loads(json.dumps(spec.input_schema)) or {"type": "object", "properties": {}}
+    schema.setdefault("type", "object")
+    properties = schema.setdefault("properties", {})
+    if "reason" not in properties:
+        properties["reason"] = {
+            "type": "string",
+            "description": "Why this call, in a few words: it becomes the recorded step's text",
+        }
+    meta = spec.metadata.to_registry()
+    return types.Tool(
+        name=spec.name,
+        description=spec.description or spec.name,
+        input_schema=schema,
+        _meta={
+            "trailblaze/source": spec.source,
+            "trailblaze/categories": state.category_names(spec),
+            "trailblaze/isRecordable": meta["isRecordable"],
+            "trailblaze/isVerification": meta["isVerification"],
+            "trailblaze/isDelegating": meta["isDelegating"],
+        },
+    )
+
+
+def _result(reply: Reply) -> types.CallToolResult:
+    import base64
+
+    if reply.error:
+        message = reply.data.get("error") or "failed"
+        extra = {k: v for k, v in reply.data.items() if k != "error" and v is not None}
+        content: list[Any] = [types.TextContent(text=str(message))]
+        if extra:
+            content.append(types.TextContent(text=json.dumps(extra, indent=1, ensure_ascii=False, default=str)))
+    else:
+        content = [types.TextContent(text=json.dumps(reply.data, indent=1, ensure_ascii=False, default=str))]
+    if reply.text:
+        content.append(types.TextContent(text=reply.text))
+    for image, mime in reply.images:
+        content.append(types.ImageContent(data=base64.b64encode(image).decode("ascii"), mime_type=mime))
+    structured = json.loads(json.dumps(reply.data, default=str))
+    if reply.text:
+        structured["screen"] = reply.text
+    return types.CallToolResult(content=content, structured_content=structured, is_error=reply.error)
+
+
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=message)], structured_content={"error": message}, is_error=True
+    )
+
+
+def quiet_sdk_warnings() -> None:
+    """Sampling is deprecated in the 2026-07-28 protocol but is what 2025 clients speak; the SDK
+    warns on every use. This process speaks the 2025 protocol on purpose."""
+    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)

@@ -1,0 +1,926 @@
+"""The session tools (upstream's names) and the device's tools, as the server calls them.
+
+Every handler takes a :class:`Call` — the client's state and what the server lets a tool do
+(report progress, tell the client its tools changed, sample the client's LLM) — and returns a
+:class:`Reply`. A tool that cannot do what was asked raises :class:`ToolError`: the client gets a
+tool result with ``isError: true`` and the message, never a protocol error.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from trailblaze.agents.screen import render_screen
+from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.mcpserver import arguments as A
+from trailblaze.mcpserver import recording as rec
+from trailblaze.mcpserver.categories import DESCRIPTIONS, PROFILES, Category, categories_of
+from trailblaze.mcpserver.settings import (
+    CONFIG_KEYS,
+    LlmCallStrategy,
+    Mode,
+    ScreenshotFormat,
+    ViewHierarchyVerbosity,
+    config_key,
+)
+from trailblaze.mcpserver.state import ClientState, list_devices, pick_driver
+from trailblaze.runner.agent_step import AgentStep
+from trailblaze.tools.model import REASON_KEYS, ToolCall
+from trailblaze.trail.model import StepKind
+
+if TYPE_CHECKING:
+    from trailblaze.agents.base import Agent, CallResult, Usage
+    from trailblaze.commands import ViewNode
+    from trailblaze.mcpserver.device import DeviceSession
+    from trailblaze.mcpserver.sampling import Sampler
+
+#: what a step's reply shows of the screen, and what ask shows at each verbosity
+SUMMARY_LINES = 150
+STANDARD_LINES = 1000
+MAX_FULL_HIERARCHY = 200_000
+TRAILS_PER_PAGE = 20
+MAX_TOOL_CALLS = 100
+
+
+class ToolError(Exception):
+    """The tool could not do what was asked; the message goes to the client as ``isError``."""
+
+
+@dataclass(slots=True)
+class Reply:
+    data: dict[str, Any]
+    #: a second text block (the screen, as lines), kept out of the JSON for readability
+    text: str | None = None
+    images: list[tuple[bytes, str]] = field(default_factory=list)
+    error: bool = False
+
+
+@dataclass(slots=True)
+class Call:
+    """One tool call: whose it is and what the server lets it do."""
+
+    state: ClientState
+    progress: Callable[[float, float | None, str], Awaitable[None]]
+    tools_changed: Callable[[], Awaitable[None]]
+    #: asks the client's LLM (MCP sampling); None when the client cannot sample
+    sampler: Sampler | None = None
+    sampling_tools: bool = False
+
+
+Handler = Callable[[Call, dict[str, Any]], Awaitable[Reply]]
+
+
+# -- device ---------------------------------------------------------------------------------------------
+
+
+async def device(call: Call, arguments: dict[str, Any]) -> Reply:
+    args: A.DeviceArgs = _parse(A.DeviceArgs, arguments)
+    state = call.state
+    project = state.project
+    if args.action is A.DeviceAction.LIST:
+        return Reply({"devices": await list_devices(project)})
+    if args.action is A.DeviceAction.INFO:
+        if state.device is None:
+            return Reply({"connected": False, "message": "no device connected: device(action=WEB|ANDROID|IOS)"})
+        return Reply({"connected": True, **await _device_info(state.device, args.detail)})
+    if args.action is A.DeviceAction.CONNECT:
+        driver_key, device_id = await _driver_for_device(call, args.deviceId)
+    else:
+        platform = args.action.value.lower()
+        driver_key = pick_driver(project, platform, state.defaults.driver)
+        device_id = None if args.action is A.DeviceAction.WEB else args.deviceId
+        if device_id is None and state.defaults.device and _driver_has(project, state.defaults.driver, driver_key):
+            device_id = state.defaults.device
+    before = state.device
+    async with state.lock:
+        connected = await _connect(state, driver_key, device_id, args.headless)
+        if args.testName:
+            state.new_recording(args.testName)
+    if connected is not before:
+        await call.tools_changed()
+    tools = len(state.device_tools(SESSION_TOOL_NAMES))
+    return Reply(
+        {
+            "connected": True,
+            **connected.describe(),
+            "recording": state.recording.summary(),
+            "tools": tools,
+            "message": f"connected; {tools} device tools are offered (tools/list). The session is recorded: "
+            f'save it with trail(action=SAVE, name="...")',
+        }
+    )
+
+
+async def _connect(state: ClientState, driver_key: str, device_id: str | None, headless: bool | None) -> DeviceSession:
+    try:
+        return await state.connect(driver_key, device_id, headless)
+    except TrailblazeError as exc:
+        raise ToolError(f"cannot connect {driver_key}{f' {device_id}' if device_id else ''}: {exc}") from None
+
+
+def _driver_has(project: Any, requested: str | None, driver_key: str) -> bool:
+    if not requested:
+        return False
+    with contextlib.suppress(TrailblazeError):
+        return bool(project.drivers.resolve(requested).key == driver_key)
+    return False
+
+
+async def _driver_for_device(call: Call, device_id: str | None) -> tuple[str, str | None]:
+    """The driver that reaches ``device_id`` (without one: the default driver and device)."""
+    state = call.state
+    if device_id is None:
+        return state.default_driver(), state.defaults.device
+    if "://" in device_id:
+        return pick_driver(state.project, "ios", state.defaults.driver), device_id
+    rows = await list_devices(state.project)
+    for row in rows:
+        if row.get("id") == device_id:
+            return str(row["driver"]), device_id
+    known = ", ".join(f"{r['id']} ({r['driver']})" for r in rows if "id" in r) or "none"
+    raise ToolError(f"no device {device_id!r} is reachable; devices: {known}")
+
+
+async def _device_info(device: DeviceSession, detail: A.DeviceDetail) -> dict[str, Any]:
+    info = device.describe()
+    if detail is A.DeviceDetail.SUMMARY:
+        return info
+    commands = device.live.device
+    list_apps = getattr(commands, "installed_apps", None)
+    if callable(list_apps):
+        info["apps"] = await list_apps()
+    elif hasattr(commands, "adb_shell"):
+        output = await commands.adb_shell("pm list packages")
+        info["apps"] = sorted(line.removeprefix("package:").strip() for line in output.splitlines() if line.strip())
+    else:
+        info["apps"] = None
+        info["apps_note"] = f"a {device.platform} device has no installed apps to list"
+    if detail is A.DeviceDetail.FULL:
+        info["tools"] = [spec.name for spec in device.tools()]
+    return info
+
+
+# -- step, runPrompt --------------------------------------------------------------------------------------
+
+
+async def step(call: Call, arguments: dict[str, Any]) -> Reply:
+    args: A.StepArgs = _parse(A.StepArgs, arguments)
+    verify = (args.hint or "").strip().upper() == "VERIFY"
+    state = call.state
+    if args.tools is None and state.settings.mode is Mode.MCP_CLIENT_AS_AGENT:
+        raise ToolError(
+            "in MCP_CLIENT_AS_AGENT mode you are the agent: pass `tools` (tool calls as YAML, as in a trail's "
+            'recording) or call the device tools directly; config(action=SET, key="mode", '
+            'value="TRAILBLAZE_AS_AGENT") lets trailblaze\'s own agent work out objectives'
+        )
+    calls = _tool_calls(args.tools) if args.tools is not None else None
+    async with state.lock:
+        device = await _device(state)
+        if calls is not None:
+            reply = await _direct_step(state, device, args.objective, calls, verify)
+        else:
+            reply = await _agent_step(call, device, args.objective, verify, args.context)
+        await _attach_screen(state, device, reply, screenshot=args.screenshot and not args.fast)
+    return reply
+
+
+async def _direct_step(
+    state: ClientState, device: DeviceSession, objective: str, calls: list[ToolCall], verify: bool
+) -> Reply:
+    kind: StepKind = "verify" if verify else "step"
+    task = device.task(kind, objective)
+    ran: list[dict[str, Any]] = []
+    failure: CallResult | None = None
+    for planned in calls:
+        result = await device.call(task, planned.name, planned.args)
+        ran.append(_ran(planned.name, result))
+        if not result.ok:
+            failure = result
+            break
+    recorded = _record(state, device, kind, objective, task.recording) if (failure is None or not verify) else None
+    data: dict[str, Any] = {"executed": True, "objective": objective, "calls": ran, "recorded": recorded}
+    if verify:
+        refused = failure is not None and _refused(failure)
+        data["passed"] = failure is None
+        if failure is not None:
+            data["error"] = failure.error
+        return Reply(data, error=refused)
+    if failure is None:
+        data["done"] = True
+        return Reply(data)
+    data["error"] = failure.error
+    data["note"] = _partial_note(recorded)
+    return Reply(data, error=True)
+
+
+def _refused(result: CallResult) -> bool:
+    """A call trailblaze would not run (not allowed in a verify step, unknown tool, bad arguments),
+    as opposed to a check that ran and did not hold."""
+    error = result.error or ""
+    return "is not allowed here" in error or error.startswith("unknown tool") or "invalid arguments" in error
+
+
+def _partial_note(recorded: dict[str, Any] | None) -> str:
+    if recorded:
+        return (
+            f"the calls before the failing one ran and are recorded as step {recorded['step']}, so a replay "
+            "reaches the same screen; nothing of the failing call is recorded"
+        )
+    return "nothing was recorded"
+
+
+async def _agent_step(call: Call, device: DeviceSession, objective: str, verify: bool, context: str | None) -> Reply:
+    state = call.state
+    kind: StepKind = "verify" if verify else "step"
+    agent = await _agent(call, device)
+    task = _ReportingStep(device, device.task(kind, objective), call, context)
+    verdict = await agent.solve(task)
+    passed = verdict.status == "complete"
+    recorded = _record(state, device, kind, objective, task.recording) if (passed or not verify) else None
+    data: dict[str, Any] = {
+        "executed": True,
+        "objective": objective,
+        "agent": {
+            "name": agent.name,
+            "status": verdict.status,
+            "explanation": verdict.explanation,
+            **_usage(verdict.usage),
+        },
+        "recorded": recorded,
+    }
+    if verify:
+        data["passed"] = passed
+        return Reply(data)
+    if passed:
+        data["done"] = True
+        return Reply(data)
+    data["error"] = f"{agent.name} could not do it: {verdict.explanation or 'no reason given'}"
+    data["note"] = _partial_note(recorded)
+    return Reply(data, error=True)
+
+
+async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
+    args: A.RunPromptArgs = _parse(A.RunPromptArgs, arguments)
+    steps = [*(args.steps or []), *([args.prompt] if args.prompt else [])]
+    steps = [s for s in (text.strip() for text in steps) if s]
+    if not steps:
+        raise ToolError("give `steps` (a list of steps in plain language) or `prompt`")
+    state = call.state
+    results: list[dict[str, Any]] = []
+    async with state.lock:
+        device = await _device(state)
+        for number, text in enumerate(steps, 1):
+            await call.progress(number - 1, len(steps), f"step {number}: {text}")
+            reply = await _agent_step(call, device, text, False, None)
+            results.append({"step": text, **{k: reply.data.get(k) for k in ("agent", "recorded", "error")}})
+            if reply.error:
+                break
+        await call.progress(len(results), len(steps), "done")
+        reply = Reply({"passed": len(results) == len(steps) and "error" not in results[-1], "steps": results})
+        reply.error = not reply.data["passed"]
+        await _attach_screen(state, device, reply, screenshot=False)
+    return reply
+
+
+class _ReportingStep(AgentStep):
+    """The agent's step, sending MCP progress after every call it makes."""
+
+    def __init__(self, device: DeviceSession, task: AgentStep, call: Call, context: str | None) -> None:
+        super().__init__(task.session, task.trail, task.step, task.text, device.runner)  # type: ignore[arg-type]
+        self._call = call
+        self._calls = 0
+        self._extra_context = context
+
+    @property
+    def context(self) -> str | None:
+        parts = [p for p in (self.trail.config.context, self._extra_context) if p]
+        return "\n".join(parts) or None
+
+    async def call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
+        result = await super().call(name, args)
+        self._calls += 1
+        await self._call.progress(self._calls, None, f"{name}: {'ok' if result.ok else result.error}")
+        return result
+
+
+async def _agent(call: Call, device: DeviceSession) -> Agent:
+    """Trailblaze's agent for this call (TRAILBLAZE_AS_AGENT): the ``openai`` agent on the
+    configured LLM (DIRECT), or the client's LLM through sampling (MCP_SAMPLING)."""
+    from trailblaze.agents.base import AgentSettings
+
+    state = call.state
+    settings = AgentSettings(state.project.config, headless=True)
+    if state.settings.llm_call_strategy is LlmCallStrategy.MCP_SAMPLING:
+        if call.sampler is None:
+            raise ToolError(
+                "llmCallStrategy is MCP_SAMPLING, but this client does not support sampling: configure `llm:` in "
+                'trailblaze.yaml and config(action=SET, key="llmCallStrategy", value="DIRECT"), or pass `tools`'
+            )
+        from trailblaze.mcpserver.sampling import SamplingAgent
+
+        return SamplingAgent(settings, call.sampler, tools_capability=call.sampling_tools)
+    cached = state.agents.get("openai")
+    if cached is not None:
+        return cached
+    from trailblaze.agents.openai_chat import OpenAIAgent
+
+    try:
+        agent = OpenAIAgent(settings)
+    except UsageError as exc:
+        sampling = (
+            ' or config(action=SET, key="llmCallStrategy", value="MCP_SAMPLING") to use your own LLM'
+            if call.sampler is not None
+            else ""
+        )
+        raise ToolError(
+            f"trailblaze's agent has no LLM ({exc}): configure `llm:` in trailblaze.yaml (or OPENAI_BASE_URL, "
+            f"OPENAI_API_KEY and OPENAI_MODEL){sampling}; or pass `tools` to run calls directly"
+        ) from None
+    await agent.start(device.live)
+    state.agents["openai"] = agent
+    return agent
+
+
+def _usage(usage: Usage) -> dict[str, Any]:
+    return {
+        "model": usage.model,
+        "turns": usage.turns,
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+    }
+
+
+# -- the device's own tools --------------------------------------------------------------------------------
+
+
+async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply:
+    """A device tool called directly by the client: executed at once through the resolver and,
+    when it succeeds, recorded as a step of its own (a verification tool as a ``verify:`` step).
+    The step's text is the call's ``reason`` when it has one, else a description of the call."""
+    state = call.state
+    device = state.device
+    if device is None:
+        raise ToolError(f"{name}: no device is connected; connect one with device(action=WEB|ANDROID|IOS)")
+    spec = device.live.registry.get(name)
+    if spec is None:
+        raise ToolError(f"{name} is not a tool of the connected {device.driver_key} device")
+    reason = next((str(arguments[k]) for k in REASON_KEYS if arguments.get(k)), None)
+    kind: StepKind = "verify" if spec.metadata.verification else "step"
+    async with state.lock:
+        task = device.task(kind, reason or name)
+        result = await device.call(task, name, arguments)
+        if not result.ok:
+            raise ToolError(result.error or f"{name} failed")
+        calls = task.recording
+        if reason:
+            calls = [c.with_args({k: v for k, v in c.args.items() if k not in REASON_KEYS}) for c in calls]
+        text = reason or _describe(calls, name)
+        recorded = _record(state, device, kind, text, calls)
+        data: dict[str, Any] = {"ok": True, "tool": name, "output": _jsonable(result.output), "recorded": recorded}
+        reply = Reply(data)
+        if state.settings.auto_include_screenshot:
+            await _attach_screen(state, device, reply, screenshot=True, summary=False)
+    return reply
+
+
+def _describe(calls: list[ToolCall], fallback: str) -> str:
+    if not calls:
+        return fallback
+    parts = []
+    for c in calls:
+        args = json.dumps(dict(c.args), ensure_ascii=False, separators=(", ", ": "), default=str)
+        parts.append(f"{c.name} {args}" if c.args else c.name)
+    text = "; ".join(parts)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _record(
+    state: ClientState, device: DeviceSession, kind: str, text: str, calls: list[ToolCall]
+) -> dict[str, Any] | None:
+    """Add a step to the recording (when it is on); what the reply says was recorded."""
+    if not state.recording.active:
+        return None
+    step = rec.RecordedStep("verify" if kind == "verify" else "step", text, device.classifier, list(calls))
+    number = state.recording.add(step)
+    return {"step": number, "kind": step.kind, "text": text, "tools": step.to_dict()["tools"]}
+
+
+def _ran(name: str, result: CallResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"tool": name, "ok": result.ok}
+    if result.ok and result.output not in (None, ""):
+        out["output"] = _jsonable(result.output)
+    if not result.ok:
+        out["error"] = result.error
+    return out
+
+
+def _tool_calls(raw: str | list[Any]) -> list[ToolCall]:
+    """``step``'s ``tools``: YAML (or JSON) as in a trail's recording — a list of ``- name: {args}``
+    items, optionally under ``tools:`` as upstream's wrapped form has it."""
+    data: Any = raw
+    if isinstance(raw, str):
+        if len(raw) > 1_000_000:
+            raise ToolError("tools: more than 1 MB of YAML")
+        try:
+            data = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+            raise ToolError(f"tools is not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    if isinstance(data, Mapping) and set(data) == {"tools"}:
+        data = data["tools"]
+    if isinstance(data, Mapping):
+        data = [data]
+    if isinstance(data, list) and len(data) == 1 and isinstance(data[0], Mapping) and set(data[0]) == {"tools"}:
+        data = data[0]["tools"]
+    if not isinstance(data, list) or not data:
+        raise ToolError("tools must be a non-empty list of tool calls, e.g. '- web_click: {ref: e12}'")
+    if len(data) > MAX_TOOL_CALLS:
+        raise ToolError(f"tools: at most {MAX_TOOL_CALLS} calls in one step")
+    calls: list[ToolCall] = []
+    for number, item in enumerate(data, 1):
+        if isinstance(item, str):
+            calls.append(ToolCall(item, {}))
+            continue
+        if not isinstance(item, Mapping) or len(item) != 1:
+            raise ToolError(f"tools item {number}: expected one `name: {{arguments}}` mapping, got {item!r}"[:300])
+        name, args = next(iter(item.items()))
+        if args is None:
+            args = {}
+        if not isinstance(name, str) or not isinstance(args, Mapping):
+            raise ToolError(f"tools item {number}: the arguments of {name!r} must be a mapping")
+        calls.append(ToolCall(name, dict(args)))
+    return calls
+
+
+# -- ask -------------------------------------------------------------------------------------------------------
+
+
+async def ask(call: Call, arguments: dict[str, Any]) -> Reply:
+    """With trailblaze's agent (TRAILBLAZE_AS_AGENT), an answer about the screen; otherwise the
+    screen itself, for the client's LLM to read. Never recorded."""
+    args: A.AskArgs = _parse(A.AskArgs, arguments)
+    state = call.state
+    verbosity = args.viewHierarchy
+    async with state.lock:
+        device = await _device(state)
+        screen = await device.screen()
+        summary = render_screen(screen, SUMMARY_LINES)
+        data: dict[str, Any] = {"question": args.question}
+        if state.settings.mode is Mode.TRAILBLAZE_AS_AGENT:
+            agent = await _agent(call, device)
+            answer, usage = await agent.answer(args.question, summary)  # type: ignore[attr-defined]
+            data["answer"] = answer
+            data["agent"] = {"name": agent.name, **_usage(usage)}
+        else:
+            data["answer"] = None
+            data["note"] = "MCP_CLIENT_AS_AGENT: trailblaze calls no LLM; read the screen below to answer"
+            if verbosity is None and state.settings.view_hierarchy_verbosity is not ViewHierarchyVerbosity.MINIMAL:
+                verbosity = state.settings.view_hierarchy_verbosity  # MINIMAL is the screen below already
+        if verbosity is not None:
+            data["viewHierarchy"] = _hierarchy(screen, verbosity)
+        reply = Reply(data, text=f"The screen now:\n{summary}")
+        if args.screenshot or args.includeScreenshot:
+            await _attach_screen(state, device, reply, screenshot=True, summary=False)
+    return reply
+
+
+def _hierarchy(screen: ViewNode, verbosity: ViewHierarchyVerbosity) -> str:
+    if verbosity is ViewHierarchyVerbosity.MINIMAL:
+        return render_screen(screen, SUMMARY_LINES)
+    if verbosity is ViewHierarchyVerbosity.STANDARD:
+        return render_screen(screen, STANDARD_LINES)
+    text = json.dumps(screen.to_dict(), ensure_ascii=False)
+    if len(text) > MAX_FULL_HIERARCHY:
+        return text[:MAX_FULL_HIERARCHY] + f"… ({len(text) - MAX_FULL_HIERARCHY} more characters left out)"
+    return text
+
+
+# -- trail ---------------------------------------------------------------------------------------------------
+
+
+async def trail(call: Call, arguments: dict[str, Any]) -> Reply:
+    args: A.TrailArgs = _parse(A.TrailArgs, arguments)
+    state = call.state
+    action = args.action
+    if action is A.TrailAction.LIST:
+        return Reply(_list_trails(state, args.filter, args.page or 1))
+    if action is A.TrailAction.SAVE:
+        return Reply(_save(state, args.name))
+    if action is A.TrailAction.END:
+        recording = state.recording
+        recording.active = False
+        return Reply(
+            {
+                "ended": True,
+                **recording.summary(),
+                "message": f"recording stopped with {len(recording.steps)} steps"
+                + ("" if recording.saved_to else " (not saved; trail(action=SAVE) still can)"),
+            }
+        )
+    if args.platform is not None or args.device is not None:
+        await device(call, _connect_arguments(args.platform, args.device))
+    if action is A.TrailAction.START:
+        discarded = len(state.recording.steps) if state.recording.saved_to is None else 0
+        recording = state.new_recording(args.name)
+        note = f"; the {discarded} unsaved steps recorded before are in session(action=LIST)" if discarded else ""
+        return Reply({"started": True, **recording.summary(), "message": f"recording started{note}"})
+    return await _run(call, args.name, args.file)
+
+
+def _connect_arguments(platform: A.Platform | None, device_id: str | None) -> dict[str, Any]:
+    if platform is None:
+        return {"action": "CONNECT", "deviceId": device_id}
+    return {"action": platform.value, "deviceId": device_id}
+
+
+def _save(state: ClientState, name: str | None) -> dict[str, Any]:
+    recording = state.recording
+    title = name or recording.title
+    if not title:
+        raise ToolError('give the trail a name: trail(action=SAVE, name="checkout-flow")')
+    try:
+        path = rec.trail_path(state.project.config.trails_dir, title)
+    except UsageError as exc:
+        raise ToolError(str(exc)) from None
+    if path.exists() and path.resolve() not in {p.resolve() for p in state.artifacts}:
+        raise ToolError(
+            f"{_shown(state, path)} already exists and was not written by this session: choose another name"
+        )
+    target = state.device.live.target if state.device is not None and state.device.session is not None else None
+    try:
+        text = rec.render(title, recording.steps, path, target=target)
+        rec.save(path, text)
+    except TrailblazeError as exc:
+        raise ToolError(str(exc)) from None
+    recording.title = title
+    recording.saved_to = path
+    state.artifacts.append(path)
+    shown = _shown(state, path)
+    return {
+        "saved": True,
+        "name": title,
+        "file": shown,
+        "steps": len(recording.steps),
+        "message": f"saved {len(recording.steps)} steps; replay it with `trailblaze run {shown}` (no LLM) or "
+        f'trail(action=RUN, file="{shown}")',
+    }
+
+
+def _shown(state: ClientState, path: Path) -> str:
+    """A path as the user would type it: relative to the working directory when inside it."""
+    for base in (Path.cwd(), state.project.config.root):
+        with contextlib.suppress(ValueError):
+            return str(path.resolve().relative_to(base.resolve()))
+    return str(path)
+
+
+def _list_trails(state: ClientState, text: str | None, page: int) -> dict[str, Any]:
+    from trailblaze.trail.discovery import discover
+
+    folder = state.project.config.trails_dir
+    paths = discover([folder]) if folder.is_dir() else []
+    rows = []
+    for path in paths:
+        title = _title_of(path)
+        row = {"name": _trail_name(folder, path), "file": _shown(state, path), "title": title}
+        if text and text.lower() not in f"{row['file']} {title or ''}".lower():
+            continue
+        rows.append(row)
+    start = (page - 1) * TRAILS_PER_PAGE
+    shown = rows[start : start + TRAILS_PER_PAGE]
+    pages = max(1, -(-len(rows) // TRAILS_PER_PAGE))
+    return {"trails": shown, "page": page, "pages": pages, "total": len(rows)}
+
+
+def _trail_name(folder: Path, path: Path) -> str:
+    relative = path.resolve().relative_to(folder.resolve()) if path.resolve().is_relative_to(folder.resolve()) else path
+    name = relative.as_posix()
+    return name.removesuffix(".trail.yaml").removesuffix("/trail.yaml").removesuffix("trail.yaml") or name
+
+
+def _title_of(path: Path) -> str | None:
+    """The trail's ``config.title``, read without loading the whole trail (a broken file has none)."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            head = handle.read(64_000)
+        data = yaml.safe_load(head) if len(head) < 64_000 else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    if isinstance(data, dict) and isinstance(data.get("config"), dict):
+        title = data["config"].get("title")
+        return str(title) if title else None
+    if isinstance(data, list):
+        for item in data:
+            if isinstance(item, dict) and isinstance(item.get("config"), dict) and item["config"].get("title"):
+                return str(item["config"]["title"])
+    return None
+
+
+def _find_trail(state: ClientState, name: str | None, file: str | None) -> Path:
+    if file:
+        for base in (Path.cwd(), state.project.config.root, state.project.config.trails_dir):
+            candidate = (base / file).resolve()
+            if candidate.is_file():
+                return candidate
+        raise ToolError(f"no trail file {file!r}")
+    if not name:
+        raise ToolError(
+            'say which trail: trail(action=RUN, name="login") or trail(action=RUN, file="trails/x.trail.yaml")'
+        )
+    folder = state.project.config.trails_dir
+    for candidate in (folder / f"{name}.trail.yaml", folder / name / "trail.yaml", folder / name):
+        if candidate.is_file():
+            return candidate
+    from trailblaze.trail.discovery import discover
+
+    matches = [p for p in (discover([folder]) if folder.is_dir() else []) if _title_of(p) == name]
+    if len(matches) == 1:
+        return matches[0]
+    raise ToolError(f"no trail named {name!r} in {_shown(state, folder)} (trail(action=LIST) lists them)")
+
+
+async def _run(call: Call, name: str | None, file: str | None) -> Reply:
+    """Replay a trail deterministically (no LLM), with progress per step; not recorded (use the
+    ``runTrail`` tool to make a trail part of the session's recording)."""
+    state = call.state
+    path = _find_trail(state, name, file)
+    async with state.lock:
+        if state.device is None:
+            trails, problems = state.project.collect([path], {}, require_args=False)
+            if problems or not trails:
+                raise ToolError("; ".join(str(p) for p in problems) or f"{path} is not a trail")
+            driver = state.project.default_driver_name(state.defaults.driver, trails[0])
+            await _connect(state, driver, state.defaults.device, None)
+            await call.tools_changed()
+        device = state.device
+        assert device is not None
+        try:
+            loaded = device.load(path)
+        except TrailblazeError as exc:
+            raise ToolError(str(exc)) from None
+        started = time.perf_counter()
+        result = await device.replay(loaded, call.progress)
+    steps = [
+        {"index": s.index, "kind": s.kind, "text": s.text, "status": s.status, "error": s.error} for s in result.steps
+    ]
+    passed = result.status in ("passed", "healed")
+    data = {
+        "passed": passed,
+        "status": result.status,
+        "trail": result.id,
+        "file": _shown(state, path),
+        "steps": steps,
+        "error": result.error,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+        "note": "replays are not recorded; the runTrail tool makes a trail part of the recording",
+    }
+    return Reply(data, error=not passed)
+
+
+# -- session ------------------------------------------------------------------------------------------------
+
+
+async def session(call: Call, arguments: dict[str, Any]) -> Reply:
+    args: A.SessionArgs = _parse(A.SessionArgs, arguments)
+    state = call.state
+    action = args.action
+    if action is A.SessionAction.START:
+        recording = state.new_recording(args.title)
+        return Reply({"started": True, **recording.summary()})
+    if action is A.SessionAction.SAVE:
+        return Reply(_save(state, args.title))
+    if action is A.SessionAction.STOP:
+        saved = _save(state, args.title) if args.save else None
+        state.recording.active = False
+        return Reply({"stopped": True, **state.recording.summary(), "saved": saved})
+    if action is A.SessionAction.LIST:
+        recordings = state.recordings()[-(args.limit or 20) :]
+        return Reply({"session": state.id, "recordings": [r.summary() for r in recordings]})
+    recording = _recording(state, args.id)
+    if action is A.SessionAction.INFO:
+        device_info = state.device.describe() if state.device is not None and state.device.session else None
+        return Reply(
+            {
+                "session": state.id,
+                **recording.summary(),
+                "device": device_info,
+                "mode": state.settings.mode.value,
+                "steps": [s.to_dict() for s in recording.steps],
+            }
+        )
+    files = [p for p in state.artifacts if p.exists()]
+    return Reply({"session": state.id, "recording": recording.id, "artifacts": [_shown(state, p) for p in files]})
+
+
+def _recording(state: ClientState, wanted: str | None) -> rec.Recording:
+    if wanted is None:
+        return state.recording
+    for recording in state.recordings():
+        if recording.id == wanted:
+            return recording
+    raise ToolError(f"no recording {wanted!r} in this session (session(action=LIST) lists them)")
+
+
+# -- config -----------------------------------------------------------------------------------------------------
+
+
+async def config(call: Call, arguments: dict[str, Any]) -> Reply:
+    args: A.ConfigArgs = _parse(A.ConfigArgs, arguments)
+    state = call.state
+    settings = state.settings
+    if args.action is A.ConfigAction.LIST:
+        return Reply(
+            {
+                "keys": [
+                    {"key": k.name, "description": k.description, "value": settings.get(k), "options": k.options}
+                    for k in CONFIG_KEYS
+                ]
+            }
+        )
+    if args.action is A.ConfigAction.GET:
+        if args.key is None:
+            return Reply({"values": settings.values()})
+        key = _config_key(args.key)
+        return Reply(
+            {"key": key.name, "value": settings.get(key), "options": key.options, "description": key.description}
+        )
+    if args.key is None or args.value is None:
+        raise ToolError('SET needs a key and a value: config(action=SET, key="mode", value="TRAILBLAZE_AS_AGENT")')
+    key = _config_key(args.key)
+    try:
+        value = key.parse(args.value)
+    except ValueError as exc:
+        raise ToolError(f"{key.name}: {exc}") from None
+    note = None
+    if key.name == "target":
+        value = None if str(value).strip().lower() in ("", "none", "clear") else str(value).strip()
+        targets = state.project.config.project.targets
+        if value is not None and value not in targets:
+            known = ", ".join(sorted(targets)) or "none are configured"
+            raise ToolError(f"unknown target {value!r} (targets in trailblaze.yaml: {known})")
+    before = settings.get(key)
+    setattr(settings, key.attribute, value)
+    settings.changed.add(key.name)
+    changed = settings.get(key) != before
+    if changed and key.name == "target":
+        async with state.lock:
+            if await state.reconnect_for_target():
+                note = "the device was connected again for the new target (its tools and base URL)"
+    if changed and key.name in ("mode", "target"):
+        await call.tools_changed()
+    return Reply({"key": key.name, "value": settings.get(key), "changed": changed, "note": note})
+
+
+def _config_key(name: str) -> Any:
+    key = config_key(name)
+    if key is None:
+        raise ToolError(
+            f"unknown config key {name!r}; config(action=LIST) lists them ({', '.join(k.name for k in CONFIG_KEYS)})"
+        )
+    return key
+
+
+# -- toolbox ----------------------------------------------------------------------------------------------------
+
+
+async def toolbox(call: Call, arguments: dict[str, Any]) -> Reply:
+    args: A.ToolboxArgs = _parse(A.ToolboxArgs, arguments)
+    state = call.state
+    if args.action is A.ToolboxAction.LIST:
+        return Reply(_toolbox_listing(state, args))
+    before = set(state.enabled)
+    concrete = {c for c in Category if c is not Category.ALL}
+    enabled = concrete if Category.ALL in state.enabled else set(state.enabled)
+    if args.action is A.ToolboxAction.PROFILE:
+        if args.profile is None:
+            raise ToolError("PROFILE needs profile: MINIMAL, STANDARD, TESTING or ALL")
+        enabled = set(PROFILES[args.profile]) | {Category.APP}
+    else:
+        if not args.categories:
+            raise ToolError(f'{args.action.value} needs categories, e.g. categories=["VERIFICATION"]')
+        chosen = concrete if Category.ALL in args.categories else set(args.categories)
+        enabled = enabled | chosen if args.action is A.ToolboxAction.ENABLE else enabled - chosen
+    state.enabled = frozenset({Category.ALL}) if enabled >= concrete else frozenset(enabled)
+    if set(state.enabled) != before:
+        await call.tools_changed()
+    listing = _toolbox_listing(state, A.parse(A.ToolboxArgs, {}))
+    return Reply({"enabled": listing["enabled"], "offered": listing["offered"], "categories": listing["categories"]})
+
+
+def _toolbox_listing(state: ClientState, args: A.ToolboxArgs) -> dict[str, Any]:
+    offered_names = {s.name for s in state.device_tools(SESSION_TOOL_NAMES)}
+    builtin = state.builtin_sources()
+    groups: dict[str, list[dict[str, Any]]] = {c.value: [] for c in Category if c is not Category.ALL}
+    for spec in state.all_device_tools():
+        if args.name and spec.name != args.name:
+            continue
+        if args.search and args.search.lower() not in f"{spec.name} {spec.description}".lower():
+            continue
+        entry: dict[str, Any] = {
+            "name": spec.name,
+            "description": (spec.description or "").split("\n\n", 1)[0],
+            "offered": spec.name in offered_names,
+        }
+        if args.detail or args.name:
+            entry["inputSchema"] = spec.input_schema
+            entry["source"] = spec.source
+        for category in categories_of(spec, builtin):
+            groups[category.value].append(entry)
+    enabled = sorted(c.value for c in state.enabled)
+    return {
+        "enabled": enabled,
+        "profiles": {p.value: sorted(c.value for c in cats) for p, cats in PROFILES.items()},
+        "categories": [
+            {"category": name, "description": DESCRIPTIONS[Category(name)], "tools": tools}
+            for name, tools in groups.items()
+        ],
+        "offered": len(offered_names),
+        "connected": state.device is not None,
+        "note": None if state.device is not None else "connect a device to see its tools: device(action=WEB)",
+    }
+
+
+# -- shared ------------------------------------------------------------------------------------------------------
+
+
+def _parse(model: type[A._Args], arguments: dict[str, Any]) -> Any:
+    try:
+        return A.parse(model, arguments)
+    except ValueError as exc:
+        raise ToolError(f"invalid arguments: {exc}") from None
+
+
+async def _device(state: ClientState) -> DeviceSession:
+    try:
+        return await state.ensure_device()
+    except TrailblazeError as exc:
+        raise ToolError(f"cannot connect a device: {exc}") from None
+
+
+async def _attach_screen(
+    state: ClientState, device: DeviceSession, reply: Reply, *, screenshot: bool, summary: bool = True
+) -> None:
+    """Add the compact screen summary (and a screenshot when asked) to ``reply``."""
+    if device.session is None:
+        return
+    want_image = screenshot or state.settings.auto_include_screenshot
+    fmt = state.settings.screenshot_format
+    try:
+        if want_image:
+            captured = await device.capture()
+            root, image = captured.hierarchy, captured.screenshot
+        else:
+            root, image = await device.screen(), None
+    except Exception as exc:  # the reply still says what happened; the screen is extra
+        reply.data["screen_error"] = f"{type(exc).__name__}: {exc}"
+        return
+    if summary and reply.text is None:
+        reply.text = f"The screen now:\n{render_screen(root, SUMMARY_LINES)}"
+    if image is None:
+        return
+    path = _save_screenshot(state, image)
+    reply.data["screenshot"] = _shown(state, path)
+    if fmt is ScreenshotFormat.IMAGE_CONTENT:
+        reply.images.append((image, "image/png"))
+    elif fmt is ScreenshotFormat.BASE64_TEXT:
+        reply.data["screenshot_base64"] = base64.b64encode(image).decode("ascii")
+
+
+def _save_screenshot(state: ClientState, image: bytes) -> Path:
+    folder = state.artifacts_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"screenshot-{len(state.artifacts) + 1:03d}.png"
+    path.write_bytes(image)
+    state.artifacts.append(path)
+    return path
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+HANDLERS: dict[str, Handler] = {
+    "device": device,
+    "step": step,
+    "ask": ask,
+    "trail": trail,
+    "session": session,
+    "config": config,
+    "toolbox": toolbox,
+    "runPrompt": run_prompt,
+}
+SESSION_TOOL_NAMES = frozenset(HANDLERS)

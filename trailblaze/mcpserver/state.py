@@ -1,0 +1,221 @@
+"""One MCP client's session: its settings, the device it connected, what it has recorded.
+
+Seed 001: "one session controls one device at a time". Over stdio there is one client; over
+Streamable HTTP every client (``Mcp-Session-Id``) gets its own :class:`ClientState`, its own
+device and recording. Calls that touch the device are serialised per session (``lock``), so a
+client that sends two at once gets them one after the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import InfrastructureError, TrailblazeError, UsageError
+from trailblaze.mcpserver.categories import Category, categories_of, offered
+from trailblaze.mcpserver.device import DeviceSession, run_options
+from trailblaze.mcpserver.recording import Recording
+from trailblaze.mcpserver.settings import Mode, Settings
+
+if TYPE_CHECKING:
+    from trailblaze.agents.base import Agent
+    from trailblaze.driver import Driver
+    from trailblaze.runner.project import Project
+    from trailblaze.tools.model import ToolSpec
+
+#: tools that are never offered to a client: ``objectiveStatus`` ends an agent's step, it does nothing
+HIDDEN_TOOLS = frozenset({"objectiveStatus"})
+
+
+@dataclass(slots=True)
+class Defaults:
+    """What ``trailblaze mcp`` was started with (its command-line options)."""
+
+    driver: str | None = None
+    device: str | None = None
+    target: str | None = None
+    mode: Mode = Mode.MCP_CLIENT_AS_AGENT
+    headed: bool = False
+    timeout: float | None = None
+    base_url: str | None = None
+
+
+@dataclass(eq=False)
+class ClientState:
+    """Everything one client's session holds."""
+
+    project: Project
+    defaults: Defaults
+    settings: Settings = field(default_factory=Settings)
+    device: DeviceSession | None = None
+    recording: Recording = field(default_factory=Recording)
+    #: earlier recordings of this session (``session(action=LIST)``)
+    history: list[Recording] = field(default_factory=list)
+    enabled: frozenset[Category] = frozenset({Category.ALL})
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    id: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:10]}")
+    #: files this session wrote (``session(action=ARTIFACTS)``): screenshots, saved trails
+    artifacts: list[Path] = field(default_factory=list)
+    #: trailblaze's agents started for this session (TRAILBLAZE_AS_AGENT), by name; closed with the device
+    agents: dict[str, Agent] = field(default_factory=dict)
+    closed: bool = False
+
+    def __post_init__(self) -> None:
+        self.settings.mode = self.defaults.mode
+        self.settings.target = self.defaults.target
+
+    # -- the device -------------------------------------------------------------------------------
+
+    @property
+    def artifacts_dir(self) -> Path:
+        return self.project.config.root / ".trailblaze" / "mcp" / self.id
+
+    async def connect(self, driver_key: str, device_id: str | None, headless: bool | None = None) -> DeviceSession:
+        """Connect ``device_id`` on ``driver_key`` (the driver's default device when None),
+        replacing the device connected before. A device of another platform starts a new
+        recording (the steps so far stay in ``session(action=LIST)``)."""
+        if self.closed:
+            raise InfrastructureError("the MCP session is closing")
+        driver = self.project.drivers.resolve(driver_key)
+        headed = self.defaults.headed if headless is None else not headless
+        current = self.device
+        same = current is not None and current.driver_key == driver.key and current.options.headed == headed
+        if current is not None and same and device_id in (None, current.live.info.id):
+            return current
+        options = run_options(
+            self.project,
+            driver=driver.key,
+            target=self.settings.target,
+            headed=headed,
+            timeout=self.defaults.timeout,
+            base_url=self.defaults.base_url,
+        )
+        previous_platform = current.platform if current is not None else None
+        if current is not None:
+            await self.disconnect()
+        device = DeviceSession(self.project, options, driver.key, device_id)
+        await device.open()
+        self.device = device
+        if previous_platform not in (None, driver.platform) and self.recording.steps:
+            self.new_recording(self.recording.title)
+        return device
+
+    async def ensure_device(self) -> DeviceSession:
+        """The connected device, else the default one (``--driver``/``--device``, else
+        ``driver:`` in trailblaze.yaml, else the web browser)."""
+        if self.device is not None:
+            return self.device
+        return await self.connect(self.default_driver(), self.defaults.device)
+
+    def default_driver(self) -> str:
+        return self.project.default_driver_name(self.defaults.driver)
+
+    async def disconnect(self) -> None:
+        device, self.device = self.device, None
+        agents, self.agents = list(self.agents.values()), {}
+        for agent in agents:
+            with contextlib.suppress(Exception):
+                await agent.close()
+        if device is not None:
+            await device.close()
+
+    async def reconnect_for_target(self) -> bool:
+        """A new target means other toolsets and base URL: open the device again for it."""
+        device = self.device
+        if device is None:
+            return False
+        await self.disconnect()
+        await self.connect(device.driver_key, device.device_id, not device.options.headed)
+        return True
+
+    async def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(Exception):
+            await self.disconnect()
+
+    # -- tools ------------------------------------------------------------------------------------
+
+    def device_tools(self, reserved: frozenset[str]) -> list[ToolSpec]:
+        """The device's tools this session offers: exposed to LLMs, in an enabled category."""
+        if self.device is None or self.device.session is None or self.settings.mode is not Mode.MCP_CLIENT_AS_AGENT:
+            return []
+        builtin = self.builtin_sources()
+        return sorted(
+            (
+                spec
+                for spec in self.device.tools()
+                if spec.metadata.exposed_to_llm
+                and spec.name not in HIDDEN_TOOLS
+                and spec.name not in reserved
+                and offered(spec, self.enabled, builtin)
+            ),
+            key=lambda s: s.name,
+        )
+
+    def all_device_tools(self) -> list[ToolSpec]:
+        if self.device is None or self.device.session is None:
+            return []
+        return sorted((s for s in self.device.tools() if s.name not in HIDDEN_TOOLS), key=lambda s: s.name)
+
+    def builtin_sources(self) -> frozenset[str]:
+        from trailblaze.pluginmanager import DEFAULT_PLUGINS
+
+        return frozenset(DEFAULT_PLUGINS)
+
+    def category_names(self, spec: ToolSpec) -> list[str]:
+        return sorted(c.value for c in categories_of(spec, self.builtin_sources()))
+
+    # -- recording --------------------------------------------------------------------------------
+
+    def new_recording(self, title: str | None) -> Recording:
+        if self.recording.steps or self.recording.saved_to is not None:
+            self.recording.active = False
+            self.history.append(self.recording)
+        self.recording = Recording(title=title)
+        return self.recording
+
+    def recordings(self) -> list[Recording]:
+        return [*self.history, self.recording]
+
+
+def drivers_for_platform(project: Project, platform: str) -> list[type[Driver]]:
+    return [d for d in project.drivers.drivers() if d.platform == platform]
+
+
+def pick_driver(project: Project, platform: str, preferred: str | None) -> str:
+    """The driver for ``device(action=ANDROID|IOS|WEB)``: the one ``--driver`` names when it is
+    for that platform, else the platform's only (or first) driver."""
+    candidates = drivers_for_platform(project, platform)
+    if not candidates:
+        raise UsageError(f"no driver for {platform} is installed (known drivers: {', '.join(project.drivers.keys())})")
+    if preferred:
+        with contextlib.suppress(TrailblazeError):
+            wanted = project.drivers.resolve(preferred)
+            if wanted.platform == platform:
+                return wanted.key
+    return candidates[0].key
+
+
+async def list_devices(project: Project, driver: str | None = None) -> list[dict[str, Any]]:
+    """What ``trailblaze devices`` lists: every device each driver reaches now, or why not."""
+    from trailblaze.driver import DriverOptions
+
+    classes = [project.drivers.resolve(driver)] if driver else project.drivers.drivers()
+    configured = project.config.project.device
+    extra = {"wda_urls": [configured]} if configured and "://" in configured else {}
+    rows: list[dict[str, Any]] = []
+    for cls in classes:
+        instance = cls(DriverOptions(browser=project.config.project.browser, extra=extra))
+        try:
+            found = await instance.devices()
+        except TrailblazeError as exc:
+            rows.append({"driver": cls.key, "platform": cls.platform, "error": str(exc)})
+            continue
+        rows.extend(
+            {**d.to_dict(), "model": d.model, "classifiers": list(d.classifiers), "state": d.state} for d in found
+        )
+    return rows
