@@ -1,0 +1,124 @@
+"""Talking to a real ``trailblaze mcp`` through the SDK's own client (stdio or Streamable HTTP)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from conftest import cli_env
+from mcp import Client, StdioServerParameters
+
+
+@dataclass
+class Seen:
+    """What the server sent besides results: notifications (list_changed, progress)."""
+
+    notifications: list[Any] = field(default_factory=list)
+
+    async def handler(self, message: Any) -> None:
+        if not isinstance(message, Exception):
+            self.notifications.append(message)
+
+    def methods(self) -> list[str]:
+        return [getattr(n, "method", "") for n in self.notifications]
+
+    def count(self, method: str) -> int:
+        return self.methods().count(method)
+
+
+@asynccontextmanager
+async def stdio(root: Path, *args: str, env: dict[str, str] | None = None, **client: Any) -> AsyncIterator[Client]:
+    """``trailblaze mcp ARGS`` over stdio in ``root``, through the SDK's ``Client``."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "trailblaze", "mcp", *args], cwd=str(root), env=cli_env(**(env or {}))
+    )
+    client.setdefault("mode", "legacy")
+    client.setdefault("read_timeout_seconds", 90)
+    async with Client(params, **client) as session:
+        yield session
+
+
+def data(result: types.CallToolResult) -> dict[str, Any]:
+    """A tool result's structured content (also checks the text says the same)."""
+    assert result.structured_content is not None, result
+    return dict(result.structured_content)
+
+
+def ok(result: types.CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, _texts(result)
+    return data(result)
+
+
+def failed(result: types.CallToolResult) -> str:
+    assert result.is_error, _texts(result)
+    return _texts(result)
+
+
+def _texts(result: types.CallToolResult) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def names(tools: types.ListToolsResult) -> list[str]:
+    return [t.name for t in tools.tools]
+
+
+@dataclass
+class HttpServer:
+    proc: subprocess.Popen[str]
+    url: str
+
+    @property
+    def base(self) -> str:
+        return self.url.removesuffix("/mcp")
+
+
+@contextmanager
+def http_server(root: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
+    """``trailblaze mcp --http --port 0 ARGS`` in ``root``; yields once it listens."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trailblaze", "mcp", "--http", "--port", "0", *args],
+        cwd=root,
+        env=cli_env(**(env or {})),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 60
+        line = ""
+        while "serving MCP" not in line:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, f"trailblaze mcp --http exited: {proc.poll()}"
+            assert time.monotonic() < deadline, "trailblaze mcp --http did not start"
+        found = re.search(r"(http://\S+/mcp)", line)
+        assert found is not None, line
+        yield HttpServer(proc, found.group(1))
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def trail_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, indent=1)

@@ -1,0 +1,116 @@
+"""``trailblaze mcp --http``: Streamable HTTP through the SDK's client, and what a local HTTP
+server must refuse (DNS rebinding, missing tokens, unknown sessions)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from conftest import CliRunner, Project, processes_with
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.mcpserver.support import http_server, names, ok
+
+pytestmark = pytest.mark.usefixtures("browser")
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
+}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def test_two_clients_get_their_own_sessions_and_devices(project: Project) -> None:
+    with http_server(project.root, env={"TRAILBLAZE_TEST_MARKER": "mcp-http-sessions"}) as server:
+
+        async def scenario() -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            async with (
+                Client(server.url, mode="legacy", read_timeout_seconds=60) as first,
+                Client(server.url, mode="auto", read_timeout_seconds=60) as second,
+            ):
+                out["first"] = ok(await first.call_tool("device", {"action": "WEB"}))
+                out["second_tools"] = names(await second.list_tools())
+                ok(await first.call_tool("web_navigate", {"url": "/forms.html", "reason": "first's step"}))
+                out["second_info"] = ok(await second.call_tool("session", {"action": "INFO"}))
+                out["first_info"] = ok(await first.call_tool("session", {"action": "INFO"}))
+                ok(await second.call_tool("device", {"action": "WEB"}))
+                async with httpx.AsyncClient() as http:
+                    out["ping"] = (await http.get(f"{server.base}/ping")).json()
+            return out
+
+        out = asyncio.run(scenario())
+        assert out["first"]["platform"] == "web"
+        assert "web_click" not in out["second_tools"]  # the other client's device is not this one's
+        assert out["second_info"]["steps"] == [] and out["second_info"]["device"] is None
+        assert [s["text"] for s in out["first_info"]["steps"]] == ["first's step"]
+        assert out["ping"]["status"] == "ok" and out["ping"]["sessions"] == 2
+        # both clients have gone (their sessions were deleted): so have their browsers
+        _wait_for(lambda: not [p for p in processes_with("mcp-http-sessions") if "chrom" in p])
+
+
+def test_refuses_foreign_hosts_origins_missing_tokens_and_unknown_sessions(project: Project) -> None:
+    with http_server(project.root, "--token", "s3cret") as server:
+        auth = {"Authorization": "Bearer s3cret"}
+        with httpx.Client(timeout=30) as http:
+            assert http.get(f"{server.base}/ping").json()["status"] == "ok"  # health checks need no token
+            assert http.post(server.url, json=INITIALIZE, headers=ACCEPT).status_code == 401
+            wrong = {**ACCEPT, "Authorization": "Bearer guess"}
+            assert http.post(server.url, json=INITIALIZE, headers=wrong).status_code == 401
+            rebound = http.post(server.url, json=INITIALIZE, headers={**ACCEPT, **auth, "Host": "attacker.example"})
+            assert rebound.status_code == 421
+            cross = http.post(
+                server.url, json=INITIALIZE, headers={**ACCEPT, **auth, "Origin": "http://attacker.example"}
+            )
+            assert cross.status_code == 403
+            local_origin = {**ACCEPT, **auth, "Origin": server.base}
+            opened = http.post(server.url, json=INITIALIZE, headers=local_origin)
+            assert opened.status_code == 200 and opened.headers["mcp-session-id"]
+            unknown = {**ACCEPT, **auth, "Mcp-Session-Id": "no-such-session", "MCP-Protocol-Version": "2025-11-25"}
+            listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+            assert http.post(server.url, json=listing, headers=unknown).status_code == 404
+
+        async def with_token() -> list[str]:
+            async with (
+                httpx2.AsyncClient(headers=auth, timeout=60) as client_http,
+                Client(streamable_http_client(server.url, http_client=client_http), read_timeout_seconds=60) as client,
+            ):
+                return names(await client.list_tools())
+
+        assert asyncio.run(with_token())[0] == "device"
+
+
+def test_http_options_that_would_expose_devices(cli: CliRunner, project: Project) -> None:
+    exposed = cli("mcp", "--http", "--host", "0.0.0.0", cwd=project.root)
+    assert exposed.returncode == 3
+    assert "--host 0.0.0.0 lets other machines drive your devices: give --token" in exposed.stderr
+    assert "Traceback" not in exposed.stderr
+    empty = cli("mcp", "--http", "--token", "  ", cwd=project.root)
+    assert empty.returncode == 3 and "--token is empty" in empty.stderr
+
+
+def test_a_busy_port_is_a_clear_error(cli: CliRunner, project: Project) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = cli("mcp", "--http", "--port", str(port), cwd=project.root)
+    assert result.returncode == 3
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "Traceback" not in result.stderr
+
+
+def _wait_for(condition: Any, timeout: float = 20) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.2)

@@ -1,0 +1,324 @@
+"""``trailblaze mcp`` over stdio, driven by the SDK's real client against the sample app in Chromium:
+connect, act, record, verify, save — and the saved file replays with ``trailblaze run``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from conftest import CliRunner, Project
+
+from tests.mcpserver.support import Seen, data, failed, names, ok, stdio
+
+pytestmark = pytest.mark.usefixtures("browser")
+
+SESSION_TOOLS = ["device", "step", "ask", "trail", "session", "config", "toolbox"]
+
+
+def test_drive_save_replay(project: Project, cli: CliRunner) -> None:
+    """The issue's worked example: the agent drives, saves, and the file replays without an LLM."""
+    seen = Seen()
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root, message_handler=seen.handler) as client:
+            out["before"] = names(await client.list_tools())
+            out["connect"] = ok(await client.call_tool("device", {"action": "web"}))
+            tools = await client.list_tools()
+            out["after"] = names(tools)
+            out["schemas"] = {t.name: t.input_schema for t in tools.tools}
+            out["navigate"] = ok(
+                await client.call_tool("web_navigate", {"url": "/forms.html", "reason": "Open the forms page"})
+            )
+            screen = ok(await client.call_tool("ask", {"question": "which fields are there?"}))["screen"]
+            name_ref = _ref(screen, 'textbox "Name"')
+            submit_ref = _ref(screen, 'button "Submit"')
+            out["step"] = ok(
+                await client.call_tool(
+                    "step",
+                    {
+                        "objective": "Fill in the name and submit",
+                        "tools": f"- web_type: {{ref: {name_ref}, text: Ada Lovelace}}\n"
+                        f"- web_click: {{ref: {submit_ref}}}",
+                    },
+                )
+            )
+            out["verify"] = ok(
+                await client.call_tool(
+                    "step",
+                    {
+                        "objective": "The result shows the name",
+                        "hint": "VERIFY",
+                        "tools": "- web_verifyTextVisible: {text: 'Name: Ada Lovelace'}",
+                    },
+                )
+            )
+            out["verify_fails"] = data(
+                await client.call_tool(
+                    "step",
+                    {
+                        "objective": "It shows Bob",
+                        "hint": "verify",
+                        "tools": [{"web_verifyTextVisible": {"text": "Name: Bob", "timeoutMs": 300}}],
+                    },
+                )
+            )
+            out["verify_acts"] = failed(
+                await client.call_tool(
+                    "step", {"objective": "clicks", "hint": "VERIFY", "tools": f"- web_click: {{ref: {submit_ref}}}"}
+                )
+            )
+            out["bad_ref"] = failed(await client.call_tool("web_click", {"ref": "e9999"}))
+            out["missing"] = failed(
+                await client.call_tool("web_verifyTextVisible", {"text": "Not on the page", "timeoutMs": 300})
+            )
+            out["unknown"] = failed(await client.call_tool("web_clik", {"ref": "e1"}))
+            out["save"] = ok(await client.call_tool("trail", {"action": "SAVE", "name": "contact form"}))
+            out["info"] = ok(await client.call_tool("session", {"action": "INFO"}))
+            out["list"] = ok(await client.call_tool("trail", {"action": "LIST", "filter": "contact"}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert out["before"] == SESSION_TOOLS
+    assert out["after"][: len(SESSION_TOOLS)] == SESSION_TOOLS
+    assert {"web_click", "web_type", "web_navigate", "tap", "web_verifyTextVisible"} <= set(out["after"])
+    assert "objectiveStatus" not in out["after"]
+    assert seen.count("notifications/tools/list_changed") == 1
+    assert out["schemas"]["device"]["properties"]["action"]["enum"] == [
+        "LIST",
+        "CONNECT",
+        "ANDROID",
+        "IOS",
+        "WEB",
+        "INFO",
+    ]
+    assert "reason" in out["schemas"]["web_click"]["properties"]
+    assert out["connect"]["platform"] == "web" and out["connect"]["recording"]["recording"] is True
+
+    assert out["navigate"]["recorded"] == {
+        "step": 1,
+        "kind": "step",
+        "text": "Open the forms page",
+        "tools": [{"web_navigate": {"url": "/forms.html"}}],
+    }
+    recorded = out["step"]["recorded"]["tools"]
+    assert [next(iter(c)) for c in recorded] == ["web_type", "web_click"]
+    assert recorded[0]["web_type"]["nodeSelector"] == {"web": {"dataTestId": "name-input"}}  # a ref became stable
+    assert out["verify"]["passed"] is True and out["verify"]["recorded"]["kind"] == "verify"
+    assert out["verify_fails"]["passed"] is False and out["verify_fails"]["recorded"] is None
+    assert "not allowed here" in out["verify_acts"]
+    assert "e9999" in out["bad_ref"]
+    assert "Not on the page" in out["missing"] and "on screen:" in out["missing"]
+    assert "did you mean web_click" in out["unknown"]
+
+    assert out["save"]["file"] == "trails/contact-form.trail.yaml" and out["save"]["steps"] == 3
+    assert [s["text"] for s in out["info"]["steps"]] == [
+        "Open the forms page",
+        "Fill in the name and submit",
+        "The result shows the name",
+    ]
+    assert [t["file"] for t in out["list"]["trails"]] == ["trails/contact-form.trail.yaml"]
+
+    saved = project.root / "trails" / "contact-form.trail.yaml"
+    text = saved.read_text(encoding="utf-8")
+    assert text.startswith('config:\n  title: "contact form"\ntrail:\n  - step: "Open the forms page"\n')
+    assert '  - verify: "The result shows the name"' in text
+    assert "Bob" not in text and "e9999" not in text and "reason" not in text
+    result = cli("run", "trails/contact-form.trail.yaml", "--json", "results.json", cwd=project.root)
+    assert result.returncode == 0, result.output
+    assert [s["status"] for s in result.json()["trails"][0]["steps"]] == ["passed", "passed", "passed"]
+
+
+def test_failed_call_records_the_calls_that_ran(project: Project, cli: CliRunner) -> None:
+    """A step whose second call fails keeps the first (it happened on the device), so the saved
+    trail replays as the session went; the failing call is never recorded."""
+
+    async def scenario() -> tuple[str, dict[str, Any], dict[str, Any]]:
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            message = failed(
+                await client.call_tool(
+                    "step",
+                    {
+                        "objective": "Open the forms page and press Go",
+                        "tools": "- web_navigate: {url: /forms.html}\n"
+                        "- web_click: {nodeSelector: {web: {cssSelector: '#no-such-button'}}, timeoutMs: 300}",
+                    },
+                )
+            )
+            info = ok(await client.call_tool("session", {"action": "INFO"}))
+            saved = ok(await client.call_tool("session", {"action": "STOP", "save": True, "title": "partial"}))
+            return message, info, saved
+
+    message, info, saved = asyncio.run(scenario())
+    assert "#no-such-button" in message and "recorded as step 1" in message
+    assert info["steps"][0]["tools"] == [{"web_navigate": {"url": "/forms.html"}}]
+    assert saved["saved"]["file"] == "trails/partial.trail.yaml" and saved["recording"] is False
+    assert cli("run", "trails/partial.trail.yaml", cwd=project.root).returncode == 0
+
+
+def test_trail_run_reports_progress_and_keeps_the_device(project: Project) -> None:
+    project.trail(
+        "login",
+        """
+        config: {title: Log in}
+        trail:
+          - step: Open the forms page
+            recording:
+              web:
+                - web_navigate: {url: /forms.html}
+          - step: Type the name
+            recording:
+              web:
+                - web_type: {text: Ada, nodeSelector: {web: {dataTestId: name-input}}}
+          - verify: The name is in the box
+            recording:
+              web:
+                - web_verifyValue: {expected: Ada, type: VALUE, nodeSelector: {web: {dataTestId: name-input}}}
+        """,
+    )
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], list[str], str]:
+        async with stdio(project.root) as client:
+            result = ok(
+                await client.call_tool("trail", {"action": "RUN", "name": "login"}, progress_callback=on_progress)
+            )
+            after = ok(
+                await client.call_tool(
+                    "web_verifyValue",
+                    {"expected": "Ada", "type": "VALUE", "nodeSelector": {"web": {"dataTestId": "name-input"}}},
+                )
+            )
+            tools = names(await client.list_tools())
+            missing = failed(await client.call_tool("trail", {"action": "RUN", "name": "nope"}))
+            return result, after, tools, missing
+
+    result, after, tools, missing = asyncio.run(scenario())
+    assert result["passed"] is True and [s["status"] for s in result["steps"]] == ["passed"] * 3
+    assert [p[:2] for p in progress] == [(1, 3), (2, 3), (3, 3)]
+    assert progress[0][2] == "step 1 passed: Open the forms page"
+    assert after["ok"] is True  # the device kept what the trail did
+    assert "web_click" in tools  # RUN connected the web driver the trail needs
+    assert "no trail named 'nope'" in missing
+
+
+def test_cancelled_run_leaves_the_device_usable(project: Project) -> None:
+    project.trail(
+        "slow",
+        """
+        trail:
+          - step: Open the page that loads late
+            recording:
+              web:
+                - web_navigate: {url: /delayed.html}
+          - step: Wait for something that never comes
+            recording:
+              web:
+                - web_verifyTextVisible: {text: never shown, timeoutMs: 20000}
+        """,
+    )
+
+    async def scenario() -> tuple[bool, dict[str, Any], float]:
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            started = anyio.current_time()
+            with anyio.move_on_after(3) as scope:
+                await client.call_tool("trail", {"action": "RUN", "name": "slow"})
+            after = ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))
+            return scope.cancelled_caught, after, anyio.current_time() - started
+
+    cancelled, after, elapsed = asyncio.run(scenario())
+    assert cancelled
+    assert after["ok"] is True
+    assert elapsed < 15  # the 20 s wait stopped when the call was cancelled
+
+
+def test_config_toolbox_and_modes_change_the_tools(project: Project) -> None:
+    seen = Seen()
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root, message_handler=seen.handler) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            out["all"] = names(await client.list_tools())
+            out["minimal"] = ok(await client.call_tool("toolbox", {"action": "PROFILE", "profile": "MINIMAL"}))
+            out["minimal_tools"] = names(await client.list_tools())
+            ok(await client.call_tool("toolbox", {"action": "ENABLE", "categories": ["VERIFICATION"]}))
+            out["verification_tools"] = names(await client.list_tools())
+            out["listing"] = ok(await client.call_tool("toolbox", {"search": "verify"}))
+            out["get"] = ok(await client.call_tool("config", {"action": "GET"}))
+            out["set"] = ok(
+                await client.call_tool("config", {"action": "SET", "key": "mode", "value": "trailblaze_as_agent"})
+            )
+            out["agent_tools"] = names(await client.list_tools())
+            out["primitive_refused"] = failed(await client.call_tool("web_navigate", {"url": "/"}))
+            out["bad_value"] = failed(await client.call_tool("config", {"action": "SET", "key": "mode", "value": "x"}))
+            out["bad_key"] = failed(await client.call_tool("config", {"action": "GET", "key": "colour"}))
+            out["bad_target"] = failed(
+                await client.call_tool("config", {"action": "SET", "key": "target", "value": "nowhere"})
+            )
+            out["list"] = ok(await client.call_tool("config", {"action": "LIST"}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert "web_verifyTextVisible" in out["all"] and "web_click" in out["all"]
+    assert "web_click" in out["minimal_tools"] and "web_verifyTextVisible" not in out["minimal_tools"]
+    assert "pressBack" not in out["minimal_tools"] and "web_currentUrl" in out["minimal_tools"]
+    assert "web_verifyTextVisible" in out["verification_tools"]
+    verification = next(c for c in out["listing"]["categories"] if c["category"] == "VERIFICATION")
+    assert {t["name"] for t in verification["tools"]} >= {"web_verifyTextVisible", "web_verifyValue"}
+    assert out["get"]["values"]["mode"] == "MCP_CLIENT_AS_AGENT"
+    assert out["set"] == {"key": "mode", "value": "TRAILBLAZE_AS_AGENT", "changed": True, "note": None}
+    assert out["agent_tools"] == [*SESSION_TOOLS, "runPrompt"]
+    assert "MCP_CLIENT_AS_AGENT" in out["primitive_refused"]
+    assert "is not one of MCP_CLIENT_AS_AGENT, TRAILBLAZE_AS_AGENT" in out["bad_value"]
+    assert "unknown config key 'colour'" in out["bad_key"]
+    assert "unknown target 'nowhere'" in out["bad_target"]
+    assert {k["key"] for k in out["list"]["keys"]} == {
+        "mode",
+        "target",
+        "llmCallStrategy",
+        "screenshotFormat",
+        "viewHierarchyVerbosity",
+        "autoIncludeScreenshot",
+    }
+    # connect, profile, enable, mode: each changed the list and said so
+    assert seen.count("notifications/tools/list_changed") == 4
+
+
+def test_ask_returns_the_screen_and_a_screenshot(project: Project) -> None:
+    async def scenario() -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        async with stdio(project.root, "--mode", "MCP_CLIENT_AS_AGENT") as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))
+            result = await client.call_tool(
+                "ask", {"question": "what is there?", "screenshot": True, "viewHierarchy": "FULL"}
+            )
+            artifacts = ok(await client.call_tool("session", {"action": "ARTIFACTS"}))
+            bad = data(await client.call_tool("ask", {"question": "?", "viewHierarchy": "HUGE"}))
+            return result, artifacts, bad
+
+    result, artifacts, bad = asyncio.run(scenario())
+    assert not result.is_error
+    kinds = [c.type for c in result.content]
+    assert kinds == ["text", "text", "image"]
+    assert result.content[2].mime_type == "image/png"
+    payload = data(result)
+    assert payload["answer"] is None and '"children"' in payload["viewHierarchy"]
+    assert payload["screenshot"] in artifacts["artifacts"]
+    assert (Path(payload["screenshot"]).name).endswith(".png")
+    assert "viewHierarchy: input should be 'MINIMAL', 'STANDARD' or 'FULL'" in bad["error"]
+
+
+def _ref(screen: str, text: str) -> str:
+    for line in screen.splitlines():
+        if text in line and "[e" in line:
+            return line.rsplit("[", 1)[1].rstrip("]")
+    raise AssertionError(f"{text!r} is not on the screen:\n{screen}")
