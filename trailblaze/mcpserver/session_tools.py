@@ -155,11 +155,8 @@ async def _device_info(device: DeviceSession, detail: A.DeviceDetail) -> dict[st
     if detail is A.DeviceDetail.SUMMARY:
         return info
     commands = device.live.device
-    list_apps = getattr(commands, "installed_apps", None)
-    if callable(list_apps):
-        info["apps"] = await list_apps()
-    elif hasattr(commands, "adb_shell"):
-        output = await commands.adb_shell("pm list packages")
+    if hasattr(commands, "adb_shell"):
+        output = str((await commands.adb_shell("pm list packages")).get("output") or "")
         info["apps"] = sorted(line.removeprefix("package:").strip() for line in output.splitlines() if line.strip())
     else:
         info["apps"] = None
@@ -285,8 +282,10 @@ async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
             if reply.error:
                 break
         await call.progress(len(results), len(steps), "done")
-        reply = Reply({"passed": len(results) == len(steps) and "error" not in results[-1], "steps": results})
-        reply.error = not reply.data["passed"]
+        failure = next((r["error"] for r in results if r.get("error")), None)
+        reply = Reply({"passed": failure is None, "steps": results}, error=failure is not None)
+        if failure is not None:
+            reply.data["error"] = f"step {len(results)} ({results[-1]['step']}): {failure}"
         await _attach_screen(state, device, reply, screenshot=False)
     return reply
 
