@@ -234,6 +234,10 @@ class McpApp:
         handler = HANDLERS.get(name)
         if handler is not None:
             return await handler(call, arguments)
+        if state.device is None and name in state.default_driver_tools():
+            # a one-shot client (`mcp-inspector --cli … --tool-name web_navigate`) calls a device
+            # tool without connecting first: connect the default device, as step() does
+            await HANDLERS["device"](call, {"action": "CONNECT"})
         if state.device is not None and state.device.session is not None and name in state.device.live.registry:
             if state.settings.mode is not Mode.MCP_CLIENT_AS_AGENT:
                 raise ToolError(

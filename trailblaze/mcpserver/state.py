@@ -20,6 +20,7 @@ from trailblaze.mcpserver.categories import Category, categories_of, offered
 from trailblaze.mcpserver.device import DeviceSession, run_options
 from trailblaze.mcpserver.recording import Recording
 from trailblaze.mcpserver.settings import Mode, Settings
+from trailblaze.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from trailblaze.agents.base import Agent
@@ -140,26 +141,34 @@ class ClientState:
     # -- tools ------------------------------------------------------------------------------------
 
     def device_tools(self, reserved: frozenset[str]) -> list[ToolSpec]:
-        """The device's tools this session offers: exposed to LLMs, in an enabled category."""
-        if self.device is None or self.device.session is None or self.settings.mode is not Mode.MCP_CLIENT_AS_AGENT:
+        """The device's tools this session offers: exposed to LLMs, in an enabled category.
+
+        Before a device is connected these are the default driver's own tools (its MCP toolset
+        tools join once a device connects): calling one connects the default device, so a
+        client that calls a tool straight away (a one-shot CLI) finds it listed."""
+        if self.settings.mode is not Mode.MCP_CLIENT_AS_AGENT:
             return []
         builtin = self.builtin_sources()
-        return sorted(
-            (
-                spec
-                for spec in self.device.tools()
-                if spec.metadata.exposed_to_llm
-                and spec.name not in HIDDEN_TOOLS
-                and spec.name not in reserved
-                and offered(spec, self.enabled, builtin)
-            ),
-            key=lambda s: s.name,
-        )
+        return [
+            spec
+            for spec in self.all_device_tools()
+            if spec.metadata.exposed_to_llm and spec.name not in reserved and offered(spec, self.enabled, builtin)
+        ]
 
     def all_device_tools(self) -> list[ToolSpec]:
-        if self.device is None or self.device.session is None:
-            return []
-        return sorted((s for s in self.device.tools() if s.name not in HIDDEN_TOOLS), key=lambda s: s.name)
+        if self.device is not None and self.device.session is not None:
+            specs = self.device.tools()
+        else:
+            specs = list(self.default_driver_tools())
+        return sorted((s for s in specs if s.name not in HIDDEN_TOOLS), key=lambda s: s.name)
+
+    def default_driver_tools(self) -> ToolRegistry:
+        """The Python tools a session on the default driver gets (without its MCP toolsets)."""
+        try:
+            driver = self.project.drivers.resolve(self.default_driver())
+        except TrailblazeError:
+            return ToolRegistry()
+        return self.project.tools.for_device(driver.key, driver.platform)
 
     def builtin_sources(self) -> frozenset[str]:
         from trailblaze.pluginmanager import DEFAULT_PLUGINS
