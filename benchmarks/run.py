@@ -230,6 +230,18 @@ def bench_mcp_call(runs: int) -> list[Figure]:
     return [Figure(**f) for f in mcp_toolsets.bench_call(runs)]
 
 
+def bench_mcp_server_startup(runs: int) -> list[Figure]:
+    import mcp_server
+
+    return [Figure(**f) for f in mcp_server.bench_startup(runs)]
+
+
+def bench_mcp_server_call(runs: int) -> list[Figure]:
+    import mcp_server
+
+    return [Figure(**f) for f in mcp_server.bench_call(runs)]
+
+
 BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "startup": (bench_startup, 15),
     "web": (bench_web, 3),
@@ -238,6 +250,8 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "android": (bench_android, 60),
     "mcp-connect": (bench_mcp_connect, 5),
     "mcp-call": (bench_mcp_call, 5),
+    "mcp-server-startup": (bench_mcp_server_startup, 11),
+    "mcp-server-call": (bench_mcp_server_call, 5),
 }
 
 

@@ -30,21 +30,13 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from trailblaze import __version__
 from trailblaze.errors import TrailblazeError
-from trailblaze.mcpserver import arguments as A
-from trailblaze.mcpserver.session_tools import (
-    HANDLERS,
-    SESSION_TOOL_NAMES,
-    Call,
-    Reply,
-    ToolError,
-    device_tool,
-)
 from trailblaze.mcpserver.settings import Mode
-from trailblaze.mcpserver.state import ClientState, Defaults
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
+    from trailblaze.mcpserver.session_tools import Call, Reply
+    from trailblaze.mcpserver.state import ClientState, Defaults
     from trailblaze.runner.project import Project
     from trailblaze.tools.model import ToolSpec
 
@@ -63,16 +55,16 @@ tools="- web_type: {ref: e3, text: ada}\\n- web_click: {ref: e5}").
 Calls that fail are not recorded. In TRAILBLAZE_AS_AGENT mode (config), step(objective) and \
 runPrompt(steps) are worked out by trailblaze's own agent."""
 
-#: session tools and what they are for (their arguments are in :mod:`.arguments`)
-_SESSION_TOOLS: dict[str, tuple[type[A._Args], str]] = {
+#: session tools, the name of their arguments' model (in :mod:`.arguments`) and what they are for
+_SESSION_TOOLS: dict[str, tuple[str, str]] = {
     "device": (
-        A.DeviceArgs,
+        "DeviceArgs",
         "Connect a device or get device info. device(action=WEB) opens a browser (always available), "
         "ANDROID/IOS the first phone, CONNECT a device by id, LIST what is reachable, INFO the connected one. "
         "Connecting starts recording the session; its tools then appear.",
     ),
     "step": (
-        A.StepArgs,
+        "StepArgs",
         "Take one step toward your objective, recorded as one trail step with `objective` as its text. "
         "With `tools` (YAML tool calls, as in a trail's recording) the calls run directly, no LLM. "
         'hint="VERIFY" allows only read-only checks, records a verify step and returns passed true/false. '
@@ -80,36 +72,36 @@ _SESSION_TOOLS: dict[str, tuple[type[A._Args], str]] = {
         "Returns what happened and the screen now.",
     ),
     "ask": (
-        A.AskArgs,
+        "AskArgs",
         "Look at the current screen: the elements one per line with refs ([e12]), optionally the view "
         "hierarchy and a screenshot. In TRAILBLAZE_AS_AGENT mode trailblaze's agent answers the question. "
         "Never recorded.",
     ),
     "trail": (
-        A.TrailArgs,
+        "TrailArgs",
         "Trails: SAVE writes the recorded session as a trail file (name=...) that `trailblaze run` replays; "
         "RUN replays a trail by name or file, deterministically, with progress; LIST pages through the "
         "project's trails (filter, page); START begins a new named recording; END stops recording.",
     ),
     "session": (
-        A.SessionArgs,
+        "SessionArgs",
         "The recording session: START a new one (title), STOP (save=true saves first), SAVE as a trail, "
         "INFO (its steps so far), LIST this session's recordings, ARTIFACTS (screenshots, saved files).",
     ),
     "config": (
-        A.ConfigArgs,
+        "ConfigArgs",
         "Session settings: GET (all or key), SET key value, LIST keys with options. Keys: mode "
         "(MCP_CLIENT_AS_AGENT, TRAILBLAZE_AS_AGENT), target, llmCallStrategy (DIRECT, MCP_SAMPLING), "
         "screenshotFormat, viewHierarchyVerbosity, autoIncludeScreenshot.",
     ),
     "toolbox": (
-        A.ToolboxArgs,
+        "ToolboxArgs",
         "The device tools on offer, grouped in categories (CORE_INTERACTION, NAVIGATION, OBSERVATION, "
         "VERIFICATION, MEMORY, APP). LIST shows them (search, name, detail); ENABLE/DISABLE categories or "
         "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed.",
     ),
     "runPrompt": (
-        A.RunPromptArgs,
+        "RunPromptArgs",
         "Run steps in plain language on the connected device with trailblaze's own agent "
         "(TRAILBLAZE_AS_AGENT mode); each is recorded as a trail step. Prefer few, complete steps.",
     ),
@@ -125,7 +117,7 @@ class McpApp:
         self.defaults = defaults
         self.states: list[ClientState] = []
         self._closing: set[asyncio.Task[None]] = set()
-        self._session_schemas = {name: A.schema(model) for name, (model, _) in _SESSION_TOOLS.items()}
+        self._session_schemas: dict[str, dict[str, Any]] = {}
         self.server: Server[Any] = Server(
             "trailblaze",
             version=__version__,
@@ -143,6 +135,8 @@ class McpApp:
 
     def state_for(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
         """The state of the client connection ``ctx`` belongs to, created on first use."""
+        from trailblaze.mcpserver.state import ClientState
+
         connection = _connection(ctx)
         state: ClientState | None = connection.state.get(_STATE_KEY)
         if state is None:
@@ -182,6 +176,8 @@ class McpApp:
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES
+
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return types.ListToolsResult(tools=[self._session_tool("device")])
         state = self.state_for(ctx)
@@ -191,10 +187,15 @@ class McpApp:
         return types.ListToolsResult(tools=tools)
 
     def _session_tool(self, name: str) -> types.Tool:
+        schema = self._session_schemas.get(name)
+        if schema is None:
+            from trailblaze.mcpserver import arguments
+
+            schema = self._session_schemas[name] = arguments.schema(getattr(arguments, _SESSION_TOOLS[name][0]))
         return types.Tool(
             name=name,
             description=_SESSION_TOOLS[name][1],
-            input_schema=self._session_schemas[name],
+            input_schema=schema,
             _meta={"trailblaze/sessionTool": True},
         )
 
@@ -206,6 +207,8 @@ class McpApp:
                 "trailblaze mcp keeps a device and a recording per session: connect with the initialize "
                 f"handshake (protocol {HANDSHAKE_PROTOCOL_VERSIONS[-1]}), not the sessionless {ctx.protocol_version}"
             )
+        from trailblaze.mcpserver.session_tools import ToolError
+
         state = self.state_for(ctx)
         call = self._call(ctx, state)
         name = params.name
@@ -225,6 +228,8 @@ class McpApp:
         return _result(reply)
 
     async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
+        from trailblaze.mcpserver.session_tools import HANDLERS, SESSION_TOOL_NAMES, ToolError, device_tool
+
         state = call.state
         if name == "runPrompt" and state.settings.mode is not Mode.TRAILBLAZE_AS_AGENT:
             raise ToolError(
@@ -255,6 +260,8 @@ class McpApp:
         raise ToolError(f"unknown tool {name!r}{hint}")
 
     def _call(self, ctx: ServerRequestContext[Any, Any], state: ClientState) -> Call:
+        from trailblaze.mcpserver.session_tools import Call
+
         session = ctx.session
         request_id = ctx.request_id
 

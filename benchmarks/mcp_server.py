@@ -1,0 +1,175 @@
+"""``trailblaze mcp``'s performance goals, each a ratio to a baseline measured in the same run.
+
+* **call**: a primitive called through ``trailblaze mcp`` over stdio — the JSON-RPC round trip,
+  argument checks, the resolver, the recording of the step — vs the same Playwright action in a
+  plain async script, 50 calls each: ≤ 1.2×. Both click the sample app's "Clear All" button in
+  the same Chromium with the same flags.
+* **startup**: from spawning ``trailblaze mcp`` to its ``initialize`` reply vs a bare SDK server
+  that does nothing (``MCPServer("bare").run()``): ≤ 1.3×. Drivers, plugins' tools and the
+  session machinery load after the handshake.
+
+Run through ``benchmarks/run.py`` (``make bench``), or alone: ``python benchmarks/mcp_server.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+CALLS = 50
+BUTTON = "#clear"
+BARE_SERVER = 'from mcp.server.mcpserver import MCPServer\nMCPServer("bare").run()\n'
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(ROOT)}
+
+
+# -- startup -----------------------------------------------------------------------------------------
+
+
+def until_initialized(command: list[str], cwd: Path) -> float:
+    """Seconds from spawning ``command`` to its answer to ``initialize`` on stdout."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=cwd, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - start
+    proc.stdin.close()
+    proc.wait(30)
+    proc.stdout.close()
+    if b'"result"' not in line:
+        raise RuntimeError(f"{command} did not answer initialize: {line!r}")
+    return elapsed
+
+
+def bench_startup(runs: int) -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="tb-mcp-start-") as tmp:
+        folder = Path(tmp)
+        (folder / "trailblaze.yaml").write_text("base_url: sample-app\n", encoding="utf-8")
+        (folder / "bare.py").write_text(BARE_SERVER, encoding="utf-8")
+        ours: list[float] = []
+        bare: list[float] = []
+        for _ in range(runs):
+            ours.append(until_initialized([sys.executable, "-m", "trailblaze", "mcp"], folder))
+            bare.append(until_initialized([sys.executable, str(folder / "bare.py")], folder))
+    measured, baseline = statistics.median(ours), statistics.median(bare)
+    return [_figure("spawn to initialize reply: trailblaze mcp vs a bare SDK server", measured, baseline, "s", 1.3)]
+
+
+# -- a primitive -------------------------------------------------------------------------------------
+
+
+async def through_mcp(rounds: int) -> list[float]:
+    """Seconds for ``CALLS`` web_click calls through ``trailblaze mcp`` (stdio), per round."""
+    from mcp import Client, StdioServerParameters
+
+    with tempfile.TemporaryDirectory(prefix="tb-mcp-call-") as tmp:
+        (Path(tmp) / "trailblaze.yaml").write_text("base_url: sample-app\n", encoding="utf-8")
+        params = StdioServerParameters(command=sys.executable, args=["-m", "trailblaze", "mcp"], cwd=tmp, env=_env())
+        times: list[float] = []
+        async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+            await _ok(client.call_tool("device", {"action": "WEB"}))
+            await _ok(client.call_tool("web_navigate", {"url": "/forms.html"}))
+            args = {"nodeSelector": {"web": {"cssSelector": BUTTON}}}
+            await _ok(client.call_tool("web_click", args))  # warm up
+            for _ in range(rounds):
+                start = time.perf_counter()
+                for _ in range(CALLS):
+                    await _ok(client.call_tool("web_click", args))
+                times.append(time.perf_counter() - start)
+        return times
+
+
+async def _ok(call: Any) -> None:
+    result = await call
+    if result.is_error:
+        raise RuntimeError(result.content[0].text)
+
+
+async def plain_playwright(rounds: int) -> list[float]:
+    """The same clicks in a plain Playwright script (the same browser, flags and page)."""
+    from playwright.async_api import async_playwright
+
+    from trailblaze.web.driver import CHROMIUM_ARGS, VIEWPORT, system_chromium
+    from trailblaze.web.sample_server import SampleAppServer
+
+    server = SampleAppServer().start()
+    try:
+        async with async_playwright() as p:
+            chromium = p.chromium
+            executable = None if Path(chromium.executable_path).is_file() else system_chromium()
+            browser = await chromium.launch(headless=True, args=list(CHROMIUM_ARGS), executable_path=executable)
+            context = await browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+            page = await context.new_page()
+            await page.goto(f"{server.url}/forms.html")
+            button = page.locator(BUTTON)
+            await button.click()
+            times: list[float] = []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                for _ in range(CALLS):
+                    await button.click(timeout=10_000)
+                times.append(time.perf_counter() - start)
+            await browser.close()
+            return times
+    finally:
+        server.stop()
+
+
+def bench_call(runs: int) -> list[dict[str, Any]]:
+    ours: list[float] = []
+    plain: list[float] = []
+    for _ in range(runs):  # interleaved: a load spike hits both sides alike
+        ours.extend(asyncio.run(through_mcp(1)))
+        plain.extend(asyncio.run(plain_playwright(1)))
+    measured, baseline = statistics.median(ours), statistics.median(plain)
+    return [
+        _figure(
+            f"{CALLS} web_click calls through trailblaze mcp (stdio) vs the same Playwright clicks",
+            measured,
+            baseline,
+            "s",
+            1.2,
+        )
+    ]
+
+
+def _figure(name: str, measured: float, baseline: float, unit: str, goal: float) -> dict[str, Any]:
+    return {
+        "name": name,
+        "measured": measured,
+        "baseline": baseline,
+        "unit": unit,
+        "goal": f"≤ {goal}×",
+        "ok": measured <= baseline * goal,
+    }
+
+
+if __name__ == "__main__":
+    for figure in [*bench_startup(9), *bench_call(5)]:
+        ratio = figure["measured"] / figure["baseline"]
+        print(
+            f"{figure['name']}: {figure['measured']:.3f} vs {figure['baseline']:.3f} = {ratio:.2f}× ({figure['goal']})"
+        )
