@@ -14,6 +14,7 @@ result reads back as intended before anything is written, and writes atomically.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 import uuid
@@ -93,8 +94,13 @@ def trail_path(trails_dir: Path, name: str) -> Path:
     return path
 
 
-def render(title: str, steps: Sequence[RecordedStep], path: Path, *, target: str | None = None) -> str:
-    """The text of a trail file holding ``steps`` (checked to read back as intended)."""
+def render(
+    title: str, steps: Sequence[RecordedStep], path: Path, *, target: str | None = None, ran_in: Path | None = None
+) -> str:
+    """The text of a trail file holding ``steps`` (checked to read back as intended).
+
+    ``ran_in`` is the folder the session's calls ran relative to: a ``runTrail`` path is
+    rewritten to be relative to the saved file's folder instead, so it finds the same trail."""
     from trailblaze.trail.loader import load_trail
     from trailblaze.trail.writer import RecordingEdit, apply_edits, check_round_trip
 
@@ -112,12 +118,30 @@ def render(title: str, steps: Sequence[RecordedStep], path: Path, *, target: str
     except TrailblazeError as exc:
         raise TrailblazeError(f"internal error: the trail skeleton does not load: {exc}") from None
     edits = [
-        RecordingEdit.for_step(trail, parsed, recorded.classifier, recorded.calls)
+        RecordingEdit.for_step(trail, parsed, recorded.classifier, _relocated(recorded.calls, ran_in, path.parent))
         for parsed, recorded in zip(trail.steps, steps, strict=True)
     ]
     text = apply_edits(skeleton, edits, str(path))
     check_round_trip(path, skeleton, text, edits)
     return text
+
+
+def _relocated(calls: Sequence[ToolCall], ran_in: Path | None, folder: Path) -> list[ToolCall]:
+    if ran_in is None:
+        return list(calls)
+    out = []
+    for call in calls:
+        target = call.args.get("path")
+        if (
+            call.name == "runTrail"
+            and isinstance(target, str)
+            and not Path(target).is_absolute()
+            and "{{" not in target
+        ):
+            relative = os.path.relpath((ran_in / target).resolve(), folder.resolve())
+            call = call.with_args({**call.args, "path": Path(relative).as_posix()})
+        out.append(call)
+    return out
 
 
 def save(path: Path, text: str) -> None:

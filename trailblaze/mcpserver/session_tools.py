@@ -557,7 +557,8 @@ def _save(state: ClientState, name: str | None) -> dict[str, Any]:
         )
     target = state.device.live.target if state.device is not None and state.device.session is not None else None
     try:
-        text = rec.render(title, recording.steps, path, target=target)
+        ran_in = state.device.trail.path.parent if state.device is not None else state.project.config.trails_dir
+        text = rec.render(title, recording.steps, path, target=target, ran_in=ran_in)
         rec.save(path, text)
     except TrailblazeError as exc:
         raise ToolError(str(exc)) from None

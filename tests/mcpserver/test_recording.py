@@ -1,0 +1,100 @@
+"""What an MCP session records and how it becomes a trail file."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Project
+
+from tests.mcpserver.support import failed, ok, stdio
+from trailblaze.errors import UsageError
+from trailblaze.mcpserver.recording import RecordedStep, render, trail_path
+from trailblaze.tools.model import ToolCall
+from trailblaze.trail.loader import load_trail
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("login", "login.trail.yaml"),
+        ("Log in / out", "Log-in/out.trail.yaml"),
+        ("checkout: happy path", "checkout-happy-path.trail.yaml"),
+        ("../../etc/passwd", "etc/passwd.trail.yaml"),
+        ("/abs/path", "abs/path.trail.yaml"),
+    ],
+)
+def test_trail_names_become_files_inside_the_trails_folder(tmp_path: Path, name: str, expected: str) -> None:
+    assert trail_path(tmp_path, name) == tmp_path / expected
+
+
+@pytest.mark.parametrize("name", ["", "  ", "..", "///", "-"])
+def test_names_that_make_no_file_are_refused(tmp_path: Path, name: str) -> None:
+    with pytest.raises(UsageError, match="makes no file name"):
+        trail_path(tmp_path, name)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['Say "hi": #1', "multi\nline", "  leading and trailing  ", "yes", "null", "123", "ünïcödé ✓", "{braces}"],
+)
+def test_step_texts_and_titles_read_back_as_written(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "t.trail.yaml"
+    steps = [RecordedStep("step", text, "web", [ToolCall("web_navigate", {"url": "/a"})])]
+    written = render(text, steps, path)
+    trail = load_trail(path, text=written, environ={})
+    assert trail.title == text and trail.steps[0].text == text
+    recording = (trail.steps[0].recordings or {})["web"]
+    assert [(c.name, dict(c.args)) for c in recording] == [("web_navigate", {"url": "/a"})]
+
+
+def test_nothing_recorded_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="nothing is recorded yet"):
+        render("empty", [], tmp_path / "t.trail.yaml")
+
+
+def test_recordings_start_end_and_refuse_to_overwrite(project: Project) -> None:
+    project.trail("existing", "trail:\n  - step: mine\n")
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root) as client:
+            out["unnamed"] = failed(await client.call_tool("trail", {"action": "SAVE"}))
+            out["start"] = ok(await client.call_tool("trail", {"action": "START", "name": "first"}))
+            ok(await client.call_tool("web_navigate", {"url": "/forms.html", "reason": "Open forms"}))
+            out["taken"] = failed(await client.call_tool("trail", {"action": "SAVE", "name": "existing"}))
+            out["saved"] = ok(await client.call_tool("trail", {"action": "SAVE"}))  # the START name
+            ok(await client.call_tool("web_navigate", {"url": "/lists.html", "reason": "Open lists"}))
+            out["again"] = ok(await client.call_tool("trail", {"action": "SAVE"}))  # overwrites its own file
+            out["end"] = ok(await client.call_tool("trail", {"action": "END"}))
+            out["after_end"] = ok(await client.call_tool("web_navigate", {"url": "/about.html"}))
+            out["second"] = ok(await client.call_tool("session", {"action": "START", "title": "second"}))
+            ok(await client.call_tool("web_navigate", {"url": "/about.html"}))
+            out["list"] = ok(await client.call_tool("session", {"action": "LIST"}))
+            first_id = out["list"]["recordings"][0]["id"]
+            out["first_info"] = ok(await client.call_tool("session", {"action": "INFO", "id": first_id}))
+            out["unknown"] = failed(await client.call_tool("session", {"action": "INFO", "id": "rec-nope"}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert "give the trail a name" in out["unnamed"]
+    assert out["start"]["title"] == "first" and out["start"]["recording"] is True
+    assert "trails/existing.trail.yaml already exists and was not written by this session" in out["taken"]
+    assert project.root.joinpath("trails/existing.trail.yaml").read_text() == "trail:\n  - step: mine\n"
+    assert out["saved"]["file"] == out["again"]["file"] == "trails/first.trail.yaml"
+    assert (out["saved"]["steps"], out["again"]["steps"]) == (1, 2)
+    assert out["end"]["recording"] is False and out["after_end"]["recorded"] is None
+    assert [r["title"] for r in out["list"]["recordings"]] == ["first", "second"]
+    assert [r["steps"] for r in out["list"]["recordings"]] == [2, 1]
+    assert [s["text"] for s in out["first_info"]["steps"]] == ["Open forms", "Open lists"]
+    assert "no recording 'rec-nope'" in out["unknown"]
+
+
+def test_run_trail_paths_follow_the_saved_file(tmp_path: Path) -> None:
+    trails = tmp_path / "trails"
+    steps = [RecordedStep("step", "log in first", "web", [ToolCall("runTrail", {"path": "shared/login.trail.yaml"})])]
+    path = trails / "flows" / "checkout.trail.yaml"
+    written = render("checkout", steps, path, ran_in=trails)
+    assert "runTrail: {path: ../shared/login.trail.yaml}" in written
