@@ -323,3 +323,57 @@ def _ref(screen: str, text: str) -> str:
         if text in line and "[e" in line:
             return line.rsplit("[", 1)[1].rstrip("]")
     raise AssertionError(f"{text!r} is not on the screen:\n{screen}")
+
+
+PLUGIN = '''
+import trailblaze
+
+
+@trailblaze.tool(name="app_openForms", delegating=True, platforms=["web"])
+async def open_forms(ctx: trailblaze.ToolContext, name: str = "") -> list[trailblaze.Delegate]:
+    """Open the forms page and type a name (the app's own shortcut)."""
+    calls = [trailblaze.Delegate("web_navigate", {"url": "/forms.html"})]
+    if name:
+        calls.append(trailblaze.Delegate("web_type", {"text": name, "nodeSelector": {"web": {"dataTestId": "name-input"}}}))
+    return calls
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(open_forms)
+'''
+
+
+def test_a_delegating_plugin_tool_records_what_it_delegated(project: Project, cli: CliRunner) -> None:
+    project.write("app_tools.py", PLUGIN)
+    project.write(
+        "trailblaze.yaml",
+        "base_url: sample-app\ntimeout: 5\nplugins: [app_tools]\ntargets:\n"
+        "  other:\n    base_url: http://127.0.0.1:9/\n",
+    )
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            out["meta"] = tools["app_openForms"].meta
+            out["call"] = ok(await client.call_tool("app_openForms", {"name": "Ada", "reason": "Open forms as Ada"}))
+            out["save"] = ok(await client.call_tool("trail", {"action": "SAVE", "name": "delegated"}))
+            out["target"] = ok(await client.call_tool("config", {"action": "SET", "key": "target", "value": "other"}))
+            out["info"] = ok(await client.call_tool("device", {"action": "INFO"}))
+            out["unreachable"] = failed(await client.call_tool("web_navigate", {"url": "/forms.html", "timeoutMs": 2000}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert out["meta"]["trailblaze/categories"] == ["APP"] and out["meta"]["trailblaze/isDelegating"] is True
+    assert out["call"]["recorded"]["tools"] == [
+        {"web_navigate": {"url": "/forms.html"}},
+        {"web_type": {"text": "Ada", "nodeSelector": {"web": {"dataTestId": "name-input"}}}},
+    ]
+    assert out["call"]["recorded"]["text"] == "Open forms as Ada"
+    assert out["target"]["changed"] is True and "connected again" in out["target"]["note"]
+    assert out["info"]["target"] == "other"
+    assert "127.0.0.1:9" in out["unreachable"]  # the target's base_url now applies
+    assert "app_openForms" not in (project.root / "trails" / "delegated.trail.yaml").read_text(encoding="utf-8")
+    assert cli("run", "trails/delegated.trail.yaml", cwd=project.root).returncode == 0

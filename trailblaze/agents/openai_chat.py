@@ -157,12 +157,9 @@ class OpenAIAgent(Agent):
             content = f"error: cannot read the arguments as JSON ({exc}); call the tool again"
         else:
             if name == OBJECTIVE_STATUS:
-                status = str(args.get("status", "")).upper()
-                explanation = str(args.get("explanation") or "")
-                if status == "COMPLETE":
-                    return Verdict("complete", explanation)
-                if status == "FAILED":
-                    return Verdict("failed", explanation or "the model reported the step as failed")
+                verdict = objective_verdict(args)
+                if verdict is not None:
+                    return verdict
                 content = "noted; go on with the step"
             elif name not in offered:
                 content = f"error: {name!r} is not one of the tools offered for this step"
@@ -234,6 +231,19 @@ class OpenAIAgent(Agent):
         usage.prompt_tokens += int(counts.get("prompt_tokens") or 0)
         usage.completion_tokens += int(counts.get("completion_tokens") or 0)
         return reply
+
+
+def objective_verdict(args: Any) -> Verdict | None:
+    """How a model's ``objectiveStatus`` call ends the step, or None when it ends nothing."""
+    if not isinstance(args, dict):
+        return None
+    status = str(args.get("status", "")).upper()
+    explanation = str(args.get("explanation") or "")
+    if status == "COMPLETE":
+        return Verdict("complete", explanation)
+    if status == "FAILED":
+        return Verdict("failed", explanation or "the model reported the step as failed")
+    return None
 
 
 def tool_schema(spec: ToolSpec) -> dict[str, Any]:

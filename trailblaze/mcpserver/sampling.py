@@ -31,6 +31,7 @@ from trailblaze.agents.openai_chat import (
     SYSTEM_PROMPT,
     TRAILHEAD_RULE,
     VERIFY_RULE,
+    objective_verdict,
     tool_schema,
 )
 from trailblaze.agents.screen import render_screen
@@ -91,7 +92,7 @@ class SamplingAgent(Agent):
             results: list[types.ToolResultContent] = []
             for use in uses:
                 if use.name == OBJECTIVE_STATUS:
-                    verdict = _verdict(use.input)
+                    verdict = objective_verdict(use.input)
                     if verdict is not None:
                         verdict.usage = usage
                         return verdict
@@ -126,7 +127,7 @@ class SamplingAgent(Agent):
             if decision is None:
                 feedback = "error: answer with exactly one JSON object, as the rules say"
             elif "status" in decision:
-                verdict = _verdict(decision)
+                verdict = objective_verdict(decision)
                 if verdict is not None:
                     verdict.usage = usage
                     return verdict
@@ -187,18 +188,6 @@ def _blocks(result: types.CreateMessageResult | types.CreateMessageResultWithToo
 
 def _text_of(result: types.CreateMessageResult | types.CreateMessageResultWithTools) -> str:
     return "\n".join(b.text for b in _blocks(result) if isinstance(b, types.TextContent))
-
-
-def _verdict(args: Any) -> Verdict | None:
-    if not isinstance(args, dict):
-        return None
-    status = str(args.get("status", "")).upper()
-    explanation = str(args.get("explanation") or "")
-    if status == "COMPLETE":
-        return Verdict("complete", explanation)
-    if status == "FAILED":
-        return Verdict("failed", explanation or "the model reported the step as failed")
-    return None
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
