@@ -4,6 +4,7 @@ connect, act, record, verify, save — and the saved file replays with ``trailbl
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -362,7 +363,9 @@ def test_a_delegating_plugin_tool_records_what_it_delegated(project: Project, cl
             out["save"] = ok(await client.call_tool("trail", {"action": "SAVE", "name": "delegated"}))
             out["target"] = ok(await client.call_tool("config", {"action": "SET", "key": "target", "value": "other"}))
             out["info"] = ok(await client.call_tool("device", {"action": "INFO"}))
-            out["unreachable"] = failed(await client.call_tool("web_navigate", {"url": "/forms.html", "timeoutMs": 2000}))
+            out["unreachable"] = failed(
+                await client.call_tool("web_navigate", {"url": "/forms.html", "timeoutMs": 2000})
+            )
         return out
 
     out = asyncio.run(scenario())
@@ -377,3 +380,22 @@ def test_a_delegating_plugin_tool_records_what_it_delegated(project: Project, cl
     assert "127.0.0.1:9" in out["unreachable"]  # the target's base_url now applies
     assert "app_openForms" not in (project.root / "trails" / "delegated.trail.yaml").read_text(encoding="utf-8")
     assert cli("run", "trails/delegated.trail.yaml", cwd=project.root).returncode == 0
+
+
+def test_secrets_given_as_variables_are_recorded_as_variables(project: Project) -> None:
+    async def scenario() -> tuple[dict[str, Any], str]:
+        async with stdio(project.root, env={"SHOP_PASSWORD": "hunter2-secret"}) as client:
+            ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))
+            filled = ok(
+                await client.call_tool(
+                    "web_fillSecret",
+                    {"value": "${SHOP_PASSWORD}", "nodeSelector": {"web": {"cssSelector": "#password"}}},
+                )
+            )
+            ok(await client.call_tool("trail", {"action": "SAVE", "name": "secret"}))
+            return filled, (project.root / "trails" / "secret.trail.yaml").read_text(encoding="utf-8")
+
+    filled, saved = asyncio.run(scenario())
+    assert filled["recorded"]["tools"][0]["web_fillSecret"]["value"] == "${SHOP_PASSWORD}"
+    assert "hunter2-secret" not in json.dumps(filled) and "hunter2-secret" not in saved
+    assert "value: ${SHOP_PASSWORD}" in saved

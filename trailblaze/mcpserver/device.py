@@ -110,13 +110,16 @@ class DeviceSession:
 
     # -- calls ------------------------------------------------------------------------------------
 
+    def new_step(self, kind: StepKind, text: str) -> Step:
+        """A step of the scratch trail for calls to be made in."""
+        self._steps += 1
+        return Step(self._steps - 1, kind, text, None, Location(None))
+
     def task(self, kind: StepKind, text: str) -> AgentStep:
-        """A step for calls to be made in (checked and recorded the way an agent's are)."""
+        """A step for calls to be made in, checked and recorded the way an agent's are."""
         session = self.live
         assert self.runner is not None
-        self._steps += 1
-        step = Step(self._steps - 1, kind, text, None, Location(None))
-        return AgentStep(session, self.trail, step, text, self.runner)
+        return AgentStep(session, self.trail, self.new_step(kind, text), text, self.runner)
 
     async def call(self, task: AgentStep, name: str, args: Mapping[str, Any]) -> CallResult:
         """Execute one call in ``task``; a broken driver becomes an error result, not an exception."""

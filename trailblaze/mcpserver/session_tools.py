@@ -35,7 +35,7 @@ from trailblaze.mcpserver.settings import (
 from trailblaze.mcpserver.state import ClientState, list_devices, pick_driver
 from trailblaze.runner.agent_step import AgentStep
 from trailblaze.tools.model import REASON_KEYS, ToolCall
-from trailblaze.trail.model import StepKind
+from trailblaze.trail.model import Step, StepKind
 
 if TYPE_CHECKING:
     from trailblaze.agents.base import Agent, CallResult, Usage
@@ -239,7 +239,7 @@ async def _agent_step(call: Call, device: DeviceSession, objective: str, verify:
     state = call.state
     kind: StepKind = "verify" if verify else "step"
     agent = await _agent(call, device)
-    task = _ReportingStep(device, device.task(kind, objective), call, context)
+    task = _ReportingStep(device, device.new_step(kind, objective), call, context)
     verdict = await agent.solve(task)
     passed = verdict.status == "complete"
     recorded = _record(state, device, kind, objective, task.recording) if (passed or not verify) else None
@@ -293,8 +293,9 @@ async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
 class _ReportingStep(AgentStep):
     """The agent's step, sending MCP progress after every call it makes."""
 
-    def __init__(self, device: DeviceSession, task: AgentStep, call: Call, context: str | None) -> None:
-        super().__init__(task.session, task.trail, task.step, task.text, device.runner)  # type: ignore[arg-type]
+    def __init__(self, device: DeviceSession, step: Step, call: Call, context: str | None) -> None:
+        assert device.runner is not None
+        super().__init__(device.live, device.trail, step, step.text or "", device.runner)
         self._call = call
         self._calls = 0
         self._extra_context = context
