@@ -335,7 +335,8 @@ async def open_forms(ctx: trailblaze.ToolContext, name: str = "") -> list[trailb
     """Open the forms page and type a name (the app's own shortcut)."""
     calls = [trailblaze.Delegate("web_navigate", {"url": "/forms.html"})]
     if name:
-        calls.append(trailblaze.Delegate("web_type", {"text": name, "nodeSelector": {"web": {"dataTestId": "name-input"}}}))
+        field = {"web": {"dataTestId": "name-input"}}
+        calls.append(trailblaze.Delegate("web_type", {"text": name, "nodeSelector": field}))
     return calls
 
 
