@@ -26,7 +26,7 @@ INITIALIZE = {
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def test_two_clients_get_their_own_sessions_and_devices(project: Project) -> None:
+def test_two_clients_get_their_own_sessions_and_devices(project: Project, cli: CliRunner) -> None:
     with http_server(project.root, env={"TRAILBLAZE_TEST_MARKER": "mcp-http-sessions"}) as server:
 
         async def scenario() -> dict[str, Any]:
@@ -40,6 +40,17 @@ def test_two_clients_get_their_own_sessions_and_devices(project: Project) -> Non
                 out["second_info"] = ok(await second.call_tool("session", {"action": "INFO"}))
                 out["first_info"] = ok(await first.call_tool("session", {"action": "INFO"}))
                 ok(await second.call_tool("device", {"action": "WEB"}))
+                out["verify"] = ok(
+                    await first.call_tool(
+                        "step",
+                        {
+                            "objective": "The forms page shows",
+                            "hint": "VERIFY",
+                            "tools": "- web_verifyTextVisible: {text: Forms}",
+                        },
+                    )
+                )
+                out["save"] = ok(await first.call_tool("trail", {"action": "SAVE", "name": "over-http"}))
                 async with httpx.AsyncClient() as http:
                     out["ping"] = (await http.get(f"{server.base}/ping")).json()
             return out
@@ -49,6 +60,8 @@ def test_two_clients_get_their_own_sessions_and_devices(project: Project) -> Non
         assert out["second_info"]["steps"] == [] and out["second_info"]["device"] is None
         assert [s["text"] for s in out["first_info"]["steps"]] == ["first's step"]
         assert out["ping"]["status"] == "ok" and out["ping"]["sessions"] == 2
+        assert out["verify"]["passed"] is True and out["save"]["steps"] == 2
+        assert cli("run", out["save"]["file"], cwd=project.root).returncode == 0
         # both clients have gone (their sessions were deleted): so have their browsers
         _wait_for(lambda: not [p for p in processes_with("mcp-http-sessions") if "chrom" in p])
 
