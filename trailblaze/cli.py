@@ -389,6 +389,12 @@ def validate(
     if driver:
         project.drivers.resolve(driver)
     for trail in trails:
+        if not driver:
+            try:  # a trail only for drivers this project does not have says so
+                project.default_driver_name(None, trail)
+            except UsageError as exc:
+                problems.append(exc)
+                continue
         problems.extend(project.check(trail, driver, dynamic_tools=project.has_dynamic_tools))
     if problems:
         raise ErrorList(problems)

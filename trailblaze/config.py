@@ -147,6 +147,8 @@ class LlmConfig(_Section):
 class ProjectConfig(_Section):
     trails_dir: str = "trails"
     driver: str | None = None
+    #: seed 000's ``platform:``: the default driver for that platform when ``driver:`` is not set
+    platform: Literal["android", "ios", "web", "ANDROID", "IOS", "WEB"] | None = None
     device: str | None = None
     target: str | None = None
     base_url: str | None = None

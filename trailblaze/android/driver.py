@@ -54,6 +54,8 @@ class AndroidDriver(Driver):
         "android",
         "ANDROID_ONDEVICE_ACCESSIBILITY",
         "ANDROID_ONDEVICE_INSTRUMENTATION",
+        "android-ondevice-accessibility",
+        "android-ondevice-instrumentation",
     )
     platform: ClassVar[str] = "android"
     description: ClassVar[str] = "Android devices through uiautomator2 and an adb server"

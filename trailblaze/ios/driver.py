@@ -61,7 +61,7 @@ def check_url(url: str) -> str:
 
 class IosDriver(Driver):
     key: ClassVar[str] = DRIVER_KEY
-    aliases: ClassVar[tuple[str, ...]] = ("ios", "IOS_HOST", "IOS_AXE")
+    aliases: ClassVar[tuple[str, ...]] = ("ios", "IOS_HOST", "IOS_AXE", "ios-host", "ios-axe")
     platform: ClassVar[str] = "ios"
     description: ClassVar[str] = "iPhones and iPads through WebDriverAgent (facebook-wda)"
 

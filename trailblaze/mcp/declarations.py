@@ -18,7 +18,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -36,20 +36,31 @@ _TS = (".ts", ".mts")
 
 @dataclass(frozen=True, slots=True)
 class DriverContext:
-    """The session's driver, as declarations match it: its key, aliases and platform."""
+    """The session's driver, as declarations match it: its key, aliases and platform.
+
+    ``expand`` turns a ``drivers:`` entry into the driver keys it stands for (upstream's names
+    and platform shorthands included, see :meth:`trailblaze.driver.DriverRegistry.expand`);
+    without it, entries are compared with the key and aliases as written.
+    """
 
     key: str
     platform: str
     aliases: tuple[str, ...] = ()
+    expand: Callable[[str], frozenset[str]] | None = field(default=None, compare=False)
 
     @property
     def names(self) -> frozenset[str]:
         return frozenset(n.lower() for n in (self.key, *self.aliases))
 
     def matches(self, drivers: Iterable[str] | None, platforms: Iterable[str] | None) -> bool:
-        if drivers is not None and not any(d.lower() in self.names for d in drivers):
+        if drivers is not None and not any(self.is_named(d) for d in drivers):
             return False
         return platforms is None or self.platform.lower() in {p.lower() for p in platforms}
+
+    def is_named(self, name: str) -> bool:
+        if self.expand is not None:
+            return self.key in self.expand(name)
+        return name.lower() in self.names
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,8 @@ STATE_KEY = "mcp_toolsets"
 
 def driver_context(session: Session) -> DriverContext:
     driver = session.driver
-    return DriverContext(driver.key, driver.platform, tuple(getattr(driver, "aliases", ())))
+    registry = session.run.project.drivers
+    return DriverContext(driver.key, driver.platform, tuple(getattr(driver, "aliases", ())), registry.expand)
 
 
 def log_dir(session: Session) -> Path:
@@ -177,15 +178,11 @@ def _metadata(session: Session, decl: ServerDecl, tool: mcp_types.Tool, entry: A
         layers.append(metadata.overlay_layer(toolset.tool_meta.get(tool.name, {})))
         layers.append(metadata.overlay_layer(toolset.default_meta))
     meta = metadata.merge(layers, toolset=decl.toolset)
-    if meta.drivers is not None:  # aliases (``web``) become the driver's key, as Python tools use
-        drivers = session.run.project.drivers
-        keys = set()
-        for name in meta.drivers:
-            try:
-                keys.add(drivers.resolve(name).key)
-            except UsageError:
-                keys.add(name)  # a driver this installation does not have
-        meta = replace(meta, drivers=frozenset(keys))
+    if meta.drivers is not None:  # upstream names, aliases and platforms become driver keys
+        try:
+            meta = replace(meta, drivers=session.run.project.drivers.expand_all(meta.drivers))
+        except UsageError as exc:
+            raise UsageError(f"{source}: trailblaze/supportedDrivers: {exc.message}") from None
     return meta
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.config import Config
 from trailblaze.driver import Driver, DriverRegistry
+from trailblaze.drivernames import unavailable_driver
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
 from trailblaze.pluginmanager import Plugins, call_registration
 from trailblaze.tools.registry import ToolRegistry
@@ -78,7 +79,33 @@ class Project:
             return register
 
         call_registration(self.plugins, "trailblaze_register_drivers", make_register)
+        problems = self._config_driver_problems(registry)
+        if problems:
+            raise ErrorList(problems)
         return registry
+
+    def _config_driver_problems(self, registry: DriverRegistry) -> list[TrailblazeError]:
+        """Driver names in trailblaze.yaml that mean nothing: toolsets' ``drivers:`` and
+        ``trailblaze/supportedDrivers`` in their metadata overlays (a typo would otherwise make a
+        toolset silently apply nowhere)."""
+        config = self.config
+        named: list[tuple[tuple[str | int, ...], str]] = []
+        for name, toolset in config.project.toolsets.items():
+            named += [(("toolsets", name, "drivers", i), d) for i, d in enumerate(toolset.drivers or [])]
+            overlays: list[tuple[tuple[str | int, ...], dict[str, Any]]] = [
+                (("toolsets", name, "default_meta"), toolset.default_meta)
+            ]
+            overlays += [(("toolsets", name, "tool_meta", tool), meta) for tool, meta in toolset.tool_meta.items()]
+            for key_path, meta in overlays:
+                listed = meta.get("trailblaze/supportedDrivers") or []
+                named += [((*key_path, "trailblaze/supportedDrivers", i), d) for i, d in enumerate(listed)]
+        problems: list[TrailblazeError] = []
+        for key_path, name in named:
+            try:
+                registry.expand(name)
+            except UsageError as exc:
+                problems.append(UsageError(exc.message, config.location(key_path)))
+        return problems
 
     @functools.cached_property
     def agents(self) -> AgentRegistry:
@@ -112,21 +139,52 @@ class Project:
     def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
         """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the
         first the trail declares in ``config.devices`` that a plugin provides (or legacy
-        ``config.driver``), else web."""
+        ``config.driver``), else web. A trail that declares only upstream drivers this project
+        does not have (Compose desktop, Revyl, Electron) is an error saying so."""
         if requested:
             return requested
         if self.config.project.driver:
             return self.config.project.driver
+        if self.config.project.platform:
+            return self.config.project.platform.lower()
         if trail is not None:
             if trail.config.devices:
                 declared = list(trail.config.devices.values())
-                known = set(self.drivers.keys()) | {a for d in self.drivers.drivers() for a in d.aliases}
-                return next((name for name in declared if name in known or name.lower() in known), declared[0])
+                found = next((name for name in declared if self.drivers.get(name) is not None), None)
+                if found is not None:
+                    return found
+                missing = [d.label for name in declared if (d := unavailable_driver(name)) is not None]
+                if missing and len(missing) == len(declared):
+                    raise UsageError(
+                        f"this trail is for {', '.join(dict.fromkeys(missing))}, which this project does not "
+                        f"have; run it on one of {', '.join(self.drivers.keys())} with --driver KEY",
+                        trail.config_location("devices"),
+                    )
+                return declared[0]
             if trail.config.driver:
                 return trail.config.driver
             if trail.config.platform:
                 return trail.config.platform.lower()
         return "playwright-native"
+
+    def check_drivers(self, trail: Trail) -> list[TrailblazeError]:
+        """Driver names in the trail's config that mean nothing (a typo never silently matches
+        no device): ``config.devices`` values and legacy ``config.driver``."""
+        named: list[tuple[tuple[str, ...], str]] = [(("devices", c), n) for c, n in trail.config.devices.items()]
+        if trail.config.driver:
+            named.append((("driver",), trail.config.driver))
+        problems: list[TrailblazeError] = []
+        for keys, name in named:
+            if self.drivers.get(name) is None and unavailable_driver(name) is None:
+                known = ", ".join(self.drivers.keys())
+                problems.append(
+                    UsageError(
+                        f"config.{'.'.join(keys)}: unknown driver {name!r} (drivers here: {known}, or upstream's "
+                        f"names for them such as ANDROID_ONDEVICE_ACCESSIBILITY, IOS_HOST, PLAYWRIGHT_NATIVE)",
+                        trail.config_location(*keys),
+                    )
+                )
+        return problems
 
     # -- trails ----------------------------------------------------------------------------------
 
@@ -166,6 +224,7 @@ class Project:
             if trail is None:
                 problems.append(UsageError(f"no plugin can read {path}"))
                 continue
+            problems.extend(self.check_drivers(trail))
             trails.append(trail)
         return trails, problems
 
