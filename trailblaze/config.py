@@ -159,6 +159,8 @@ class ProjectConfig(_Section):
     headless: bool = True
     browser: str | None = Field(default=None, description="path of a Chromium executable")
     plugins: list[str] = Field(default_factory=list)
+    #: tools defined in YAML: paths of ``*.tool.yaml`` files or folders of them, or inline tools
+    tools: list[str | dict[str, Any]] = Field(default_factory=list)
     args: dict[str, str | int | float | bool] = Field(default_factory=dict)
     targets: dict[str, TargetConfig] = Field(default_factory=dict)
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)

@@ -62,6 +62,16 @@ class Project:
             return register
 
         call_registration(self.plugins, "trailblaze_register_tools", make_register)
+        entries = self.config.project.tools
+        if entries and self.config.doc is not None:
+            from trailblaze.tools.yamltool import add_declarations, load_entries
+
+            loaded = load_entries(entries, self.config.doc, ("tools",), self.config.root, "yaml:trailblaze.yaml")
+            problems = loaded.problems + add_declarations(
+                registry, loaded.declarations, allow_unknown=self.has_dynamic_tools
+            )
+            if problems:
+                raise ErrorList(problems)
         return registry
 
     @functools.cached_property

@@ -37,6 +37,9 @@ class ToolMetadata:
     verification: bool = False
     requires_context: bool = False
     toolset: str | None = None
+    #: a delegating tool whose delegates are executed but not recorded (a YAML tool's
+    #: ``is_recordable: false``): replay then runs the tool itself again
+    record_delegates: bool = True
 
     def applies_to(self, driver: str, platform: str) -> bool:
         if self.drivers is not None and driver not in self.drivers:
@@ -140,6 +143,9 @@ class ToolSpec:
     implementation: ToolImplementation
     source: str = ""
     secret_fields: frozenset[str] = frozenset()
+    #: why this tool cannot run here (a Kotlin-only or scripted upstream tool); trails using it
+    #: fail validation with this reason
+    unavailable: str | None = None
 
     def validate(self, args: Mapping[str, Any]) -> Any:
         return self.implementation.validate(strip_reason(args))
