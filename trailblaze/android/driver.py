@@ -445,6 +445,41 @@ class AndroidDevice(MobileDevice):
         await self.call(uninstall)
 
     @query
+    async def installed_apps(self, detailed: bool = False) -> list[dict[str, Any]]:
+        """The installed packages, sorted by id: ``appId`` and ``isSystemApp``; with ``detailed``
+        also ``version``, ``buildNumber``, ``installPath`` and ``label`` (None: adb cannot read
+        an app's label)."""
+
+        def list_apps() -> list[dict[str, Any]]:
+            system = set(package_ids(self.shell(["pm", "list", "packages", "-s"])))
+            apps: list[dict[str, Any]] = []
+            for line in self.shell(["pm", "list", "packages", "-f"]).splitlines():
+                path, _, app_id = line.strip().removeprefix("package:").rpartition("=")
+                if not app_id:
+                    continue
+                app: dict[str, Any] = {"appId": app_id, "isSystemApp": app_id in system}
+                if detailed:
+                    info = package_info(self.shell(["dumpsys", "package", app_id]))
+                    app.update(label=None, version=info.get("versionName"), buildNumber=info.get("versionCode"))
+                    app["installPath"] = path.rsplit("/", 1)[0] if path.endswith(".apk") else path or None
+                apps.append(app)
+            return sorted(apps, key=lambda a: a["appId"])
+
+        return await self.call(list_apps)
+
+    @action
+    async def write_file(self, device_path: str, content: bytes) -> None:
+        """Write ``content`` to ``device_path`` (adb push), creating its folder."""
+        import io
+
+        def push() -> None:
+            folder = device_path.rsplit("/", 1)[0] or "/"
+            self.shell(["mkdir", "-p", folder])
+            self.u2.adb_device.sync.push(io.BytesIO(content), device_path)
+
+        await self.call(push)
+
+    @query
     async def current_app(self) -> str | None:
         """The package of the window that has focus."""
         return await self.call(self.foreground_package)
@@ -491,6 +526,21 @@ def requested_permissions(dumpsys: str) -> list[str]:
             if not stripped or stripped.endswith(":") or " " in stripped.split(":", 1)[0]:
                 break
             found.append(stripped.split(":", 1)[0])
+    return found
+
+
+def package_ids(output: str) -> list[str]:
+    """The ids ``pm list packages`` printed (``package:com.x``, or ``package:path=com.x``)."""
+    return [line.strip().removeprefix("package:").rpartition("=")[2] for line in output.splitlines() if line.strip()]
+
+
+def package_info(dumpsys: str) -> dict[str, str]:
+    """``versionName`` and ``versionCode`` from ``dumpsys package``."""
+    found: dict[str, str] = {}
+    for key in ("versionName", "versionCode"):
+        m = re.search(rf"\b{key}=(\S+)", dumpsys)
+        if m:
+            found[key] = m.group(1)
     return found
 
 
