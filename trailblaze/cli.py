@@ -421,8 +421,11 @@ def tools(
     spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
     """
     project = _project(plugin_args, config)
-    registry = project.tools
-    if target and target not in project.config.project.targets:
+    workspace = project.workspace_for()
+    registry = project.registry_for(workspace)
+    if workspace is not None and workspace.problems:
+        raise ErrorList(workspace.problems)
+    if target and project.target_config(target, workspace) is None:
         raise UsageError(f"unknown target {target!r}")
     if driver:
         driver_class = project.drivers.resolve(driver)
@@ -431,7 +434,7 @@ def tools(
 
             from trailblaze.runner.discovery import session_tools
 
-            registry = asyncio.run(session_tools(project, driver_class.key, target))
+            registry = asyncio.run(session_tools(project, driver_class.key, target, workspace))
         else:
             registry = registry.for_device(driver_class.key, driver_class.platform)
     elif project.has_dynamic_tools:

@@ -127,6 +127,8 @@ def _register(
     """Register one server's tools, once per tool, under the first declaration that takes it."""
     offered = {tool.name: tool for tool in connection.tools}
     entries = _registry_tools(connection)
+    groups_off = _groups_off_by_default(connection)
+    server_info = _server_info(connection)
     driver = driver_context(session)
     done: set[str] = set()
     for decl in group:
@@ -139,6 +141,8 @@ def _register(
                 continue
             done.add(tool.name)
             meta = _metadata(session, decl, tool, entries.get(tool.name))
+            if meta.groups and all(g in groups_off for g in meta.groups):
+                meta = replace(meta, default_enabled=False)
             if not metadata.applies(meta, driver.names, driver.platform):
                 continue
             _check_collision(session, decl, tool.name, registered)
@@ -151,6 +155,7 @@ def _register(
                 metadata=meta,
                 implementation=McpTool(connection, tool.name, schema, aware=aware, calls=calls),
                 source=decl.source,
+                server_info=server_info,
             )
             session.registry.add(spec)
             registered[tool.name] = decl
@@ -166,6 +171,33 @@ def _registry_tools(connection: Connection) -> Mapping[str, Any]:
             f"MCP server {connection.decl.where}: trailblaze://registry `tools` must be an object"
         )
     return tools
+
+
+def _groups_off_by_default(connection: Connection) -> frozenset[str]:
+    """The registry's groups with ``defaultEnabled: false`` (seed 000's ``GroupInfo``)."""
+    groups = (connection.registry or {}).get("groups", {})
+    where = f"MCP server {connection.decl.where}: trailblaze://registry"
+    if not isinstance(groups, dict):
+        raise InfrastructureError(f"{where} `groups` must be an object")
+    off = set()
+    for name, info in groups.items():
+        if not isinstance(info, dict) or not isinstance(info.get("defaultEnabled", True), bool):
+            raise InfrastructureError(f"{where} group {name!r} must be {{description, defaultEnabled: true|false}}")
+        if info.get("defaultEnabled", True) is False:
+            off.add(name)
+    return frozenset(off)
+
+
+def _server_info(connection: Connection) -> dict[str, str] | None:
+    """The registry's ``serverInfo`` (name and version), when it has one."""
+    info = (connection.registry or {}).get("serverInfo")
+    if info is None:
+        return None
+    if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
+        raise InfrastructureError(
+            f"MCP server {connection.decl.where}: trailblaze://registry `serverInfo` must be {{name, version}}"
+        )
+    return {k: info[k] for k in ("name", "version") if k in info}
 
 
 def _metadata(session: Session, decl: ServerDecl, tool: mcp_types.Tool, entry: Any) -> ToolMetadata:

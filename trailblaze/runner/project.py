@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.config import Config
+from trailblaze.config import Config, TargetConfig
 from trailblaze.driver import Driver, DriverRegistry
 from trailblaze.drivernames import unavailable_driver
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
@@ -24,6 +24,7 @@ from trailblaze.trail.model import Trail
 
 if TYPE_CHECKING:
     from trailblaze.agents.base import Agent, AgentRegistry
+    from trailblaze.workspace import Workspace
 
 
 class Project:
@@ -31,6 +32,8 @@ class Project:
         self.config = config
         self.plugins = plugins
         self._configured = False
+        self._workspaces: dict[Path, Workspace] = {}
+        self._workspace_tools: dict[Path, ToolRegistry] = {}
 
     @property
     def hook(self) -> Any:
@@ -73,6 +76,50 @@ class Project:
             if problems:
                 raise ErrorList(problems)
         return registry
+
+    # -- upstream's workspaces ----------------------------------------------------------------------
+
+    def workspace_for(self, path: Path | None = None) -> Workspace | None:
+        """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path`` (default:
+        the working directory), loaded once."""
+        from trailblaze.workspace import find_workspace, load_workspace
+
+        found = find_workspace(path if path is not None else Path.cwd())
+        if found is None:
+            return None
+        workspace = self._workspaces.get(found)
+        if workspace is None:
+            workspace = self._workspaces[found] = load_workspace(found)
+        return workspace
+
+    def registry_for(self, workspace: Workspace | None) -> ToolRegistry:
+        """The tools trails of ``workspace`` may call: every plugin's, plus the workspace's tool
+        files and its scripted tools (known by name, unavailable). Problems join the
+        workspace's."""
+        if workspace is None:
+            return self.tools
+        registry = self._workspace_tools.get(workspace.config_file)
+        if registry is None:
+            from trailblaze.tools.yamltool import add_declarations, unavailable_spec
+
+            registry = ToolRegistry(list(self.tools))
+            workspace.problems += add_declarations(
+                registry, workspace.declarations, allow_unknown=self.has_dynamic_tools
+            )
+            for name, reason in workspace.unavailable.items():
+                if name not in registry:
+                    registry.add(unavailable_spec(name, reason, f"workspace {workspace.shown(workspace.config_file)}"))
+            self._workspace_tools[workspace.config_file] = registry
+        return registry
+
+    def target_config(self, name: str | None, workspace: Workspace | None = None) -> TargetConfig | None:
+        """An app target by name: trailblaze.yaml's, else the workspace's."""
+        if name is None:
+            return None
+        found = self.config.project.targets.get(name)
+        if found is None and workspace is not None:
+            found = workspace.targets.get(name)
+        return found
 
     @functools.cached_property
     def drivers(self) -> DriverRegistry:
@@ -212,7 +259,13 @@ class Project:
             files = discover(given)
         except UsageError as exc:
             return [], [exc]
+        reported: set[Path] = set()
         for path in files:
+            workspace = self.workspace_for(path)
+            if workspace is not None and workspace.config_file not in reported:
+                reported.add(workspace.config_file)
+                self.registry_for(workspace)
+                problems.extend(workspace.problems)
             root = self._root_for(path, given)
             try:
                 trail = self.hook.trailblaze_collect_file(
@@ -222,7 +275,9 @@ class Project:
                 problems.extend(exc.errors)
                 if exc.trail is not None:  # what could be read is still worth checking
                     problems.extend(
-                        check_trail_tools(exc.trail, self.tools, None, allow_unknown=self.has_dynamic_tools)
+                        check_trail_tools(
+                            exc.trail, self.registry_for(workspace), None, allow_unknown=self.has_dynamic_tools
+                        )
                     )
                 continue
             except ErrorList as exc:
@@ -258,11 +313,25 @@ class Project:
     def check(self, trail: Trail, driver_name: str | None, *, dynamic_tools: bool = False) -> list[TrailblazeError]:
         """Problems with the tool calls of ``trail``: on ``driver_name`` only the recording that
         driver would replay, otherwise every recording against every tool."""
+        workspace = self.workspace_for(trail.path)
+        tools = self.registry_for(workspace)
         if driver_name is None:
-            return check_trail_tools(trail, self.tools, None, allow_unknown=dynamic_tools)
-        driver = self.drivers.resolve(driver_name)
-        registry = self.tools.for_device(driver.key, driver.platform)
-        return check_trail_tools(trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools)
+            problems = check_trail_tools(trail, tools, None, allow_unknown=dynamic_tools)
+        else:
+            driver = self.drivers.resolve(driver_name)
+            registry = tools.for_device(driver.key, driver.platform)
+            problems = check_trail_tools(
+                trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools
+            )
+        exempt = workspace.exempt.get(trail.config.target or "") if workspace is not None else None
+        if exempt:  # the trailmap explains why (upstream: such findings do not fail its check)
+            problems = [
+                UsageError(f"{p.message} (trailmap {trail.config.target}: {exempt})", p.location)
+                if isinstance(p, UsageError) and p.message.startswith("unknown tool")
+                else p
+                for p in problems
+            ]
+        return problems
 
     @property
     def has_dynamic_tools(self) -> bool:

@@ -43,6 +43,7 @@ from pydantic import (
     model_validator,
 )
 
+from trailblaze.drivernames import driver_of_tool
 from trailblaze.errors import Location, TrailblazeError, UsageError
 from trailblaze.tools.model import (
     Delegate,
@@ -494,14 +495,20 @@ def add_declarations(
             continue
         if declaration.file.body == "tools":
             composed.append((declaration, spec))
-    for declaration, _spec in composed:
+    for declaration, spec in composed:
         for i, name in delegate_names(declaration.file):
-            if name not in registry and not allow_unknown:
-                try:
-                    registry.require(name, declaration.location("tools", i, name))
-                except UsageError as exc:
-                    problems.append(UsageError(f"{declaration.file.id} calls {exc.message}", exc.location))
-    _scope_compositions(registry, [spec for _, spec in composed])
+            if name in registry or allow_unknown:
+                continue
+            upstream = driver_of_tool(name)
+            if upstream is not None:  # upstream's composition for a driver this project lacks
+                reason = f"calls {name}, a tool of {upstream.label}, which this project does not have"
+                spec.unavailable, spec.implementation = reason, Unavailable(spec.name, reason)
+                continue
+            try:
+                registry.require(name, declaration.location("tools", i, name))
+            except UsageError as exc:
+                problems.append(UsageError(f"{declaration.file.id} calls {exc.message}", exc.location))
+    _scope_compositions(registry, [spec for _, spec in composed if isinstance(spec.implementation, ComposedTool)])
     return problems
 
 
@@ -512,7 +519,7 @@ def _scope_compositions(registry: ToolRegistry, specs: list[ToolSpec]) -> None:
     while changed:
         changed = False
         for spec in specs:
-            assert isinstance(spec.implementation, ComposedTool)
+            assert isinstance(spec.implementation, ComposedTool)  # the caller passes compositions only
             platforms, drivers = spec.metadata.platforms, spec.metadata.drivers
             for _, name in delegate_names(spec.implementation.file):
                 inner = registry.get(name)
