@@ -204,7 +204,7 @@ def _trailmaps(workspace: Workspace, listed: list[str], doc: YamlDocument) -> di
     for name, key_path in roots:
         trailmap = _trailmap(workspace, name, loaded)
         if trailmap is None:
-            if key_path is not None:
+            if key_path is not None and not (folder / name / MANIFEST).is_file():  # else: its problems are reported
                 workspace.problems.append(
                     UsageError(
                         f"targets: no trailmap {name!r} (looked for {workspace.shown(folder / name / MANIFEST)})",
@@ -248,7 +248,12 @@ def _trailmap(workspace: Workspace, name: str, loaded: dict[str, LoadedTrailmap]
     trailmap = LoadedTrailmap(manifest, path.parent, doc, bundled=path == bundled)
     loaded[name] = trailmap
     for i, dependency in enumerate(manifest.dependencies):
-        if _trailmap(workspace, dependency, loaded) is None and dependency not in loaded:
+        missing = not (workspace.config_dir / "trailmaps" / dependency / MANIFEST).is_file()
+        if (
+            _trailmap(workspace, dependency, loaded) is None
+            and missing
+            and not (BUNDLED / dependency / MANIFEST).is_file()
+        ):
             workspace.problems.append(
                 UsageError(
                     f"dependencies: no trailmap {dependency!r} in this workspace or among trailblaze's own",
