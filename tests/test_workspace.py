@@ -269,3 +269,37 @@ def test_project_targets_come_first_then_the_workspaces(tmp_path: Path, monkeypa
     write(tmp_path, "trailblaze.yaml", "")
     other = make_project(tmp_path, "", ("no:terminal",))
     assert other.target_config("shop", other.workspace_for()).display_name == "The Sample Shop"  # type: ignore[union-attr]
+
+
+def test_the_targets_system_prompt_reaches_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from trailblaze.agents.base import StepTask
+    from trailblaze.trail.model import Trail, TrailConfig
+
+    upstream_workspace(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    project = make_project(tmp_path, "", ("no:terminal",))
+
+    class Task(StepTask):
+        async def screen(self):  # type: ignore[no-untyped-def]
+            raise NotImplementedError
+
+        async def call(self, name, args=None):  # type: ignore[no-untyped-def]
+            raise NotImplementedError
+
+        def observe(self, name, args=None):  # type: ignore[no-untyped-def]
+            raise NotImplementedError
+
+        def undo(self):  # type: ignore[no-untyped-def]
+            return []
+
+        def recording(self):  # type: ignore[no-untyped-def]
+            return []
+
+    task = Task()
+    task.trail = Trail(tmp_path / "t.trail.yaml", "t", TrailConfig(target="shop", context="Sign in first."), [])
+    task.session = SimpleNamespace(  # type: ignore[assignment]
+        run=SimpleNamespace(project=project), target="shop", workspace=project.workspace_for()
+    )
+    assert task.context == "The shop sells nothing.\n\nSign in first."
