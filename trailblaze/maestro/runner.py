@@ -24,7 +24,7 @@ import random
 import string
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trailblaze.errors import ToolFailure
 from trailblaze.maestro import commands as m
@@ -319,8 +319,3 @@ def _summary(node: ViewNode | None) -> str:
     label = node.text or node.description or node.id or ""
     kind = (node.class_name or "element").rsplit(".", 1)[-1].removeprefix("XCUIElementType")
     return f"{kind} {label!r}" if label else kind
-
-
-def run_commands(ctx: ToolContext, device: MobileDevice, commands: list[Any]) -> Any:
-    """The coroutine running ``commands`` (already parsed) on ``device``."""
-    return MaestroRunner(ctx, device).run(commands)
