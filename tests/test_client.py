@@ -76,3 +76,17 @@ def test_without_any_callback_url_it_says_what_to_do(monkeypatch: pytest.MonkeyP
     monkeypatch.delenv("TRAILBLAZE_CALLBACK_URL", raising=False)
     with pytest.raises(ValueError, match="from_context"):
         TrailblazeClient()
+
+
+def test_the_package_exports_the_client_without_importing_it_up_front() -> None:
+    """Seed 000's ``from trailblaze import TrailblazeClient``; ``import trailblaze`` stays cheap."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, trailblaze; assert 'trailblaze.client' not in sys.modules; "
+        "from trailblaze import TrailblazeClient; from trailblaze.client import TrailblazeClient as C; "
+        "assert TrailblazeClient is C and 'TrailblazeClient' in trailblaze.__all__; "
+        "assert 'httpx' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -23,6 +23,7 @@ _EXPORTS = {
     "DeviceInfo": "trailblaze.commands",
     "ScreenState": "trailblaze.commands",
     "ViewNode": "trailblaze.commands",
+    "TrailblazeClient": "trailblaze.client",
     "Device": "trailblaze.driver",
     "Driver": "trailblaze.driver",
     "DriverOptions": "trailblaze.driver",
@@ -54,6 +55,7 @@ __all__ = [
     "ToolMetadata",
     "ToolOutcome",
     "ToolSpec",
+    "TrailblazeClient",
     "Usage",
     "Verdict",
     "ViewNode",
@@ -85,6 +87,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Usage, Verdict
+    from trailblaze.client import TrailblazeClient
     from trailblaze.commands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.driver import Device, Driver, DriverOptions
     from trailblaze.errors import ToolFailure

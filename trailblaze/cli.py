@@ -389,6 +389,12 @@ def validate(
     if driver:
         project.drivers.resolve(driver)
     for trail in trails:
+        if not driver:
+            try:  # a trail only for drivers this project does not have says so
+                project.default_driver_name(None, trail)
+            except UsageError as exc:
+                problems.append(exc)
+                continue
         problems.extend(project.check(trail, driver, dynamic_tools=project.has_dynamic_tools))
     if problems:
         raise ErrorList(problems)
@@ -467,9 +473,10 @@ def mcp_command(
     project = _project(("no:terminal", *plugin_args), config)
     if driver:
         project.drivers.resolve(driver)
-    if target and target not in project.config.project.targets:
-        known = ", ".join(sorted(project.config.project.targets)) or "none are configured"
-        raise UsageError(f"unknown target {target!r} (targets in trailblaze.yaml: {known})")
+    workspace = project.workspace_for(project.config.trails_dir)
+    if target and project.target_config(target, workspace) is None:
+        known = sorted({*project.config.project.targets, *(workspace.targets if workspace else ())})
+        raise UsageError(f"unknown target {target!r} (targets: {', '.join(known) or 'none are configured'})")
     defaults = Defaults(
         driver=driver,
         device=device,
@@ -501,8 +508,11 @@ def tools(
     spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
     """
     project = _project(plugin_args, config)
-    registry = project.tools
-    if target and target not in project.config.project.targets:
+    workspace = project.workspace_for()
+    registry = project.registry_for(workspace)
+    if workspace is not None and workspace.problems:
+        raise ErrorList(workspace.problems)
+    if target and project.target_config(target, workspace) is None:
         raise UsageError(f"unknown target {target!r}")
     if driver:
         driver_class = project.drivers.resolve(driver)
@@ -511,7 +521,7 @@ def tools(
 
             from trailblaze.runner.discovery import session_tools
 
-            registry = asyncio.run(session_tools(project, driver_class.key, target))
+            registry = asyncio.run(session_tools(project, driver_class.key, target, workspace))
         else:
             registry = registry.for_device(driver_class.key, driver_class.platform)
     elif project.has_dynamic_tools:

@@ -9,9 +9,18 @@ behaves the same from any working directory.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from trailblaze.errors import ErrorList, Location, UsageError
@@ -79,6 +88,24 @@ class McpServerConfig(_Section):
         return "http" if self.url else "stdio"
 
 
+#: ``mcp_servers:`` as a list of entries, or (seed 000) a mapping from each server's name to its
+#: entry. The tags appear in pydantic's error locations and are dropped from messages.
+McpServers = Annotated[
+    Annotated[list[McpServerConfig], Tag("list[server]")] | Annotated[dict[str, McpServerConfig], Tag("dict[server]")],
+    Discriminator(lambda value: "dict[server]" if isinstance(value, dict) else "list[server]"),
+]
+
+
+def server_entries(
+    servers: list[McpServerConfig] | dict[str, McpServerConfig],
+) -> list[tuple[str | int, McpServerConfig]]:
+    """Each server with its key in the file (an index, or its name in the mapping form, which
+    is also its ``name:`` unless it sets one)."""
+    if isinstance(servers, dict):
+        return [(key, s if s.name else s.model_copy(update={"name": key})) for key, s in servers.items()]
+    return list(enumerate(servers))
+
+
 def _check_meta_overlay(meta: dict[str, Any], where: str) -> dict[str, Any]:
     from trailblaze.mcp.metadata import check_overlay
 
@@ -96,12 +123,14 @@ class ToolsetConfig(_Section):
     servers do not ship themselves (what a server ships wins).
     """
 
+    #: upstream's toolset files name themselves; in trailblaze.yaml the key is the name
+    id: str | None = None
     description: str = ""
     platforms: list[str] | None = None
     drivers: list[str] | None = None
     always_enabled: bool = False
     tools: list[str] = Field(default_factory=list)
-    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    mcp_servers: McpServers = Field(default_factory=list)
     default_meta: dict[str, Any] = Field(default_factory=dict)
     tool_meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
@@ -118,6 +147,27 @@ class ToolsetConfig(_Section):
         return value
 
 
+#: the platform blocks a target may have (upstream's keys; ``compose`` is its desktop driver's)
+PLATFORM_KEYS = ("android", "ios", "web", "compose", "desktop")
+
+
+class PlatformConfig(_Section):
+    """A target's settings for one platform (upstream's ``PlatformConfig``)."""
+
+    app_ids: list[str] = Field(default_factory=list)
+    #: toolsets sessions on this platform use (they gate which tools an agent is offered)
+    tool_sets: list[str] = Field(default_factory=list)
+    #: tools offered on this platform in addition to its toolsets'
+    tools: list[str] = Field(default_factory=list)
+    #: tools never offered on this platform
+    excluded_tools: list[str] = Field(default_factory=list)
+    #: the drivers this block is for (default: every driver of the platform)
+    drivers: list[str] | None = None
+    base_url: str | None = None
+    min_build_version: str | None = None
+    icon: str | None = None
+
+
 class TargetConfig(_Section):
     """An app under test (seed 002's *target*)."""
 
@@ -125,8 +175,40 @@ class TargetConfig(_Section):
     app_id: str | None = None
     app_ids: list[str] = Field(default_factory=list)
     base_url: str | None = None
-    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    mcp_servers: McpServers = Field(default_factory=list)
     tool_sets: list[str] = Field(default_factory=list)
+    #: per-platform settings: ``{android: {app_ids: [...], tool_sets: [...]}, web: {...}}``
+    platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
+    #: guidance for agents working on this app (upstream: the target's ``system_prompt_file``)
+    system_prompt: str | None = None
+
+    @field_validator("platforms")
+    @classmethod
+    def _platform_keys(cls, value: dict[str, PlatformConfig]) -> dict[str, PlatformConfig]:
+        unknown = sorted(set(value) - set(PLATFORM_KEYS))
+        if unknown:
+            raise ValueError(f"unknown platform(s) {', '.join(unknown)} (known: {', '.join(PLATFORM_KEYS)})")
+        return value
+
+    def platform_block(self, platform: str, driver_key: str, expand: Any = None) -> PlatformConfig | None:
+        """The block for a session on ``platform``/``driver_key``: one naming the driver in its
+        ``drivers:``, else the platform's own."""
+        for block in self.platforms.values():
+            if block.drivers and expand is not None and any(driver_key in expand(d) for d in block.drivers):
+                return block
+        return self.platforms.get(platform)
+
+    @property
+    def web_base_url(self) -> str | None:
+        """The URL web sessions of this target start from: ``base_url:``, else the web block's."""
+        web = self.platforms.get("web")
+        return self.base_url or (web.base_url if web is not None else None)
+
+    @property
+    def all_app_ids(self) -> list[str]:
+        found = [*([self.app_id] if self.app_id else []), *self.app_ids]
+        found += [a for block in self.platforms.values() for a in block.app_ids]
+        return list(dict.fromkeys(found))
 
 
 class LlmConfig(_Section):
@@ -147,6 +229,8 @@ class LlmConfig(_Section):
 class ProjectConfig(_Section):
     trails_dir: str = "trails"
     driver: str | None = None
+    #: seed 000's ``platform:``: the default driver for that platform when ``driver:`` is not set
+    platform: Literal["android", "ios", "web", "ANDROID", "IOS", "WEB"] | None = None
     device: str | None = None
     target: str | None = None
     base_url: str | None = None
@@ -157,9 +241,11 @@ class ProjectConfig(_Section):
     headless: bool = True
     browser: str | None = Field(default=None, description="path of a Chromium executable")
     plugins: list[str] = Field(default_factory=list)
+    #: tools defined in YAML: paths of ``*.tool.yaml`` files or folders of them, or inline tools
+    tools: list[str | dict[str, Any]] = Field(default_factory=list)
     args: dict[str, str | int | float | bool] = Field(default_factory=dict)
     targets: dict[str, TargetConfig] = Field(default_factory=dict)
-    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    mcp_servers: McpServers = Field(default_factory=list)
     toolsets: dict[str, ToolsetConfig] = Field(default_factory=dict)
     #: toolsets every session uses (a target's ``tool_sets`` add to these)
     tool_sets: list[str] = Field(default_factory=list)
@@ -230,12 +316,19 @@ def _reference_problems(project: ProjectConfig, doc: YamlDocument) -> list[Usage
         problems.append(
             UsageError(f"target: {project.target!r} is not defined in targets: ({known})", doc.location(("target",)))
         )
+    from trailblaze.toolsets import builtin_toolsets
+
     lists: list[tuple[tuple[str | int, ...], list[str]]] = [(("tool_sets",), project.tool_sets)]
     lists += [(("targets", name, "tool_sets"), t.tool_sets) for name, t in project.targets.items()]
+    lists += [
+        (("targets", name, "platforms", key, "tool_sets"), block.tool_sets)
+        for name, t in project.targets.items()
+        for key, block in t.platforms.items()
+    ]
     for key_path, names in lists:
         for i, name in enumerate(names):
-            if name not in project.toolsets:
-                known = ", ".join(sorted(project.toolsets)) or "none are defined"
+            if name not in project.toolsets and name not in builtin_toolsets():
+                known = ", ".join(sorted({*project.toolsets, *builtin_toolsets()}))
                 problems.append(
                     UsageError(f"tool_sets: unknown toolset {name!r} (toolsets: {known})", doc.location((*key_path, i)))
                 )

@@ -10,11 +10,13 @@ fast.
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from trailblaze.commands import Commands, DeviceInfo
+from trailblaze.drivernames import PLATFORM_SHORTHANDS, is_platform_shorthand, unavailable_driver
 from trailblaze.errors import UsageError
 
 if TYPE_CHECKING:
@@ -83,7 +85,8 @@ class Driver(abc.ABC):
 
 
 class DriverRegistry:
-    """Driver classes by key and alias, with the plugin that registered each."""
+    """Driver classes by key and alias (case-insensitive, as upstream matches driver names), with
+    the plugin that registered each."""
 
     def __init__(self) -> None:
         self._by_name: dict[str, type[Driver]] = {}
@@ -93,21 +96,56 @@ class DriverRegistry:
         if not (isinstance(driver, type) and issubclass(driver, Driver)):
             raise TypeError(f"{driver!r} is not a trailblaze.Driver subclass")
         for name in (driver.key, *driver.aliases):
-            other = self._by_name.get(name)
+            other = self._by_name.get(name.lower())
             if other is not None and other is not driver:
                 raise UsageError(
                     f"driver name {name!r} is registered twice: by {self._sources[other.key]} "
                     f"({other.__name__}) and by {source} ({driver.__name__})"
                 )
-            self._by_name[name] = driver
+            self._by_name[name.lower()] = driver
         self._sources[driver.key] = source
 
+    def get(self, name: str) -> type[Driver] | None:
+        """The driver ``name`` (a key or an alias, any case) means, or None."""
+        return self._by_name.get(name.lower())
+
     def resolve(self, name: str) -> type[Driver]:
-        driver = self._by_name.get(name) or self._by_name.get(name.lower())
-        if driver is None:
-            known = ", ".join(self.keys()) or "none"
-            raise UsageError(f"unknown driver {name!r} (known drivers: {known})")
-        return driver
+        """The driver ``name`` means; a name that means none is an error that says why."""
+        driver = self.get(name)
+        if driver is not None:
+            return driver
+        missing = unavailable_driver(name)
+        if missing is not None:
+            raise UsageError(
+                f"driver {name!r} is {missing.what}, which this project does not have "
+                f"(drivers here: {', '.join(self.keys()) or 'none'})"
+            )
+        known = ", ".join(self.keys()) or "none"
+        raise UsageError(f"unknown driver {name!r} (known drivers: {known}, or upstream's names for them)")
+
+    def expand(self, name: str) -> frozenset[str]:
+        """The driver keys a ``drivers:`` entry stands for: one driver by key or alias, every
+        driver of a platform (``android``, ``ios``, ``web``, ``desktop``, ``all``), or none for an
+        upstream driver this project does not have. Unknown names are an error (UsageError)."""
+        lowered = name.lower()
+        if is_platform_shorthand(lowered):
+            return frozenset(d.key for d in self.drivers() if lowered in ("all", d.platform))
+        driver = self.get(name)
+        if driver is not None:
+            return frozenset({driver.key})
+        if unavailable_driver(name) is not None:
+            return frozenset()
+        known = ", ".join(self.keys()) or "none"
+        raise UsageError(
+            f"unknown driver {name!r} (known: {known}, upstream's driver names, or a platform: "
+            f"{', '.join(PLATFORM_SHORTHANDS)})"
+        )
+
+    def expand_all(self, names: Iterable[str]) -> frozenset[str]:
+        keys: set[str] = set()
+        for name in names:
+            keys |= self.expand(name)
+        return frozenset(keys)
 
     def keys(self) -> list[str]:
         return sorted({d.key for d in self._by_name.values()})

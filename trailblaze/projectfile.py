@@ -8,13 +8,19 @@ CONFIG_NAME = "trailblaze.yaml"
 
 
 def find_config(start: Path | None = None) -> Path | None:
-    """The nearest ``trailblaze.yaml`` in ``start`` or a parent folder."""
+    """The nearest ``trailblaze.yaml`` in ``start`` or a parent folder. Upstream's workspace
+    file (``trails/config/trailblaze.yaml``) is not this project's configuration and is passed
+    over (:mod:`trailblaze.workspace` reads it)."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_NAME
-        if candidate.is_file():
+        if candidate.is_file() and not is_workspace_file(candidate):
             return candidate
     return None
+
+
+def is_workspace_file(path: Path) -> bool:
+    return path.parent.name == "config" and path.parent.parent.name == "trails"
 
 
 def plugins_listed_in(path: Path) -> list[str]:

@@ -69,6 +69,25 @@ _UNOBSERVABLE_ANDROID = (
 _key = id
 
 
+class MaestroSelector(ElementSelector):
+    """A legacy selector read with Maestro's own matching rules, as ``mobile_maestro`` commands
+    (and the upstream tools that run through Maestro) mean it: text, id and accessibility-text
+    regexes ignore case and also match the text with its line breaks turned into spaces.
+    Its relations are MaestroSelectors too."""
+
+
+def maestro_matches(pattern: str | None, value: str | None) -> bool:
+    """Maestro's text match: the whole value, case-insensitively, or equal to the pattern."""
+    if pattern is None:
+        return True
+    if value is None:
+        return False
+    if value == pattern:
+        return True
+    scoped = f"(?i:{pattern})"
+    return text_matches(scoped, value) or ("\n" in value and text_matches(scoped, value.replace("\n", " ")))
+
+
 class SelectorError(ToolFailure):
     """The selector cannot be evaluated on this device (wrong platform, unknown field)."""
 
@@ -410,11 +429,48 @@ def _legacy_predicate(s: ElementSelector) -> Callable[[ViewNode], bool]:
             s.size.height is None or abs(n.bounds.height - s.size.height) <= tolerance
         )
 
+    if isinstance(s, MaestroSelector):
+        return _maestro_predicate_ci(s, traits, size_ok)
+
     def predicate(n: ViewNode) -> bool:
         return (
             _maestro_text(s.textRegex, n)
             and _id_matches(s.idRegex, n.id, blank=True)
             and _blank(s.accessibilityTextRegex, n.description)
+            and _flag(s.enabled, n.enabled)
+            and _flag(s.selected, n.selected)
+            and _flag(s.checked, n.checked)
+            and _flag(s.focused, n.focused)
+            and size_ok(n)
+            and all(_TRAITS[t](n) for t in traits)
+        )
+
+    return predicate
+
+
+def _maestro_predicate_ci(
+    s: ElementSelector, traits: list[str], size_ok: Callable[[ViewNode], bool]
+) -> Callable[[ViewNode], bool]:
+    """Maestro's filters: text matches the text, hint or accessibility text; an id matches in
+    full or after its last ``/``; both ignore case."""
+
+    def text_ok(n: ViewNode) -> bool:
+        values = [v for v in (n.text, n.hint, n.description) if v] or [""]  # a missing attribute is ""
+        return s.textRegex is None or any(maestro_matches(s.textRegex, v) for v in values)
+
+    def id_ok(n: ViewNode) -> bool:
+        if s.idRegex is None:
+            return True
+        value = n.id or ""
+        return maestro_matches(s.idRegex, value) or (
+            "/" in value and maestro_matches(s.idRegex, value.rsplit("/", 1)[1])
+        )
+
+    def predicate(n: ViewNode) -> bool:
+        return (
+            text_ok(n)
+            and id_ok(n)
+            and (s.accessibilityTextRegex is None or maestro_matches(s.accessibilityTextRegex, n.description or ""))
             and _flag(s.enabled, n.enabled)
             and _flag(s.selected, n.selected)
             and _flag(s.checked, n.checked)

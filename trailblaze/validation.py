@@ -98,6 +98,10 @@ def _container_value(annotation: Any) -> Any:
         return args[0]
     if len(args) == 1:  # Optional[container]
         return _container_value(args[0])
+    for arg in args:  # a union of containers of the same items (a list, or a mapping by name)
+        found = _container_value(arg)
+        if found is not None:
+            return found
     return None
 
 

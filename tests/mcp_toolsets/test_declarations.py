@@ -156,6 +156,13 @@ def test_bad_entries_are_reported_with_their_location(project: Project, entry: s
     assert f"{path}:3:" in text
 
 
+#: upstream's toolsets, which trailblaze ships: a tool_sets: entry may name them
+BUILT_IN_TOOLSETS = (
+    "android_framework, android_primitives, core_interaction, memory, meta, mobile_primitives, navigation, "
+    "observation, verification, web_core, web_framework, web_verification"
+)
+
+
 def test_bad_overlays_and_references_are_reported_with_their_location(project: Project) -> None:
     path = project.write(
         "trailblaze.yaml",
@@ -180,8 +187,8 @@ def test_bad_overlays_and_references_are_reported_with_their_location(project: P
     lines = str(info.value).splitlines()
     assert lines == [  # in file order
         f"{path}:1:9: target: 'nowhere' is not defined in targets: (shop)",
-        f"{path}:2:30: tool_sets: unknown toolset 'missing' (toolsets: none are defined)",
-        f"{path}:3:13: tool_sets: unknown toolset 'x' (toolsets: none are defined)",
+        f"{path}:2:30: tool_sets: unknown toolset 'missing' (toolsets: {BUILT_IN_TOOLSETS})",
+        f"{path}:3:13: tool_sets: unknown toolset 'x' (toolsets: {BUILT_IN_TOOLSETS})",
     ]
 
 

@@ -117,6 +117,8 @@ def test_every_key_and_the_precedence_as_a_real_server_ships_them(
         "isVerification": True,
         "requiresContext": True,
         "toolset": "probe_set",
+        "defaultEnabled": True,
+        "serverInfo": {"name": "probe", "version": "1"},  # seed 000's registry serverInfo
     }
     assert tools["meta_for_llm"]["exposedToLlm"] is False
     assert tools["meta_for_llm"]["toolset"] == "probe"  # untagged tools belong to the declaring toolset
@@ -142,3 +144,42 @@ def test_tools_for_other_drivers_and_platforms_do_not_register(cli: CliRunner, p
     assert "ios_platform" not in tools
     assert tools["web_by_alias"]["drivers"] == ["playwright-native"]  # the alias became the key
     assert {"meta_all", "report", "delegate"} <= set(tools)
+
+
+def test_groups_off_by_default_are_offered_only_when_named(cli: CliRunner, project: Project, probe: Path) -> None:
+    """Seed 000's GroupInfo.defaultEnabled: a tool whose groups are all off by default is not
+    offered to agents unless ``llm.groups`` names one of them."""
+    from trailblaze.runner.agent_step import offered_tools
+    from trailblaze.tools.model import ToolSpec
+
+    registry = json.dumps(
+        {
+            "tools": {"meta_none": {"groups": ["checkout"]}, "report": {"groups": ["auth"]}},
+            "groups": {"checkout": {"description": "Checkout", "defaultEnabled": False}, "auth": {"description": "x"}},
+        }
+    )
+    project.write(
+        "trailblaze.yaml", f"mcp_servers:\n  - script: {probe}\n    args: [--registry, {json.dumps(registry)}]\n"
+    )
+    tools = _tools(cli, project)
+    assert tools["meta_none"]["defaultEnabled"] is False
+    assert tools["report"]["defaultEnabled"] is True
+    specs = [
+        ToolSpec(
+            name,
+            "",
+            {},
+            ToolMetadata(groups=tuple(tools[name]["groups"]), default_enabled=tools[name]["defaultEnabled"]),
+            None,
+        )  # type: ignore[arg-type]
+        for name in ("meta_none", "report")
+    ]
+    assert [s.name for s in offered_tools(specs, "step", None)] == ["report"]
+    assert [s.name for s in offered_tools(specs, "step", ["checkout"])] == ["meta_none"]
+    project.write(
+        "trailblaze.yaml",
+        f"mcp_servers:\n  - script: {probe}\n    args: [--registry, {json.dumps(json.dumps({'groups': {'x': 1}}))}]\n",
+    )
+    bad = cli("tools", "--driver", "web")
+    assert bad.returncode == 2
+    assert "trailblaze://registry group 'x' must be {description, defaultEnabled: true|false}" in bad.stderr

@@ -149,3 +149,50 @@ def test_a_server_writing_garbage_is_an_infrastructure_error(cli: CliRunner, pro
         "wrote something that is not JSON-RPC to stdout: 'probe: a banner on stdout breaks the protocol'"
         in result.stderr
     )
+
+
+UPSTREAM_DRIVERS = """
+import sys
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("upstream-drivers")
+
+
+@server.tool(name="on_android", meta={"trailblaze/supportedDrivers": ["ANDROID_ONDEVICE_ACCESSIBILITY"]})
+def on_android() -> str:
+    return "android"
+
+
+@server.tool(name="on_ios", meta={"trailblaze/supportedDrivers": ["ios-host", "revyl-ios"]})
+def on_ios() -> str:
+    return "ios"
+
+
+if "--typo" in sys.argv:
+
+    @server.tool(name="typo", meta={"trailblaze/supportedDrivers": ["android-ondevice-acessibility"]})
+    def typo() -> str:
+        return "never"
+
+
+server.run()
+"""
+
+
+def test_supported_drivers_take_upstream_keys_and_a_typo_is_an_error(cli: CliRunner, project: Project) -> None:
+    project.write("upstream.py", UPSTREAM_DRIVERS)
+    project.write("trailblaze.yaml", "mcp_servers:\n  - script: upstream.py\n")
+    android = cli("tools", "--driver", "android-ondevice-instrumentation", "--json")
+    assert android.returncode == 0, android.output
+    names = {t["name"]: t for t in json.loads(android.stdout)}
+    assert "on_android" in names
+    assert "on_ios" not in names
+    assert names["on_android"]["drivers"] == ["android-uiautomator2"]
+    ios = cli("tools", "--driver", "IOS_HOST", "--json")
+    assert {"on_ios"} <= {t["name"] for t in json.loads(ios.stdout)}
+    project.write("trailblaze.yaml", "mcp_servers:\n  - script: upstream.py\n    args: [--typo]\n")
+    typo = cli("tools", "--driver", "android")
+    assert typo.returncode == 3
+    assert "tool typo: trailblaze/supportedDrivers: unknown driver 'android-ondevice-acessibility'" in typo.stderr
+    assert "Traceback" not in typo.output

@@ -113,7 +113,7 @@ def test_fail_fast_stops_after_the_first_failure(tmp_path: Path) -> None:
 
 
 def test_skips_and_missing_recordings(tmp_path: Path) -> None:
-    write(tmp_path, "trails/a.trail.yaml", "config: {devices: {android: x}}\ntrail: [{step: s}]\n")
+    write(tmp_path, "trails/a.trail.yaml", "config: {devices: {android: android}}\ntrail: [{step: s}]\n")
     write(tmp_path, "trails/b.trail.yaml", "config: {skip: {test: flaky}}\ntrail: [{step: s}]\n")
     write(tmp_path, "trails/c.trail.yaml", "trail:\n  - step: Prompt only\n")
     result = run(make_project(tmp_path, "driver: null-test\n"))
@@ -146,7 +146,8 @@ def test_problems_stop_the_run_before_any_device_work(tmp_path: Path) -> None:
         ({"all_devices": True, "devices": ["a"]}, "exclude each other"),
         (
             {"driver": "nope"},
-            r"^unknown driver 'nope' \(known drivers: android-uiautomator2, ios-wda, null-test, playwright-native\)$",
+            r"^unknown driver 'nope' \(known drivers: android-uiautomator2, ios-wda, null-test, playwright-native, "
+            r"or upstream's names for them\)$",
         ),
     ],
 )
@@ -232,10 +233,11 @@ def test_sessions_follow_each_trails_app_target(tmp_path: Path) -> None:
 
 
 def test_without_a_driver_a_trail_runs_on_the_first_declared_driver_that_exists(tmp_path: Path) -> None:
+    """An upstream driver this project lacks (COMPOSE) is passed over for one it has."""
     write(
         tmp_path,
         "trails/multi.trail.yaml",
-        "config:\n  devices: {android: SOME_UPSTREAM_DRIVER, test: null-test}\n"
+        "config:\n  devices: {desktop: COMPOSE, test: null-test}\n"
         "trail:\n  - step: s\n    recording:\n      test: []\n",
     )
     result = run(make_project(tmp_path))

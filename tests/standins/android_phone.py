@@ -27,7 +27,16 @@ from collections.abc import Callable
 from typing import Any, Protocol
 from xml.sax.saxutils import quoteattr
 
-from tests.standins.sample_app import CRASHING_APP, HEIGHT, LAUNCHER, SAMPLE_APP, WIDTH, SampleApp, Widget
+from tests.standins.sample_app import (
+    CRASHING_APP,
+    HEIGHT,
+    LAUNCHER,
+    PERMISSIONS,
+    SAMPLE_APP,
+    WIDTH,
+    SampleApp,
+    Widget,
+)
 
 U2_PORT = 9008
 
@@ -70,6 +79,13 @@ class FakeAndroid:
         self.state = "device"
         self.files: dict[str, bytes] = {}
         self.clipboard = ""
+        #: ``settings put`` values by (namespace, key); ``am broadcast`` intents as sent
+        self.settings: dict[tuple[str, str], str] = {}
+        self.broadcasts: list[dict[str, object]] = []
+        self.app_ops: dict[tuple[str, str], str] = {}
+        self.airplane_mode = False
+        #: packages that come with the system image (``pm list packages -s``)
+        self.system_packages = {LAUNCHER, "com.android.settings"}
         self.u2_running = False
         self.calls: list[tuple[str, str]] = []
         self.call_times: list[float] = []
@@ -413,6 +429,33 @@ class FakeAndroid:
             return f"priority=0 preferredOrder=0 match=0x108000 isDefault=true\n{package}/.MainActivity\n", 0
         if name == "am" and args[:1] == ["start"]:
             return self._am_start(args[1:])
+        if name == "am" and args[:1] == ["broadcast"]:
+            return self._am_broadcast(args[1:])
+        if name == "dumpsys" and args[:1] == ["package"] and len(args) > 1:
+            return self._dumpsys_package(args[1])
+        if name == "cmd" and args[:2] == ["connectivity", "airplane-mode"]:
+            if args[2:] == ["enable"]:
+                self.airplane_mode = True
+            elif args[2:] == ["disable"]:
+                self.airplane_mode = False
+            elif args[2:]:
+                return f"Unknown airplane-mode command: {args[2]}\n", 255
+            return ("enabled\n" if self.airplane_mode else "disabled\n") if not args[2:] else "", 0
+        if name == "settings" and len(args) >= 3 and args[0] in ("put", "get"):
+            key = (args[1], args[2])
+            if args[0] == "put":
+                self.settings[key] = " ".join(args[3:])
+                return "", 0
+            return self.settings.get(key, "null") + "\n", 0
+        if name == "appops" and args[:1] == ["set"] and len(args) == 4:
+            if args[1] not in app.installed:
+                return f"Error: Unknown package: {args[1]}\n", 255
+            self.app_ops[(args[1], args[2])] = args[3]
+            return "", 0
+        if name == "appops" and args[:1] == ["get"] and len(args) == 3:
+            return f"{args[2]}: {self.app_ops.get((args[1], args[2]), 'default')}\n", 0
+        if name == "mkdir":
+            return "", 0
         if name == "am" and args[:1] == ["force-stop"]:
             app.force_stop(args[1])
             return "", 0
@@ -438,6 +481,38 @@ class FakeAndroid:
             return "USER PID PPID VSZ RSS WCHAN ADDR S NAME\n" + running, 0
         return f"/system/bin/sh: {name}: inaccessible or not found\n", 127
 
+    def _am_broadcast(self, args: list[str]) -> tuple[str, int]:
+        intent: dict[str, object] = {"extras": _extras(args)}
+        if "-a" in args:
+            intent["action"] = args[args.index("-a") + 1]
+        if "-n" in args:
+            intent["component"] = args[args.index("-n") + 1]
+        self.broadcasts.append(intent)
+        return f"Broadcasting: Intent {{ act={intent.get('action')} flg=0x400000 }}\nBroadcast completed: result=0\n", 0
+
+    def _dumpsys_package(self, package: str) -> tuple[str, int]:
+        if package not in self.app.installed | self.system_packages:
+            return f"Unable to find package: {package}\n", 0
+        system = package in self.system_packages
+        lines = [
+            "Packages:",
+            f"  Package [{package}] (4f1c2a):",
+            f"    codePath={self._code_path(package)}",
+            "    versionCode=42 minSdk=24 targetSdk=34",
+            f"    versionName={'14' if system else '1.2.3'}",
+            f"    pkgFlags=[ {'SYSTEM ' if system else ''}HAS_CODE ALLOW_CLEAR_USER_DATA ]",
+        ]
+        if package == SAMPLE_APP:
+            requested = (*PERMISSIONS, "android.permission.INTERNET")
+            lines += ["    requested permissions:", *(f"      {p}" for p in requested)]
+            lines += ["    install permissions:", "      android.permission.INTERNET: granted=true"]
+        return "\n".join(lines) + "\n", 0
+
+    def _code_path(self, package: str) -> str:
+        if package in self.system_packages:
+            return f"/system/priv-app/{package.rsplit('.', 1)[-1]}"
+        return f"/data/app/~~x1y2/{package}-1"
+
     def _am_start(self, args: list[str]) -> tuple[str, int]:
         app = self.app
         if "-n" in args:
@@ -450,6 +525,7 @@ class FakeAndroid:
                     0,
                 )
             app.launch(package)
+            app.launch_arguments = _extras(args)
             return f"Starting: Intent {{ act=android.intent.action.MAIN cmp={component} }}\n", 0
         if "-d" in args:
             url = args[args.index("-d") + 1]
@@ -473,8 +549,21 @@ class FakeAndroid:
             if error is None:
                 return "", 0
             return f"Exception occurred while executing 'grant':\njava.lang.IllegalArgumentException: {error}\n", 255
+        if verb == "revoke":
+            error = app.revoke(args[1], args[2])
+            if error is None:
+                return "", 0
+            return f"Exception occurred while executing 'revoke':\njava.lang.IllegalArgumentException: {error}\n", 255
         if verb == "list" and args[1:2] == ["packages"]:
-            return "".join(f"package:{p}\n" for p in sorted(app.installed)), 0
+            flags = set(args[2:])
+            packages = app.installed | self.system_packages
+            if "-s" in flags:
+                packages = packages & self.system_packages
+            if "-3" in flags:
+                packages = packages - self.system_packages
+            if "-f" in flags:
+                return "".join(f"package:{self._code_path(p)}/base.apk={p}\n" for p in sorted(packages)), 0
+            return "".join(f"package:{p}\n" for p in sorted(packages)), 0
         if verb == "install":
             data = self.files.get(args[-1], b"")
             if not data.startswith(b"FAKEAPK:"):
@@ -596,6 +685,21 @@ class _Node:
         for i, child in enumerate(self.children):
             child.write(lines, depth + 1, i)
         lines.append(f"{indent}</node>")
+
+
+def _extras(args: list[str]) -> dict[str, object]:
+    """Intent extras of an ``am`` command line, typed as the flags say."""
+    kinds = {"-e": str, "--es": str, "--ei": int, "--el": int, "--ef": float, "--ez": lambda v: v == "true"}
+    extras: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        convert = kinds.get(args[i])
+        if convert is not None and i + 2 < len(args):
+            extras[args[i + 1]] = convert(args[i + 2])  # type: ignore[operator]
+            i += 3
+        else:
+            i += 1
+    return extras
 
 
 def _inset(box: tuple[int, ...], by: int) -> tuple[int, int, int, int]:

@@ -88,6 +88,8 @@ class SampleApp:
         self.installed = {SAMPLE_APP, CRASHING_APP}
         self.submissions = 0  # persisted: survives a restart, not a data clear
         self.granted: set[str] = set()
+        #: the launch arguments the app was last started with (intent extras / iOS arguments)
+        self.launch_arguments: dict[str, object] = {}
         self.running = False
         self.front: str | None = None  # package in front; None is the launcher
         self.started_at = 0.0
@@ -132,6 +134,16 @@ class SampleApp:
                 self.submissions = 0
                 self.granted.clear()
             return True
+
+    def revoke(self, package: str, permission: str) -> str | None:
+        """None when revoked, else the error Android prints."""
+        with self.lock:
+            if package not in self.installed:
+                return f"Unknown package: {package}"
+            if package != SAMPLE_APP or permission not in PERMISSIONS:
+                return f"Package {package} has not requested permission {permission}"
+            self.granted.discard(permission)
+            return None
 
     def grant(self, package: str, permission: str) -> str | None:
         """None when granted, else the error Android prints."""

@@ -50,6 +50,7 @@ class FakeIphone:
         self.app.installed.add("com.apple.Preferences")
         self.locked = False
         self.calls: list[tuple[str, str]] = []
+        self.pasteboard = ""
 
     def source(self) -> str:
         app = self.app
@@ -274,7 +275,15 @@ class WdaStandIn:
                 raise WdaError(
                     500, {"error": "invalid argument", "message": f"The application '{bundle}' is not installed"}
                 )
+            if "arguments" in body:
+                arguments = list(body["arguments"])
+                app.launch_arguments = dict(zip(arguments[::2], arguments[1::2], strict=False))
             return None
+        if (method, path) == ("POST", "/wda/setPasteboard"):
+            phone.pasteboard = base64.b64decode(body["content"]).decode()
+            return None
+        if (method, path) == ("POST", "/wda/getPasteboard"):
+            return base64.b64encode(phone.pasteboard.encode()).decode()
         if (method, path) == ("POST", "/wda/apps/terminate"):
             app.force_stop(body["bundleId"])
             return True

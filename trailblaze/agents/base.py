@@ -111,8 +111,11 @@ class StepTask(abc.ABC):
 
     @property
     def context(self) -> str | None:
-        """The trail's ``config.context``: background for whoever solves the step."""
-        return self.trail.config.context
+        """Background for whoever solves the step: the app target's guidance (upstream's
+        ``system_prompt_file``) and the trail's ``config.context``."""
+        target = self.session.run.project.target_config(self.session.target, self.session.workspace)
+        parts = [p.strip() for p in (target.system_prompt if target else None, self.trail.config.context) if p]
+        return "\n\n".join(parts) or None
 
     @property
     def verify_only(self) -> bool:

@@ -42,6 +42,10 @@ KEY_PRESSES: dict[str, str | int] = {
     "BACKSPACE": "del",
     "TAB": 61,
     "ESCAPE": 111,
+    "POWER": "power",
+    "LOCK": "power",
+    "VOLUME_UP": "volume_up",
+    "VOLUME_DOWN": "volume_down",
 }
 _FOCUSED_APP = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)\}")
 _SIZE = re.compile(r"(?:Override|Physical) size: (\d+)x(\d+)")
@@ -54,6 +58,8 @@ class AndroidDriver(Driver):
         "android",
         "ANDROID_ONDEVICE_ACCESSIBILITY",
         "ANDROID_ONDEVICE_INSTRUMENTATION",
+        "android-ondevice-accessibility",
+        "android-ondevice-instrumentation",
     )
     platform: ClassVar[str] = "android"
     description: ClassVar[str] = "Android devices through uiautomator2 and an adb server"
@@ -264,24 +270,14 @@ class AndroidDevice(MobileDevice):
     def keyboard_shown(self) -> bool:
         return "mInputShown=true" in self.shell("dumpsys input_method")
 
-    def start_app(self, app_id: str, mode: str, timeout: float) -> None:
+    def start_app(self, app_id: str, mode: str, timeout: float, arguments: dict[str, Any] | None = None) -> None:
         if mode == "REINSTALL":
             self.wipe_app(app_id)
         elif mode == "FORCE_RESTART":
             self.terminate_app(app_id)
         activity = self.launcher_activity(app_id)
-        output = self.shell(
-            [
-                "am",
-                "start",
-                "-a",
-                "android.intent.action.MAIN",
-                "-c",
-                "android.intent.category.LAUNCHER",
-                "-n",
-                activity,
-            ]
-        )
+        command = ["am", "start", "-a", "android.intent.action.MAIN", "-c", "android.intent.category.LAUNCHER"]
+        output = self.shell([*command, *intent_extras(arguments or {}), "-n", activity])
         if "Error" in output or "Exception" in output:
             raise ToolFailure(f"launchApp {app_id}: am start failed: {first_line(output, 'Error')}")
         self.wait_foreground(app_id, timeout, output)
@@ -330,6 +326,31 @@ class AndroidDevice(MobileDevice):
 
     def terminate_app(self, app_id: str) -> None:
         self.shell(["am", "force-stop", app_id])
+
+    def set_permissions(self, app_id: str, permissions: dict[str, str]) -> None:
+        for name, state in permissions.items():
+            wanted = requested_permissions(self.shell(["dumpsys", "package", app_id])) if name == "all" else None
+            for permission in wanted if wanted is not None else permission_names(name):
+                verb = "grant" if state.lower() == "allow" else "revoke"
+                response = self.u2.shell(["pm", verb, app_id, permission])
+                if response.exit_code != 0 or "Exception" in response.output:
+                    if name == "all":  # not every requested permission is a runtime one
+                        continue
+                    raise ToolFailure(f"{verb} {permission} for {app_id} failed: {one_line(response.output)}")
+
+    def airplane_mode(self, enabled: bool | None) -> bool:
+        if enabled is None:
+            enabled = "enabled" not in self.shell(["cmd", "connectivity", "airplane-mode"])
+        response = self.u2.shell(["cmd", "connectivity", "airplane-mode", "enable" if enabled else "disable"])
+        if response.exit_code != 0:
+            raise ToolFailure(f"switching airplane mode failed: {one_line(response.output)}")
+        return enabled
+
+    def set_clipboard_text(self, text: str) -> None:
+        self.u2.set_clipboard(text)
+
+    def clipboard_text(self) -> str:
+        return str(self.u2.clipboard or "")
 
     def wipe_app(self, app_id: str) -> None:
         output = self.shell(["pm", "clear", app_id])
@@ -424,9 +445,118 @@ class AndroidDevice(MobileDevice):
         await self.call(uninstall)
 
     @query
+    async def installed_apps(self, detailed: bool = False) -> list[dict[str, Any]]:
+        """The installed packages, sorted by id: ``appId`` and ``isSystemApp``; with ``detailed``
+        also ``version``, ``buildNumber``, ``installPath`` and ``label`` (None: adb cannot read
+        an app's label)."""
+
+        def list_apps() -> list[dict[str, Any]]:
+            system = set(package_ids(self.shell(["pm", "list", "packages", "-s"])))
+            apps: list[dict[str, Any]] = []
+            for line in self.shell(["pm", "list", "packages", "-f"]).splitlines():
+                path, _, app_id = line.strip().removeprefix("package:").rpartition("=")
+                if not app_id:
+                    continue
+                app: dict[str, Any] = {"appId": app_id, "isSystemApp": app_id in system}
+                if detailed:
+                    info = package_info(self.shell(["dumpsys", "package", app_id]))
+                    app.update(label=None, version=info.get("versionName"), buildNumber=info.get("versionCode"))
+                    app["installPath"] = path.rsplit("/", 1)[0] if path.endswith(".apk") else path or None
+                apps.append(app)
+            return sorted(apps, key=lambda a: a["appId"])
+
+        return await self.call(list_apps)
+
+    @action
+    async def write_file(self, device_path: str, content: bytes) -> None:
+        """Write ``content`` to ``device_path`` (adb push), creating its folder."""
+        import io
+
+        def push() -> None:
+            folder = device_path.rsplit("/", 1)[0] or "/"
+            self.shell(["mkdir", "-p", folder])
+            self.u2.adb_device.sync.push(io.BytesIO(content), device_path)
+
+        await self.call(push)
+
+    @query
     async def current_app(self) -> str | None:
         """The package of the window that has focus."""
         return await self.call(self.foreground_package)
+
+
+#: Maestro's short permission names (``launchApp: {permissions: {camera: allow}}``)
+SHORT_PERMISSIONS = {
+    "camera": ("android.permission.CAMERA",),
+    "notifications": ("android.permission.POST_NOTIFICATIONS",),
+    "location": ("android.permission.ACCESS_FINE_LOCATION", "android.permission.ACCESS_COARSE_LOCATION"),
+    "microphone": ("android.permission.RECORD_AUDIO",),
+    "contacts": ("android.permission.READ_CONTACTS", "android.permission.WRITE_CONTACTS"),
+    "phone": ("android.permission.CALL_PHONE", "android.permission.READ_PHONE_STATE"),
+    "storage": ("android.permission.READ_EXTERNAL_STORAGE", "android.permission.WRITE_EXTERNAL_STORAGE"),
+    "medialibrary": ("android.permission.READ_MEDIA_IMAGES", "android.permission.READ_MEDIA_VIDEO"),
+    "calendar": ("android.permission.READ_CALENDAR", "android.permission.WRITE_CALENDAR"),
+    "bluetooth": ("android.permission.BLUETOOTH_CONNECT",),
+    "sms": ("android.permission.SEND_SMS", "android.permission.READ_SMS"),
+}
+
+
+def permission_names(name: str) -> tuple[str, ...]:
+    if "." in name:
+        return (name,)
+    found = SHORT_PERMISSIONS.get(name.lower())
+    if found is None:
+        raise ToolFailure(
+            f"unknown permission {name!r} (a full name like android.permission.CAMERA, or one of "
+            f"{', '.join(sorted(SHORT_PERMISSIONS))}, or all)"
+        )
+    return found
+
+
+def requested_permissions(dumpsys: str) -> list[str]:
+    """The permissions ``dumpsys package`` lists under "requested permissions:"."""
+    found: list[str] = []
+    inside = False
+    for line in dumpsys.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("requested permissions:"):
+            inside = True
+            continue
+        if inside:
+            if not stripped or stripped.endswith(":") or " " in stripped.split(":", 1)[0]:
+                break
+            found.append(stripped.split(":", 1)[0])
+    return found
+
+
+def package_ids(output: str) -> list[str]:
+    """The ids ``pm list packages`` printed (``package:com.x``, or ``package:path=com.x``)."""
+    return [line.strip().removeprefix("package:").rpartition("=")[2] for line in output.splitlines() if line.strip()]
+
+
+def package_info(dumpsys: str) -> dict[str, str]:
+    """``versionName`` and ``versionCode`` from ``dumpsys package``."""
+    found: dict[str, str] = {}
+    for key in ("versionName", "versionCode"):
+        m = re.search(rf"\b{key}=(\S+)", dumpsys)
+        if m:
+            found[key] = m.group(1)
+    return found
+
+
+def intent_extras(arguments: dict[str, Any]) -> list[str]:
+    """Launch arguments as ``am start`` extras, typed as Maestro passes them."""
+    extras: list[str] = []
+    for key, value in arguments.items():
+        if isinstance(value, bool):
+            extras += ["--ez", key, "true" if value else "false"]
+        elif isinstance(value, int):
+            extras += ["--ei" if -(2**31) <= value < 2**31 else "--el", key, str(value)]
+        elif isinstance(value, float):
+            extras += ["--ef", key, repr(value)]
+        else:
+            extras += ["--es", key, str(value)]
+    return extras
 
 
 def one_line(output: str, limit: int = 300) -> str:

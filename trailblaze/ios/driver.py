@@ -61,7 +61,7 @@ def check_url(url: str) -> str:
 
 class IosDriver(Driver):
     key: ClassVar[str] = DRIVER_KEY
-    aliases: ClassVar[tuple[str, ...]] = ("ios", "IOS_HOST", "IOS_AXE")
+    aliases: ClassVar[tuple[str, ...]] = ("ios", "IOS_HOST", "IOS_AXE", "ios-host", "ios-axe")
     platform: ClassVar[str] = "ios"
     description: ClassVar[str] = "iPhones and iPads through WebDriverAgent (facebook-wda)"
 
@@ -137,6 +137,15 @@ class IosDriver(Driver):
         return IosDevice(
             device, worker, client, timeouts, timeout=self.options.timeout, settle_timeout=self.options.settle_timeout
         )
+
+
+def launch_arguments(arguments: dict[str, Any]) -> list[str]:
+    """Launch arguments as an iOS app reads them (``-key value``, as Maestro passes them)."""
+    found: list[str] = []
+    for key, value in arguments.items():
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        found += [f"-{key}", text]
+    return found
 
 
 def describe_status(status: dict[str, Any]) -> str | None:
@@ -227,15 +236,15 @@ class IosDevice(MobileDevice):
             return False
         return True
 
-    def start_app(self, app_id: str, mode: str, timeout: float) -> None:
+    def start_app(self, app_id: str, mode: str, timeout: float, arguments: dict[str, Any] | None = None) -> None:
         from trailblaze.ios.client import error_message, request_error
 
         try:
-            if mode == "RESUME":
+            if mode == "RESUME" and not arguments:
                 self.client.app_activate(app_id)
             else:  # WebDriverAgent cannot clear app data: REINSTALL restarts, like FORCE_RESTART
                 self.client.app_terminate(app_id)
-                self.client.app_launch(app_id)
+                self.client.app_launch(app_id, arguments=launch_arguments(arguments or {}))
         except request_error() as exc:
             raise ToolFailure(f"launchApp {app_id}: {error_message(exc)}") from None
         deadline = time.monotonic() + timeout
@@ -248,6 +257,15 @@ class IosDevice(MobileDevice):
                     f"launchApp {app_id}: the app did not come to the front within {timeout:g}s (state {state})"
                 )
             time.sleep(self.poll_interval)
+
+    def set_clipboard_text(self, text: str) -> None:
+        self.client.set_clipboard(text)
+
+    def clipboard_text(self) -> str:
+        import base64
+
+        encoded = self.client.session_post("/wda/getPasteboard").value
+        return base64.b64decode(encoded or "").decode("utf-8")
 
     def app_state_of(self, app_id: str) -> int:
         return int(self.client.app_state(app_id).value)

@@ -18,7 +18,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -36,20 +36,31 @@ _TS = (".ts", ".mts")
 
 @dataclass(frozen=True, slots=True)
 class DriverContext:
-    """The session's driver, as declarations match it: its key, aliases and platform."""
+    """The session's driver, as declarations match it: its key, aliases and platform.
+
+    ``expand`` turns a ``drivers:`` entry into the driver keys it stands for (upstream's names
+    and platform shorthands included, see :meth:`trailblaze.driver.DriverRegistry.expand`);
+    without it, entries are compared with the key and aliases as written.
+    """
 
     key: str
     platform: str
     aliases: tuple[str, ...] = ()
+    expand: Callable[[str], frozenset[str]] | None = field(default=None, compare=False)
 
     @property
     def names(self) -> frozenset[str]:
         return frozenset(n.lower() for n in (self.key, *self.aliases))
 
     def matches(self, drivers: Iterable[str] | None, platforms: Iterable[str] | None) -> bool:
-        if drivers is not None and not any(d.lower() in self.names for d in drivers):
+        if drivers is not None and not any(self.is_named(d) for d in drivers):
             return False
         return platforms is None or self.platform.lower() in {p.lower() for p in platforms}
+
+    def is_named(self, name: str) -> bool:
+        if self.expand is not None:
+            return self.key in self.expand(name)
+        return name.lower() in self.names
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +122,9 @@ def active_toolsets(config: Config, driver: DriverContext, target: str | _Config
     target_config = project.targets.get(target_name) if target_name else None
     if target_config is not None:
         names.extend(target_config.tool_sets)
+        block = target_config.platform_block(driver.platform, driver.key, driver.expand)
+        if block is not None:
+            names.extend(block.tool_sets)
     names.extend(name for name, ts in project.toolsets.items() if ts.always_enabled)
     seen: list[str] = []
     for name in names:
@@ -132,17 +146,21 @@ def session_declarations(
     ``${VAR}``). ``target`` defaults to the one trailblaze.yaml names."""
     env = os.environ if environ is None else environ
     project = config.project
+    from trailblaze.config import server_entries
+
     found: list[tuple[McpServerConfig, tuple[str | int, ...], str, str | None]] = []
-    found += [(s, ("mcp_servers", i), "project", None) for i, s in enumerate(project.mcp_servers)]
+    found += [(s, ("mcp_servers", i), "project", None) for i, s in server_entries(project.mcp_servers)]
     target_name = _target_name(config, target)
     if target_name and target_name in project.targets:
         found += [
             (s, ("targets", target_name, "mcp_servers", i), f"target {target_name}", None)
-            for i, s in enumerate(project.targets[target_name].mcp_servers)
+            for i, s in server_entries(project.targets[target_name].mcp_servers)
         ]
     for name in active_toolsets(config, driver, target_name):
         servers = project.toolsets[name].mcp_servers
-        found += [(s, ("toolsets", name, "mcp_servers", i), f"toolset {name}", name) for i, s in enumerate(servers)]
+        found += [
+            (s, ("toolsets", name, "mcp_servers", i), f"toolset {name}", name) for i, s in server_entries(servers)
+        ]
     decls: list[ServerDecl] = []
     labels: dict[str, int] = {}
     for server, key_path, origin, toolset_name in found:

@@ -32,7 +32,8 @@ STATE_KEY = "mcp_toolsets"
 
 def driver_context(session: Session) -> DriverContext:
     driver = session.driver
-    return DriverContext(driver.key, driver.platform, tuple(getattr(driver, "aliases", ())))
+    registry = session.run.project.drivers
+    return DriverContext(driver.key, driver.platform, tuple(getattr(driver, "aliases", ())), registry.expand)
 
 
 def log_dir(session: Session) -> Path:
@@ -126,6 +127,8 @@ def _register(
     """Register one server's tools, once per tool, under the first declaration that takes it."""
     offered = {tool.name: tool for tool in connection.tools}
     entries = _registry_tools(connection)
+    groups_off = _groups_off_by_default(connection)
+    server_info = _server_info(connection)
     driver = driver_context(session)
     done: set[str] = set()
     for decl in group:
@@ -138,6 +141,8 @@ def _register(
                 continue
             done.add(tool.name)
             meta = _metadata(session, decl, tool, entries.get(tool.name))
+            if meta.groups and all(g in groups_off for g in meta.groups):
+                meta = replace(meta, default_enabled=False)
             if not metadata.applies(meta, driver.names, driver.platform):
                 continue
             _check_collision(session, decl, tool.name, registered)
@@ -150,6 +155,7 @@ def _register(
                 metadata=meta,
                 implementation=McpTool(connection, tool.name, schema, aware=aware, calls=calls),
                 source=decl.source,
+                server_info=server_info,
             )
             session.registry.add(spec)
             registered[tool.name] = decl
@@ -167,6 +173,33 @@ def _registry_tools(connection: Connection) -> Mapping[str, Any]:
     return tools
 
 
+def _groups_off_by_default(connection: Connection) -> frozenset[str]:
+    """The registry's groups with ``defaultEnabled: false`` (seed 000's ``GroupInfo``)."""
+    groups = (connection.registry or {}).get("groups", {})
+    where = f"MCP server {connection.decl.where}: trailblaze://registry"
+    if not isinstance(groups, dict):
+        raise InfrastructureError(f"{where} `groups` must be an object")
+    off = set()
+    for name, info in groups.items():
+        if not isinstance(info, dict) or not isinstance(info.get("defaultEnabled", True), bool):
+            raise InfrastructureError(f"{where} group {name!r} must be {{description, defaultEnabled: true|false}}")
+        if info.get("defaultEnabled", True) is False:
+            off.add(name)
+    return frozenset(off)
+
+
+def _server_info(connection: Connection) -> dict[str, str] | None:
+    """The registry's ``serverInfo`` (name and version), when it has one."""
+    info = (connection.registry or {}).get("serverInfo")
+    if info is None:
+        return None
+    if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
+        raise InfrastructureError(
+            f"MCP server {connection.decl.where}: trailblaze://registry `serverInfo` must be {{name, version}}"
+        )
+    return {k: info[k] for k in ("name", "version") if k in info}
+
+
 def _metadata(session: Session, decl: ServerDecl, tool: mcp_types.Tool, entry: Any) -> ToolMetadata:
     source = f"MCP server {decl.where}, tool {tool.name}"
     layers = [metadata.tool_meta_layer(tool.meta, source)]
@@ -177,15 +210,11 @@ def _metadata(session: Session, decl: ServerDecl, tool: mcp_types.Tool, entry: A
         layers.append(metadata.overlay_layer(toolset.tool_meta.get(tool.name, {})))
         layers.append(metadata.overlay_layer(toolset.default_meta))
     meta = metadata.merge(layers, toolset=decl.toolset)
-    if meta.drivers is not None:  # aliases (``web``) become the driver's key, as Python tools use
-        drivers = session.run.project.drivers
-        keys = set()
-        for name in meta.drivers:
-            try:
-                keys.add(drivers.resolve(name).key)
-            except UsageError:
-                keys.add(name)  # a driver this installation does not have
-        meta = replace(meta, drivers=frozenset(keys))
+    if meta.drivers is not None:  # upstream names, aliases and platforms become driver keys
+        try:
+            meta = replace(meta, drivers=session.run.project.drivers.expand_all(meta.drivers))
+        except UsageError as exc:
+            raise UsageError(f"{source}: trailblaze/supportedDrivers: {exc.message}") from None
     return meta
 
 

@@ -42,6 +42,8 @@ class DeviceSession:
         self.driver_key = project.drivers.resolve(driver_key).key
         self.device_id = device_id
         self.executor = Executor(Run(project, options))
+        #: an upstream workspace the trails folder belongs to (its targets and tool files)
+        self.workspace = project.workspace_for(project.config.trails_dir)
         self.session: Session | None = None
         self.trail = _scratch_trail(project)
         self.runner: ToolRunner | None = None
@@ -49,7 +51,8 @@ class DeviceSession:
 
     async def open(self) -> None:
         try:
-            self.session = await self.executor.open_session(self.driver_key, self.device_id, self.options.target)
+            target = self.options.target or (self.workspace.default_target if self.workspace is not None else None)
+            self.session = await self.executor.open_session(self.driver_key, self.device_id, target, self.workspace)
             session = self.session
             session.trail = self.trail
             session.memory = {}
@@ -156,7 +159,9 @@ class DeviceSession:
         """Replay ``trail`` as ``trailblaze run`` would (a fresh browser context on the web); the
         device keeps the state the trail left, and the session's own calls go on afterwards."""
         session = self.live
-        planned = PlannedTrail(trail, self.driver_key, session.info.id, target=session.target)
+        planned = PlannedTrail(
+            trail, self.driver_key, session.info.id, target=session.target, workspace=session.workspace
+        )
         replay = _ReportingReplay(session, planned, progress)
         try:
             return await replay.run()

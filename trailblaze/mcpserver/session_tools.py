@@ -765,10 +765,11 @@ async def config(call: Call, arguments: dict[str, Any]) -> Reply:
     note = None
     if key.name == "target":
         value = None if str(value).strip().lower() in ("", "none", "clear") else str(value).strip()
-        targets = state.project.config.project.targets
-        if value is not None and value not in targets:
-            known = ", ".join(sorted(targets)) or "none are configured"
-            raise ToolError(f"unknown target {value!r} (targets in trailblaze.yaml: {known})")
+        project = state.project
+        workspace = project.workspace_for(project.config.trails_dir)
+        if value is not None and project.target_config(value, workspace) is None:
+            known = sorted({*project.config.project.targets, *(workspace.targets if workspace else ())})
+            raise ToolError(f"unknown target {value!r} (targets: {', '.join(known) or 'none are configured'})")
     before = settings.get(key)
     setattr(settings, key.attribute, value)
     settings.changed.add(key.name)

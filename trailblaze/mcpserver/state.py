@@ -168,7 +168,8 @@ class ClientState:
             driver = self.project.drivers.resolve(self.default_driver())
         except TrailblazeError:
             return ToolRegistry()
-        return self.project.tools.for_device(driver.key, driver.platform)
+        workspace = self.project.workspace_for(self.project.config.trails_dir)
+        return self.project.registry_for(workspace).for_device(driver.key, driver.platform)
 
     def builtin_sources(self) -> frozenset[str]:
         from trailblaze.pluginmanager import DEFAULT_PLUGINS

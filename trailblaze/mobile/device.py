@@ -73,6 +73,8 @@ class MobileDevice(Device):
         self._parsed: tuple[str, Screen] | None = None  # the last document parsed (worker thread only)
         self._ref_screen: Screen | None = None
         self._closed = False
+        #: what Maestro's ``copyTextFrom`` copied last (``pasteText`` types it)
+        self.copied_text: str | None = None
 
     # -- platform: blocking primitives (run on the worker thread) -----------------------------------
 
@@ -105,9 +107,25 @@ class MobileDevice(Device):
         """Hide the on-screen keyboard if it is shown; whether it was."""
         raise NotImplementedError
 
-    def start_app(self, app_id: str, mode: str, timeout: float) -> None:
-        """Launch ``app_id`` (mode: one of :data:`LAUNCH_MODES`) and wait until it is in front."""
+    def start_app(self, app_id: str, mode: str, timeout: float, arguments: dict[str, Any] | None = None) -> None:
+        """Launch ``app_id`` (mode: one of :data:`LAUNCH_MODES`) and wait until it is in front;
+        ``arguments`` are launch arguments (Android: intent extras; iOS: launch arguments)."""
         raise NotImplementedError
+
+    def set_permissions(self, app_id: str, permissions: dict[str, str]) -> None:
+        """Grant (``allow``) or revoke (``deny``/``unset``) app permissions; ``all`` means every
+        permission the app asks for."""
+        raise NotImplementedError(f"setting app permissions is not supported on {self.device.platform}")
+
+    def airplane_mode(self, enabled: bool | None) -> bool:
+        """Turn airplane mode on or off (None: toggle it); whether it is on afterwards."""
+        raise NotImplementedError(f"airplane mode cannot be switched on {self.device.platform} here")
+
+    def set_clipboard_text(self, text: str) -> None:
+        raise NotImplementedError(f"the clipboard is not reachable on {self.device.platform} here")
+
+    def clipboard_text(self) -> str:
+        raise NotImplementedError(f"the clipboard is not reachable on {self.device.platform} here")
 
     def terminate_app(self, app_id: str) -> None:
         raise NotImplementedError
@@ -381,13 +399,61 @@ class MobileDevice(Device):
         await self.act(self.open_link, url)
 
     @action
-    async def launch_app(self, app_id: str, mode: str | None = None) -> None:
+    async def launch_app(
+        self,
+        app_id: str,
+        mode: str | None = None,
+        *,
+        arguments: dict[str, Any] | None = None,
+        permissions: dict[str, str] | None = None,
+    ) -> None:
         """Launch an app and wait until it is in front. REINSTALL (the default) clears its data
-        first, FORCE_RESTART stops it first, RESUME brings it back as it was."""
+        first, FORCE_RESTART stops it first, RESUME brings it back as it was. ``permissions``
+        (``{"android.permission.CAMERA": "allow"}``, ``{"all": "deny"}``) are set before it
+        starts; ``arguments`` go to the app (Android: intent extras; iOS: launch arguments)."""
         launch_mode = (mode or "REINSTALL").upper()
         if launch_mode not in LAUNCH_MODES:
             raise ToolFailure(f"unknown launch mode {mode!r} (known: {', '.join(LAUNCH_MODES)})")
-        await self.act(self.start_app, app_id, launch_mode, self.default_timeout)
+        if permissions:
+            if launch_mode == "REINSTALL":  # clearing data resets permissions: clear first
+                await self.act(self.wipe_app, app_id)
+                launch_mode = "FORCE_RESTART"
+            await self.call(self.set_permissions, app_id, permissions)
+        await self.act(self.start_app, app_id, launch_mode, self.default_timeout, arguments)
+
+    @action
+    async def set_airplane_mode(self, enabled: bool | None) -> bool:
+        """Airplane mode on (True) or off (False), or toggled (None); whether it is on now."""
+        return await self.act(self.airplane_mode, enabled)
+
+    @action
+    async def set_clipboard(self, text: str) -> None:
+        await self.call(self.set_clipboard_text, text)
+
+    @query
+    async def get_clipboard(self) -> str:
+        return await self.call(self.clipboard_text)
+
+    @action
+    async def wait_until_still(self, timeout: float) -> bool:
+        """Wait until two hierarchies in a row are the same (animations have ended), at most
+        ``timeout`` seconds; whether the screen got still."""
+
+        def settle() -> tuple[bool, Snapshot]:
+            deadline = time.monotonic() + timeout
+            previous = self.dump()
+            while True:
+                current = self.dump()
+                if current == previous:
+                    return True, self._snapshot_of(current)
+                if time.monotonic() >= deadline:
+                    return False, self._snapshot_of(current)
+                previous = current
+
+        self._snapshot = None
+        still, snapshot = await self.call(settle)
+        self._snapshot = snapshot
+        return still
 
     @action
     async def stop_app(self, app_id: str) -> None:

@@ -19,6 +19,8 @@ def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.mobile.tools import ANDROID_TOOLS
+    from trailblaze.tools.bundled import register_trailmap
 
     for fn in ANDROID_TOOLS:
         register(fn)
+    register_trailmap(register, "android")

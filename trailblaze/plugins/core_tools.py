@@ -19,7 +19,9 @@ def trailblaze_tool_call(call: ToolCall, ctx: ToolContext) -> Awaitable[ToolOutc
 
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
+    from trailblaze.tools.bundled import register_trailmap
     from trailblaze.tools.core import CORE_TOOLS
 
     for fn in CORE_TOOLS:
         register(fn)
+    register_trailmap(register, "trailblaze")

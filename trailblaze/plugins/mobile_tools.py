@@ -12,6 +12,8 @@ from trailblaze import hookimpl
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.mobile.tools import MOBILE_TOOLS
+    from trailblaze.tools.bundled import register_trailmap
 
     for fn in MOBILE_TOOLS:
         register(fn)
+    register_trailmap(register, "mobile")

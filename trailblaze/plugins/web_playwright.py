@@ -17,7 +17,9 @@ def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
 
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
+    from trailblaze.tools.bundled import register_trailmap
     from trailblaze.web.tools import WEB_TOOLS
 
     for fn in WEB_TOOLS:
         register(fn)
+    register_trailmap(register, "web")

@@ -12,7 +12,7 @@ those references, so the recording replays with other arguments too.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +38,14 @@ def step_label(step: Step) -> str:
     return "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
 
 
-def offered_tools(registry: Iterable[ToolSpec], kind: str, groups: Sequence[str] | None) -> list[ToolSpec]:
-    """The tools an agent is offered for a step: those exposed to LLMs on this device,
-    narrowed to ``groups`` (tools without a group always stay), verification tools only on a
-    ``verify:`` step — and ``objectiveStatus`` to end the step."""
+def offered_tools(
+    registry: Iterable[ToolSpec], kind: str, groups: Sequence[str] | None, hidden: Set[str] = frozenset()
+) -> list[ToolSpec]:
+    """The tools an agent is offered for a step: those exposed to LLMs on this device and not
+    ``hidden`` by the session's toolsets (:func:`trailblaze.toolsets.hidden_tools`), narrowed
+    to ``groups`` (tools without a group always stay; a tool whose groups are all off by
+    default — seed 000's ``defaultEnabled: false`` — only when ``groups`` names one), verification
+    tools only on a ``verify:`` step — and ``objectiveStatus`` to end the step."""
     wanted = set(groups or ())
     offered = []
     for spec in registry:
@@ -49,14 +53,29 @@ def offered_tools(registry: Iterable[ToolSpec], kind: str, groups: Sequence[str]
         if spec.name == OBJECTIVE_STATUS:
             offered.append(spec)
             continue
-        if not meta.exposed_to_llm:
+        if not meta.exposed_to_llm or spec.name in hidden or spec.unavailable is not None:
             continue
         if wanted and meta.groups and not wanted.intersection(meta.groups):
+            continue
+        if not meta.default_enabled and not wanted.intersection(meta.groups):
             continue
         if kind == "verify" and not meta.verification:
             continue
         offered.append(spec)
     return sorted(offered, key=lambda s: s.name)
+
+
+def session_hidden(session: Session) -> frozenset[str]:
+    """The tools the session's toolsets keep from agents."""
+    from trailblaze.mcp.declarations import DriverContext
+    from trailblaze.toolsets import hidden_tools
+
+    project = session.run.project
+    driver = session.driver
+    context = DriverContext(driver.key, driver.platform, tuple(driver.aliases), project.drivers.expand)
+    workspace = session.workspace
+    target = project.target_config(session.target, workspace)
+    return hidden_tools(session.run.config, target, context, workspace.toolsets if workspace is not None else None)
 
 
 async def agent_for(session: Session, name: str) -> Agent:
@@ -91,7 +110,7 @@ class AgentStep(StepTask):
         self.text = text
         self.kind = step.kind
         self.label = step_label(step)
-        self.tools = offered_tools(session.registry, step.kind, llm.groups if llm else None)
+        self.tools = offered_tools(session.registry, step.kind, llm.groups if llm else None, session_hidden(session))
         self._runner = runner
         self._groups: list[list[ToolCall]] = []
 

@@ -9,7 +9,7 @@ stand-in device that refuses commands, and closes it again right away.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.commands import DeviceInfo
 from trailblaze.driver import Device, DriverOptions
@@ -17,6 +17,9 @@ from trailblaze.errors import InfrastructureError
 from trailblaze.runner.project import Project
 from trailblaze.runner.session import Run, RunOptions, Session
 from trailblaze.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from trailblaze.workspace import Workspace
 
 LISTING_DEVICE_ID = "(listing)"
 
@@ -31,19 +34,22 @@ class ListingDevice(Device):
         raise InfrastructureError("no device is connected while listing tools")
 
 
-async def session_tools(project: Project, driver_name: str, target: str | None = None) -> ToolRegistry:
+async def session_tools(
+    project: Project, driver_name: str, target: str | None = None, workspace: Workspace | None = None
+) -> ToolRegistry:
     """The registry a session on ``driver_name`` for ``target`` (default: trailblaze.yaml's
     ``target:``) would have, spawning its MCP servers."""
     driver_class = project.drivers.resolve(driver_name)
     driver = driver_class(DriverOptions())
     info = DeviceInfo(LISTING_DEVICE_ID, driver_class.platform, driver_class.key)
-    registry = project.tools.for_device(driver_class.key, driver_class.platform)
+    registry = project.registry_for(workspace).for_device(driver_class.key, driver_class.platform)
     session = Session(
         Run(project, RunOptions()),
         driver,
         ListingDevice(info),
         registry,
         target=target or project.config.project.target,
+        workspace=workspace,
     )
     async with session.exit_stack:
         pending = [r for r in project.hook.trailblaze_session_setup(session=session) if r is not None]

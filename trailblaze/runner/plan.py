@@ -17,9 +17,8 @@ def prepare(project: Project, options: RunOptions) -> Run:
     check_options(options)
     if options.driver:
         project.drivers.resolve(options.driver)  # a wrong --driver is one error, not one per trail
-    targets = project.config.project.targets
-    if options.target and options.target not in targets:
-        known = ", ".join(sorted(targets)) or "none are configured"
+    if options.target and project.target_config(options.target, project.workspace_for()) is None:
+        known = ", ".join(sorted(project.config.project.targets)) or "none are configured"
         raise UsageError(f"unknown target {options.target!r} (targets in trailblaze.yaml: {known})")
     trails, problems = project.collect(options.paths, options.arg_values)
     run = Run(project, options)
@@ -55,8 +54,11 @@ def check_options(options: RunOptions) -> None:
 
 def plan_trail(project: Project, trail: Trail, options: RunOptions) -> PlannedTrail:
     driver = project.drivers.resolve(project.default_driver_name(options.driver, trail))
+    workspace = project.workspace_for(trail.path)
     target = trail.config.target or options.target or project.config.project.target
-    return PlannedTrail(trail, driver.key, None, skip_reason(trail, driver.platform), target)
+    if target is None and workspace is not None:
+        target = workspace.default_target
+    return PlannedTrail(trail, driver.key, None, skip_reason(trail, driver.platform), target, workspace)
 
 
 def skip_reason(trail: Trail, platform: str) -> str | None:

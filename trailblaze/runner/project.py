@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.config import Config
+from trailblaze.config import Config, TargetConfig
 from trailblaze.driver import Driver, DriverRegistry
+from trailblaze.drivernames import unavailable_driver
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
 from trailblaze.pluginmanager import Plugins, call_registration
 from trailblaze.tools.registry import ToolRegistry
@@ -23,6 +24,7 @@ from trailblaze.trail.model import Trail
 
 if TYPE_CHECKING:
     from trailblaze.agents.base import Agent, AgentRegistry
+    from trailblaze.workspace import Workspace
 
 
 class Project:
@@ -30,6 +32,8 @@ class Project:
         self.config = config
         self.plugins = plugins
         self._configured = False
+        self._workspaces: dict[Path, Workspace] = {}
+        self._workspace_tools: dict[Path, ToolRegistry] = {}
 
     @property
     def hook(self) -> Any:
@@ -61,7 +65,61 @@ class Project:
             return register
 
         call_registration(self.plugins, "trailblaze_register_tools", make_register)
+        entries = self.config.project.tools
+        if entries and self.config.doc is not None:
+            from trailblaze.tools.yamltool import add_declarations, load_entries
+
+            loaded = load_entries(entries, self.config.doc, ("tools",), self.config.root, "yaml:trailblaze.yaml")
+            problems = loaded.problems + add_declarations(
+                registry, loaded.declarations, allow_unknown=self.has_dynamic_tools
+            )
+            if problems:
+                raise ErrorList(problems)
         return registry
+
+    # -- upstream's workspaces ----------------------------------------------------------------------
+
+    def workspace_for(self, path: Path | None = None) -> Workspace | None:
+        """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path`` (default:
+        the working directory), loaded once."""
+        from trailblaze.workspace import find_workspace, load_workspace
+
+        found = find_workspace(path if path is not None else Path.cwd())
+        if found is None:
+            return None
+        workspace = self._workspaces.get(found)
+        if workspace is None:
+            workspace = self._workspaces[found] = load_workspace(found)
+        return workspace
+
+    def registry_for(self, workspace: Workspace | None) -> ToolRegistry:
+        """The tools trails of ``workspace`` may call: every plugin's, plus the workspace's tool
+        files and its scripted tools (known by name, unavailable). Problems join the
+        workspace's."""
+        if workspace is None:
+            return self.tools
+        registry = self._workspace_tools.get(workspace.config_file)
+        if registry is None:
+            from trailblaze.tools.yamltool import add_declarations, unavailable_spec
+
+            registry = ToolRegistry(list(self.tools))
+            workspace.problems += add_declarations(
+                registry, workspace.declarations, allow_unknown=self.has_dynamic_tools
+            )
+            for name, reason in workspace.unavailable.items():
+                if name not in registry:
+                    registry.add(unavailable_spec(name, reason, f"workspace {workspace.shown(workspace.config_file)}"))
+            self._workspace_tools[workspace.config_file] = registry
+        return registry
+
+    def target_config(self, name: str | None, workspace: Workspace | None = None) -> TargetConfig | None:
+        """An app target by name: trailblaze.yaml's, else the workspace's."""
+        if name is None:
+            return None
+        found = self.config.project.targets.get(name)
+        if found is None and workspace is not None:
+            found = workspace.targets.get(name)
+        return found
 
     @functools.cached_property
     def drivers(self) -> DriverRegistry:
@@ -78,7 +136,33 @@ class Project:
             return register
 
         call_registration(self.plugins, "trailblaze_register_drivers", make_register)
+        problems = self._config_driver_problems(registry)
+        if problems:
+            raise ErrorList(problems)
         return registry
+
+    def _config_driver_problems(self, registry: DriverRegistry) -> list[TrailblazeError]:
+        """Driver names in trailblaze.yaml that mean nothing: toolsets' ``drivers:`` and
+        ``trailblaze/supportedDrivers`` in their metadata overlays (a typo would otherwise make a
+        toolset silently apply nowhere)."""
+        config = self.config
+        named: list[tuple[tuple[str | int, ...], str]] = []
+        for name, toolset in config.project.toolsets.items():
+            named += [(("toolsets", name, "drivers", i), d) for i, d in enumerate(toolset.drivers or [])]
+            overlays: list[tuple[tuple[str | int, ...], dict[str, Any]]] = [
+                (("toolsets", name, "default_meta"), toolset.default_meta)
+            ]
+            overlays += [(("toolsets", name, "tool_meta", tool), meta) for tool, meta in toolset.tool_meta.items()]
+            for key_path, meta in overlays:
+                listed = meta.get("trailblaze/supportedDrivers") or []
+                named += [((*key_path, "trailblaze/supportedDrivers", i), d) for i, d in enumerate(listed)]
+        problems: list[TrailblazeError] = []
+        for key_path, name in named:
+            try:
+                registry.expand(name)
+            except UsageError as exc:
+                problems.append(UsageError(exc.message, config.location(key_path)))
+        return problems
 
     @functools.cached_property
     def agents(self) -> AgentRegistry:
@@ -112,21 +196,52 @@ class Project:
     def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
         """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the
         first the trail declares in ``config.devices`` that a plugin provides (or legacy
-        ``config.driver``), else web."""
+        ``config.driver``), else web. A trail that declares only upstream drivers this project
+        does not have (Compose desktop, Revyl, Electron) is an error saying so."""
         if requested:
             return requested
         if self.config.project.driver:
             return self.config.project.driver
+        if self.config.project.platform:
+            return self.config.project.platform.lower()
         if trail is not None:
             if trail.config.devices:
                 declared = list(trail.config.devices.values())
-                known = set(self.drivers.keys()) | {a for d in self.drivers.drivers() for a in d.aliases}
-                return next((name for name in declared if name in known or name.lower() in known), declared[0])
+                found = next((name for name in declared if self.drivers.get(name) is not None), None)
+                if found is not None:
+                    return found
+                missing = [d.label for name in declared if (d := unavailable_driver(name)) is not None]
+                if missing and len(missing) == len(declared):
+                    raise UsageError(
+                        f"this trail is for {', '.join(dict.fromkeys(missing))}, which this project does not "
+                        f"have; run it on one of {', '.join(self.drivers.keys())} with --driver KEY",
+                        trail.config_location("devices"),
+                    )
+                return declared[0]
             if trail.config.driver:
                 return trail.config.driver
             if trail.config.platform:
                 return trail.config.platform.lower()
         return "playwright-native"
+
+    def check_drivers(self, trail: Trail) -> list[TrailblazeError]:
+        """Driver names in the trail's config that mean nothing (a typo never silently matches
+        no device): ``config.devices`` values and legacy ``config.driver``."""
+        named: list[tuple[tuple[str, ...], str]] = [(("devices", c), n) for c, n in trail.config.devices.items()]
+        if trail.config.driver:
+            named.append((("driver",), trail.config.driver))
+        problems: list[TrailblazeError] = []
+        for keys, name in named:
+            if self.drivers.get(name) is None and unavailable_driver(name) is None:
+                known = ", ".join(self.drivers.keys())
+                problems.append(
+                    UsageError(
+                        f"config.{'.'.join(keys)}: unknown driver {name!r} (drivers here: {known}, or upstream's "
+                        f"names for them such as ANDROID_ONDEVICE_ACCESSIBILITY, IOS_HOST, PLAYWRIGHT_NATIVE)",
+                        trail.config_location(*keys),
+                    )
+                )
+        return problems
 
     # -- trails ----------------------------------------------------------------------------------
 
@@ -144,7 +259,13 @@ class Project:
             files = discover(given)
         except UsageError as exc:
             return [], [exc]
+        reported: set[Path] = set()
         for path in files:
+            workspace = self.workspace_for(path)
+            if workspace is not None and workspace.config_file not in reported:
+                reported.add(workspace.config_file)
+                self.registry_for(workspace)
+                problems.extend(workspace.problems)
             root = self._root_for(path, given)
             try:
                 trail = self.hook.trailblaze_collect_file(
@@ -154,7 +275,9 @@ class Project:
                 problems.extend(exc.errors)
                 if exc.trail is not None:  # what could be read is still worth checking
                     problems.extend(
-                        check_trail_tools(exc.trail, self.tools, None, allow_unknown=self.has_dynamic_tools)
+                        check_trail_tools(
+                            exc.trail, self.registry_for(workspace), None, allow_unknown=self.has_dynamic_tools
+                        )
                     )
                 continue
             except ErrorList as exc:
@@ -166,6 +289,7 @@ class Project:
             if trail is None:
                 problems.append(UsageError(f"no plugin can read {path}"))
                 continue
+            problems.extend(self.check_drivers(trail))
             trails.append(trail)
         return trails, problems
 
@@ -189,11 +313,25 @@ class Project:
     def check(self, trail: Trail, driver_name: str | None, *, dynamic_tools: bool = False) -> list[TrailblazeError]:
         """Problems with the tool calls of ``trail``: on ``driver_name`` only the recording that
         driver would replay, otherwise every recording against every tool."""
+        workspace = self.workspace_for(trail.path)
+        tools = self.registry_for(workspace)
         if driver_name is None:
-            return check_trail_tools(trail, self.tools, None, allow_unknown=dynamic_tools)
-        driver = self.drivers.resolve(driver_name)
-        registry = self.tools.for_device(driver.key, driver.platform)
-        return check_trail_tools(trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools)
+            problems = check_trail_tools(trail, tools, None, allow_unknown=dynamic_tools)
+        else:
+            driver = self.drivers.resolve(driver_name)
+            registry = tools.for_device(driver.key, driver.platform)
+            problems = check_trail_tools(
+                trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools
+            )
+        exempt = workspace.exempt.get(trail.config.target or "") if workspace is not None else None
+        if exempt:  # the trailmap explains why (upstream: such findings do not fail its check)
+            problems = [
+                UsageError(f"{p.message} (trailmap {trail.config.target}: {exempt})", p.location)
+                if isinstance(p, UsageError) and p.message.startswith("unknown tool")
+                else p
+                for p in problems
+            ]
+        return problems
 
     @property
     def has_dynamic_tools(self) -> bool:

@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
@@ -34,6 +34,9 @@ from trailblaze.runner.replay import TrailReplay
 from trailblaze.runner.results import RunResult, TrailResult
 from trailblaze.runner.session import PlannedTrail, Run, RunOptions, Session
 from trailblaze.trail.checks import check_trail_tools
+
+if TYPE_CHECKING:
+    from trailblaze.workspace import Workspace
 
 __all__ = ["Executor", "execute", "prepare", "run_trails"]
 
@@ -157,12 +160,13 @@ class Executor:
         try:
             while not self.stop and queue.items:
                 item = queue.items.popleft()
-                if session is not None and session.target != item.planned.target:
+                planned_for = (item.planned.target, item.planned.workspace)
+                if session is not None and (session.target, session.workspace) != planned_for:
                     closing, session = session, None  # another app target: its own servers and toolsets
                     await self.close_session(closing)
                 if session is None:
                     try:
-                        session = await self.open_session(lane.driver_key, lane.device_id, item.planned.target)
+                        session = await self.open_session(lane.driver_key, lane.device_id, *planned_for)
                     except Exception as exc:
                         self._lane_failed(lane, item, exc)
                         return
@@ -196,15 +200,17 @@ class Executor:
             self._finish(pending, self._errored(planned, message, code), None)
         lane.queue.items.clear()
 
-    async def open_session(self, driver_key: str, device_id: str | None, target: str | None) -> Session:
+    async def open_session(
+        self, driver_key: str, device_id: str | None, target: str | None, workspace: Workspace | None = None
+    ) -> Session:
         """Open a device session: the driver (started once), the device, its tools and what
         plugins attach in ``trailblaze_session_setup``. ``trailblaze mcp`` opens its sessions here
         too; close each with :meth:`close_session` and the drivers with :meth:`close_drivers`."""
         driver = await self._driver(driver_key)
         device = await driver.open(device_id)
-        registry = self.project.tools.for_device(driver.key, driver.platform)
-        session = Session(self.run, driver, device, registry, target=target)
-        target_url = self._target_base_url(target)
+        registry = self.project.registry_for(workspace).for_device(driver.key, driver.platform)
+        session = Session(self.run, driver, device, registry, target=target, workspace=workspace)
+        target_url = self._target_base_url(target, workspace)
         if target_url is not None and hasattr(device, "base_url"):
             device.base_url = target_url
         await session.exit_stack.__aenter__()
@@ -290,20 +296,21 @@ class Executor:
                 self._started.add(key)
         return driver
 
-    def _target_base_url(self, target: str | None) -> str | None:
-        """A target's own ``base_url`` (a URL) replaces the run's for its sessions, unless
-        ``--base-url`` was given."""
-        config = self.project.config.project.targets.get(target) if target else None
-        if config is None or not config.base_url or self.run.options.base_url:
+    def _target_base_url(self, target: str | None, workspace: Workspace | None = None) -> str | None:
+        """A target's own ``base_url`` (a URL; or its web block's) replaces the run's for its
+        sessions, unless ``--base-url`` was given."""
+        config = self.project.target_config(target, workspace)
+        url = config.web_base_url if config is not None else None
+        if not url or self.run.options.base_url:
             return None
-        return config.base_url if "://" in config.base_url else None
+        return url if "://" in url else None
 
     def _driver_options(self) -> DriverOptions:
         project = self.project.config.project
         options = self.run.options
         default = options.target or project.target
-        target = project.targets.get(default) if default else None
-        base_url = options.base_url or (target.base_url if target else None) or project.base_url
+        target = self.project.target_config(default, self.project.workspace_for())
+        base_url = options.base_url or (target.web_base_url if target else None) or project.base_url
         if base_url and "://" not in base_url and base_url != "sample-app" and not base_url.startswith("/"):
             base_url = str(self.project.config.resolve(base_url))
         return DriverOptions(

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from trailblaze.runner.project import Project
     from trailblaze.tools.registry import ToolRegistry
     from trailblaze.trail.model import Trail
+    from trailblaze.workspace import Workspace
 
 
 @dataclass(slots=True)
@@ -71,6 +72,8 @@ class PlannedTrail:
     skip_reason: str | None = None
     #: the app target (seed 002): the trail's ``config.target``, else ``--target``, else trailblaze.yaml's
     target: str | None = None
+    #: the upstream workspace the trail belongs to (its targets, tool files and toolsets), if any
+    workspace: Workspace | None = None
 
 
 @dataclass(slots=True)
@@ -107,6 +110,8 @@ class Session:
     memory: dict[str, Any] = field(default_factory=dict)
     #: the app target this session was opened for (its MCP servers and toolsets follow from it)
     target: str | None = None
+    #: the upstream workspace of the trails this session runs (see :mod:`trailblaze.workspace`)
+    workspace: Workspace | None = None
     #: why the session can no longer be trusted (see :meth:`mark_broken`), or None
     broken: str | None = None
 

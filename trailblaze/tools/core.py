@@ -137,9 +137,7 @@ async def remember_text(
             "rememberText without nodeSelector/selector needs an agent to read the screen; "
             "record it again to get a selector"
         )
-    # mobile devices match the legacy selector as it is (all its fields); the web needs a nodeSelector
-    legacy: Any = selector if ctx.device.platform in ("android", "ios") else _legacy_as_web(selector)
-    text = await ctx.commands.get_element_text(selector=nodeSelector or legacy)
+    text = await ctx.commands.get_element_text(selector=nodeSelector or legacy_selector_for(ctx, selector))
     if text is None:
         raise ToolFailure(f"no element to read for {variable!r}")
     ctx.memory[variable] = text
@@ -198,6 +196,12 @@ def _text(value: Any) -> str:
 def _safe_name(name: str) -> str:
     cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("._")
     return cleaned or "snapshot"
+
+
+def legacy_selector_for(ctx: ToolContext, selector: ElementSelector | None) -> Any:
+    """A legacy selector as this device reads it: mobile devices match it as it is (all its
+    fields); the web needs a nodeSelector."""
+    return selector if ctx.device.platform in ("android", "ios") else _legacy_as_web(selector)
 
 
 def _legacy_as_web(selector: ElementSelector | None) -> NodeSelector | None:

@@ -37,6 +37,12 @@ class ToolMetadata:
     verification: bool = False
     requires_context: bool = False
     toolset: str | None = None
+    #: a delegating tool whose delegates are executed but not recorded (a YAML tool's
+    #: ``is_recordable: false``): replay then runs the tool itself again
+    record_delegates: bool = True
+    #: False when every group of the tool is off by default (seed 000's ``defaultEnabled``):
+    #: agents are offered it only when ``llm.groups`` names one of them
+    default_enabled: bool = True
 
     def applies_to(self, driver: str, platform: str) -> bool:
         if self.drivers is not None and driver not in self.drivers:
@@ -56,6 +62,7 @@ class ToolMetadata:
             "isVerification": self.verification,
             "requiresContext": self.requires_context,
             "toolset": self.toolset,
+            "defaultEnabled": self.default_enabled,
         }
 
 
@@ -140,6 +147,11 @@ class ToolSpec:
     implementation: ToolImplementation
     source: str = ""
     secret_fields: frozenset[str] = frozenset()
+    #: why this tool cannot run here (a Kotlin-only or scripted upstream tool); trails using it
+    #: fail validation with this reason
+    unavailable: str | None = None
+    #: the MCP server's own name and version (seed 000's registry ``serverInfo``), if it said
+    server_info: dict[str, str] | None = None
 
     def validate(self, args: Mapping[str, Any]) -> Any:
         return self.implementation.validate(strip_reason(args))
@@ -147,13 +159,18 @@ class ToolSpec:
     def to_registry(self) -> dict[str, Any]:
         """The entry ``trailblaze tools --json`` prints (seed 000's registry keys)."""
         meta = self.metadata.to_registry()
-        return {
+        entry = {
             "name": self.name,
             "description": self.description,
             "source": self.source,
             "inputSchema": self.input_schema,
             **meta,
         }
+        if self.server_info is not None:
+            entry["serverInfo"] = self.server_info
+        if self.unavailable is not None:
+            entry["unavailable"] = self.unavailable
+        return entry
 
 
 def strip_reason(args: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from trailblaze.drivernames import driver_of_tool
 from trailblaze.errors import Location, UsageError
 from trailblaze.tools.authoring import spec_of
 from trailblaze.tools.model import ToolSpec
@@ -49,6 +50,9 @@ class ToolRegistry:
         close = difflib.get_close_matches(name, list(self._tools), n=3, cutoff=0.75)
         if close:
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        upstream = driver_of_tool(name)
+        if upstream is not None:
+            hint = f": a tool of {upstream.label}, which this project does not have"
         where = f" for driver {driver}" if driver else ""
         raise UsageError(f"unknown tool {name!r}{where}{hint}", location)
 

@@ -180,7 +180,7 @@ class Resolver:
             call=call,
             display_args=self.display_args(spec, call),
             delegated_from=chain,
-            recordable=spec.metadata.recordable,
+            recordable=spec.metadata.recordable and self._chain_records(chain),
         )
         start = time.perf_counter()
         try:
@@ -201,6 +201,14 @@ class Resolver:
             executed.duration_ms = (time.perf_counter() - start) * 1000
             if self.on_executed is not None:
                 self.on_executed(executed)
+
+    def _chain_records(self, chain: tuple[str, ...]) -> bool:
+        """Whether every delegating tool in ``chain`` lets its delegates be recorded."""
+        for name in chain:
+            outer = self.registry.get(name)
+            if outer is not None and not outer.metadata.record_delegates:
+                return False
+        return True
 
     async def _invoke(self, spec: ToolSpec, call: ToolCall, chain: tuple[str, ...]) -> ToolOutcome:
         ctx = self.make_context(spec, call, spec.metadata.delegating)

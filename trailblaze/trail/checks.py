@@ -45,6 +45,9 @@ def check_trail_tools(
                     except UsageError as exc:
                         problems.append(exc)
                 continue
+            if spec.unavailable is not None:
+                problems.append(UsageError(f"{call.name} {spec.unavailable}", call.location))
+                continue
             if step.kind == "verify" and not spec.metadata.verification:
                 problems.append(
                     UsageError(

@@ -143,10 +143,12 @@ class _Parser:
             steps=steps,
             trailhead=trailhead,
             format="current",
+            locate=self.doc.location,
         )
 
     def _parse_legacy(self, data: list[Any], root: Path | None) -> Trail | None:
         config: TrailConfig | None = TrailConfig()
+        config_key_path: tuple[str | int, ...] = ("config",)
         steps: list[Step] = []
         for i, item in enumerate(data):
             if not isinstance(item, dict) or len(item) != 1:
@@ -155,6 +157,7 @@ class _Parser:
             ((key, value),) = item.items()
             if key == "config":
                 config = self._config(value, (i, "config"))
+                config_key_path = (i, "config")
             elif key == "tools":
                 classifier = self._legacy_classifier(config)
                 calls = self._calls(value, (i, "tools"))
@@ -182,6 +185,8 @@ class _Parser:
             config=config,
             steps=steps,
             format="legacy",
+            config_key_path=config_key_path,
+            locate=self.doc.location,
         )
 
     def _legacy_classifier(self, config: TrailConfig | None) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -133,6 +133,15 @@ class Trail:
     trailhead: Step | None = None
     format: Literal["current", "legacy"] = "current"
     arg_values: dict[str, Any] = field(default_factory=dict)
+    #: where the ``config:`` mapping is in the file (keys and indexes), and how to find a part of it
+    config_key_path: tuple[str | int, ...] = ("config",)
+    locate: Callable[[Sequence[str | int]], Location] | None = field(default=None, compare=False, repr=False)
+
+    def config_location(self, *keys: str | int) -> Location:
+        """Where ``config.<keys>`` is written (the file when that is unknown)."""
+        if self.locate is None:
+            return Location(str(self.path))
+        return self.locate((*self.config_key_path, *keys))
 
     @property
     def title(self) -> str:

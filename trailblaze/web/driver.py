@@ -181,6 +181,8 @@ class WebDevice(Device):
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._snapshot: ViewNode | None = None
+        #: every request the trail's pages sent: (URL, body as text), for web_assertNetworkEvent
+        self.requests: list[tuple[str, str]] = []
 
     @property
     def page(self) -> Page:
@@ -198,7 +200,13 @@ class WebDevice(Device):
     async def _new_page(self) -> None:
         await self.end_trail(None)
         self._context = await self.browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+        self.requests = []
+        self._context.on("request", self._record_request)
         self._page = await self._context.new_page()
+
+    def _record_request(self, request: Any) -> None:
+        body = request.post_data_buffer
+        self.requests.append((request.url, body.decode("utf-8", errors="replace") if body else ""))
 
     async def end_trail(self, trail: Trail | None) -> None:
         context, self._context, self._page, self._snapshot = self._context, None, None, None

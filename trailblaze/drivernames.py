@@ -1,0 +1,63 @@
+"""Upstream Trailblaze's driver vocabulary, and what each name means here.
+
+Upstream names a driver by its ``TrailblazeDriverType`` enum name (``ANDROID_ONDEVICE_ACCESSIBILITY``)
+in trail files and by its YAML key (``android-ondevice-accessibility``) in targets, toolsets and
+tool metadata, case-insensitively; ``android``, ``ios``, ``web``, ``desktop`` and ``all`` stand for
+every driver of a platform (Revyl's cloud drivers excepted, as upstream's ``DriverTypeKey``
+does). The drivers of this project carry upstream's names as aliases (see each ``Driver``
+class); the table below adds the upstream drivers this project does not have, so that naming one
+is a clear message instead of "unknown driver", and so that a toolset listing them alongside
+available drivers stays valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamDriver:
+    """A driver of upstream Trailblaze that this project does not implement."""
+
+    enum_name: str
+    yaml_key: str
+    platform: str
+    what: str
+    #: tool-name prefixes of tools that only exist on this driver upstream
+    tool_prefixes: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.enum_name} ({self.what})"
+
+
+UNAVAILABLE_DRIVERS = (
+    UpstreamDriver(
+        "PLAYWRIGHT_ELECTRON",
+        "playwright-electron",
+        "web",
+        "upstream's Electron desktop-app driver",
+        ("playwright_desktop_",),
+    ),
+    UpstreamDriver("REVYL_ANDROID", "revyl-android", "android", "upstream's Revyl cloud-device driver", ("revyl_",)),
+    UpstreamDriver("REVYL_IOS", "revyl-ios", "ios", "upstream's Revyl cloud-device driver", ("revyl_",)),
+    UpstreamDriver("COMPOSE", "compose", "desktop", "upstream's Compose desktop driver", ("compose_",)),
+)
+#: ``drivers:`` entries that stand for every driver of a platform (``all``: of every platform)
+PLATFORM_SHORTHANDS = ("android", "ios", "web", "desktop", "all")
+
+_UNAVAILABLE = {name.lower(): d for d in UNAVAILABLE_DRIVERS for name in (d.enum_name, d.yaml_key)}
+
+
+def unavailable_driver(name: str) -> UpstreamDriver | None:
+    """The upstream driver ``name`` means, when it is one this project does not have."""
+    return _UNAVAILABLE.get(name.lower())
+
+
+def driver_of_tool(tool: str) -> UpstreamDriver | None:
+    """The missing upstream driver a tool name belongs to (``compose_click`` → COMPOSE), if any."""
+    return next((d for d in UNAVAILABLE_DRIVERS if tool.startswith(d.tool_prefixes)), None)
+
+
+def is_platform_shorthand(name: str) -> bool:
+    return name.lower() in PLATFORM_SHORTHANDS

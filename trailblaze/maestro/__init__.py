@@ -1,0 +1,1 @@
+"""Maestro commands on the mobile drivers (``mobile_maestro``)."""

@@ -1,0 +1,26 @@
+"""The tool files that ship with trailblaze, laid out as upstream ships its own
+(``trailmaps/<trailmap>/tools/*.tool.yaml``); built-in plugins register them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from trailblaze.errors import ErrorList
+
+TRAILMAPS = Path(__file__).resolve().parent.parent / "trailmaps"
+
+
+def register_trailmap(register: Callable[[Any], Any], trailmap: str) -> None:
+    """Register every tool file of a bundled trailmap (a broken one is a bug: it fails loudly)."""
+    from trailblaze.tools.yamltool import class_spec, composed_spec, find_tool_files, load_tool_file
+
+    for path in find_tool_files(TRAILMAPS / trailmap / "tools"):
+        loaded = load_tool_file(path, f"yaml:trailmaps/{trailmap}/tools/{path.name}")
+        if loaded.problems:
+            raise ErrorList(loaded.problems)
+        for declaration in loaded.declarations:
+            spec = composed_spec(declaration) if declaration.file.body == "tools" else class_spec(declaration, None)
+            if spec is not None:
+                register(spec)
