@@ -17,7 +17,7 @@ from trailblaze.errors import ErrorList, TrailblazeError, UsageError
 from trailblaze.pluginmanager import Plugins, call_registration
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze.trail.checks import check_trail_tools
-from trailblaze.trail.discovery import discover
+from trailblaze.trail.discovery import discover, resolved_path
 from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import Trail
 
@@ -140,10 +140,7 @@ class Project:
         trails: list[Trail] = []
         problems: list[TrailblazeError] = []
         given = list(paths) or self._default_paths()
-        try:
-            files = discover(given)
-        except UsageError as exc:
-            return [], [exc]
+        files = discover(given, problems)
         for path in files:
             root = self._root_for(path, given)
             try:
@@ -179,7 +176,7 @@ class Project:
             return [folder]
 
     def _root_for(self, path: Path, given: Iterable[Path]) -> Path:
-        resolved = path.resolve()
+        resolved = Path(resolved_path(path))
         for candidate in (self.config.trails_dir, *given):
             folder = candidate if candidate.is_dir() else candidate.parent
             if resolved.is_relative_to(folder.resolve()):
