@@ -213,6 +213,16 @@ FAILURES: dict[str, tuple[str, str]] = {
     "bad-ref": ("/forms.html", "web_click: {ref: '#submit'}"),
     "script-throws": ("/forms.html", "web_evaluate: {script: \"throw new Error('boom')\"}"),
     "server-down": ("/forms.html", "web_navigate: {url: 'http://127.0.0.1:CLOSED_PORT/', timeoutMs: 3000}"),
+    # patterns that backtrack for ever: a time-bounded match (Python), V8's linear engine (the page)
+    "url-pattern-backtracks": (f"/lists.html?q={'a' * 40}", 'web_waitForUrl: {pattern: "(a|a)+b"}'),
+    "value-pattern-backtracks": (
+        f"'data:text/html,<p id=p>{'a' * 40}</p>'",
+        'web_verifyValue: {expected: "(a|a)+b", nodeSelector: {web: {cssSelector: "#p"}}}',
+    ),
+    "name-pattern-backtracks": (
+        f"'data:text/html,<button>{'a' * 40}!</button>'",
+        'web_click: {nodeSelector: {web: {ariaRole: button, ariaNameRegex: "(a+)+$"}}, timeoutMs: 1000}',
+    ),
 }
 
 
@@ -303,6 +313,16 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ("selector-for-android", "the nodeSelector is for androidMaestro, not the web; this call was recorded for"),
         ("bad-ref", "web_click: ref '#submit' is neither an element ref (e12), css=<selector> nor 'role \"name\"'"),
         ("script-throws", "web_evaluate: evaluate script: Error: boom"),
+        (
+            "url-pattern-backtracks",
+            "web_waitForUrl: matching the pattern '(a|a)+b' took longer than 1s, the limit for one match "
+            "(TRAILBLAZE_REGEX_TIMEOUT)",
+        ),
+        ("value-pattern-backtracks", "web_verifyValue: matching the pattern '(a|a)+b' took longer than 1s"),
+        (
+            "name-pattern-backtracks",
+            "web_click: click ariaRole='button', ariaNameRegex='(a+)+$': not possible within 1s",
+        ),
     ],
 )
 def test_failures_say_what_went_wrong(failures: dict[str, dict[str, Any]], name: str, message: str) -> None:

@@ -36,6 +36,9 @@ CHROMIUM_ARGS = (
     "--disable-sync",
     "--no-first-run",
     "--disable-dev-shm-usage",
+    # a name pattern from a trail that backtracks catastrophically ((a+)+$) is matched by V8 in
+    # the page: let V8 switch to its linear-time engine instead of hanging the page
+    "--js-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
 )
 SYSTEM_CHROMIUMS = (
     "/usr/lib/chromium/chromium",  # Debian's binary, without the wrapper script's warning

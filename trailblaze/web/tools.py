@@ -14,13 +14,13 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import SecretStr
+from pydantic import AfterValidator, PositiveInt, SecretStr
 
 from trailblaze import ToolContext, ToolFailure, tool
 from trailblaze.errors import InfrastructureError
-from trailblaze.selectors import NodeSelector, text_matches
+from trailblaze.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
 from trailblaze.web import locators
 from trailblaze.web.driver import scroll_delta
 
@@ -269,24 +269,54 @@ async def web_wait(seconds: float = 1) -> str:
     return f"waited {seconds:g}s"
 
 
+def _url_pattern(pattern: str) -> str:
+    """A URL pattern that uses regex syntax must be a valid regex (checked when the trail loads)."""
+    if _is_regex(pattern):
+        problem = regex_problem(pattern)
+        if problem is not None:
+            raise ValueError(problem)
+    return pattern
+
+
+def _is_regex(pattern: str) -> bool:
+    return any(c in pattern for c in "^$()|+\\[]{}")
+
+
 @tool(name="web_waitForUrl", platforms=WEB)
-async def web_wait_for_url(ctx: ToolContext, pattern: str, timeoutMs: int = 30000) -> str:
+async def web_wait_for_url(
+    ctx: ToolContext, pattern: Annotated[str, AfterValidator(_url_pattern)], timeoutMs: PositiveInt = 30000
+) -> str:
     """Wait until the page URL matches: a regex (if it uses regex syntax), a glob with * or **,
     or otherwise a part of the URL."""
     page = _device(ctx).page
-    matcher = url_matcher(pattern)
+    matcher, timed_out = url_matcher(pattern)
     async with _acting(ctx, f"wait for URL {pattern!r} (now {page.url})", timeoutMs / 1000):
         await page.wait_for_url(matcher, timeout=timeoutMs, wait_until="commit")
+    if timed_out:  # the pattern, not the page, ran out of time
+        raise timed_out[0]
     return page.url
 
 
-def url_matcher(pattern: str) -> Any:
-    if any(c in pattern for c in "^$()|+\\[]{}"):
-        compiled = re.compile(pattern)
-        return lambda url: compiled.search(url) is not None
+def url_matcher(pattern: str) -> tuple[Any, list[RegexTimeout]]:
+    """What Playwright waits for, and a list that receives the pattern's timeout if a match runs
+    out of time (Playwright calls the matcher itself; the wait then ends at once)."""
+    timed_out: list[RegexTimeout] = []
+    if _is_regex(pattern):
+        compiled = compile_search(pattern)
+
+        def matches(url: str) -> bool:
+            if timed_out:
+                return True  # end the wait: the failure is the timeout
+            try:
+                return compiled.search(url) is not None
+            except RegexTimeout as exc:
+                timed_out.append(exc)
+                return True
+
+        return matches, timed_out
     if "*" in pattern or "?" in pattern:
-        return pattern
-    return lambda url: pattern in url
+        return pattern, timed_out
+    return (lambda url: pattern in url), timed_out
 
 
 @tool(name="web_snapshot", platforms=WEB)
@@ -430,7 +460,7 @@ async def web_evaluate(ctx: ToolContext, script: str) -> Any:
 
 
 @tool(name="web_resize", platforms=WEB)
-async def web_resize(ctx: ToolContext, width: int, height: int) -> str:
+async def web_resize(ctx: ToolContext, width: PositiveInt, height: PositiveInt) -> str:
     """Resize the viewport."""
     await _device(ctx).page.set_viewport_size({"width": width, "height": height})
     return f"viewport {width}x{height}"
