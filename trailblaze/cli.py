@@ -155,6 +155,27 @@ def _parse_args(values: Sequence[str]) -> dict[str, str]:
     return parsed
 
 
+class Seconds(click.ParamType):
+    """A number of seconds > 0: not nan, not inf (``--timeout nan`` compared false with every
+    bound and let every wait end at once)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        import math
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"{value!r}: expected a number of seconds > 0", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
+
+
 def _paths(paths: Sequence[Path]) -> list[Path]:
     return [Path(p) for p in paths]
 
@@ -191,7 +212,7 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=SECONDS,
     metavar="SECONDS",
     help="How long actions and checks wait for the UI (default 10; a trail's config.timeout wins).",
 )
@@ -256,6 +277,7 @@ def run(
         from trailblaze.agents.base import AgentSettings
 
         project.agents.resolve(project.default_agent_name(agent))(AgentSettings(project.config))
+    given = _parse_args(args)
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
@@ -265,7 +287,8 @@ def run(
         workers=workers,
         shard_split=shard_split,
         shard_all=shard_all,
-        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **given},
+        given_args=list(given),
         timeout=timeout,
         fail_fast=fail_fast,
         headed=headed,
@@ -304,7 +327,7 @@ def run(
     help="web: let other tools drive the browser over CDP on 127.0.0.1:PORT (0 picks a free port).",
 )
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="UI wait (as run).")
+@click.option("--timeout", type=SECONDS, metavar="SECONDS", help="UI wait (as run).")
 @click.option("--base-url", metavar="URL", help="Base URL for '/path' navigation (as run).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write results JSON here.")
 @click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
@@ -344,12 +367,14 @@ def record(
     project = _project(plugin_args, config)
     agent_name = project.default_agent_name(agent)
     agent_class = project.agents.resolve(agent_name)
+    given = _parse_args(args)
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
         target=target,
         devices=[device] if device else [],
-        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **given},
+        given_args=list(given),
         timeout=timeout,
         headed=headed or (agent_class.shows_browser and not headless),
         base_url=base_url,
@@ -380,18 +405,25 @@ def validate(
     plugin_args: tuple[str, ...],
     config: Path | None,
 ) -> int:
-    """Check trail files without running them: YAML, structure, tools and their arguments.
+    """Check trail files without running them: every check `run` makes before a device opens
+    (YAML, structure, drivers, tools and their arguments, recordings, --arg names, URLs), and
+    the tools of the project's MCP servers, which are started to list them.
 
-    Reports every problem in every file, then exits 3 if there were any.
+    Reports every problem in every file, then exits 3 if there were any (2 if an MCP server
+    would not start).
     """
+    from trailblaze.runner.session import RunOptions
+    from trailblaze.runner.validate import validate as validate_trails
+
     project = _project(plugin_args, config)
-    trails, problems = project.collect(_paths(paths), _parse_args(args), require_args=False)
-    if driver:
-        project.drivers.resolve(driver)
-    for trail in trails:
-        problems.extend(project.check(trail, driver, dynamic_tools=project.has_dynamic_tools))
-    if problems:
-        raise ErrorList(problems)
+    given = _parse_args(args)
+    options = RunOptions(
+        paths=_paths(paths),
+        driver=driver,
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **given},
+        given_args=list(given),
+    )
+    trails = validate_trails(project, options)
     noun = "trail" if len(trails) == 1 else "trails"
     click.echo(f"{len(trails)} {noun} valid")
     return 0
@@ -439,15 +471,16 @@ def tools(
     rows = [_tool_row(spec) for spec in specs]
     from rich.console import Console
 
-    console = Console(soft_wrap=False)
+    console = Console(soft_wrap=False, markup=False, emoji=False)  # descriptions come from servers: text
     if console.is_terminal:
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(box=None, pad_edge=False)
         for column in ("tool", "source", "where", "flags", "description"):
             table.add_column(column, overflow="fold")
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))
         console.print(table)
     else:  # plain, one tool per line, for pipes and CI logs
         widths = [max(len(r[i]) for r in rows) for i in range(4)] if rows else [0] * 4

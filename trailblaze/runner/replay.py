@@ -42,14 +42,13 @@ def step_text(step: Step, trail: Trail, memory: Mapping[str, Any]) -> str:
     return str(substitute(step.label, resolver(trail.arg_values, memory, None)))
 
 
-def no_recording_message(step: Step, trail: Trail, session: Session) -> str:
-    classifier = session.classifiers[0]
+def no_recording_message(step: Step, trail: Trail, classifier: str, driver_key: str) -> str:
     has = sorted(step.recordings) if step.recordings else []
     found = f" (it has recordings for: {', '.join(has)})" if has else ""
     number = "trailhead" if step.kind == "trailhead" else str(step.index + 1)
     return (
         f"no recording for {classifier}{found}; replay needs one: record it with "
-        f"`trailblaze record {trail.path} --step {number} --driver {session.driver.key}` "
+        f"`trailblaze record {trail.path} --step {number} --driver {driver_key}` "
         f"or write `recording: {{{classifier}: [...]}}` by hand"
     )
 
@@ -224,7 +223,7 @@ class TrailReplay:
         calls = step.recording_for(self.session.classifiers)
         if calls is None:
             result.status = "error"
-            result.error = no_recording_message(step, self.trail, self.session)
+            result.error = no_recording_message(step, self.trail, self.session.classifiers[0], self.session.driver.key)
             self._exit_code = ExitCode.USAGE
         else:
             await self._replay_calls(step, calls, result, runner)
@@ -268,7 +267,8 @@ async def replay_inline(ctx: ToolContext, path: str) -> str:
         for step in trail.all_steps:
             calls = step.recording_for(session.classifiers)
             if calls is None:
-                raise ToolFailure(f"runTrail {path}: {no_recording_message(step, trail, session)}")
+                message = no_recording_message(step, trail, session.classifiers[0], session.driver.key)
+                raise ToolFailure(f"runTrail {path}: {message}")
             for call in calls:
                 try:
                     await runner.run(call)

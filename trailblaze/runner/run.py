@@ -291,18 +291,18 @@ class Executor:
         """A target's own ``base_url`` (a URL) replaces the run's for its sessions, unless
         ``--base-url`` was given."""
         config = self.project.config.project.targets.get(target) if target else None
-        if config is None or not config.base_url or self.run.options.base_url:
+        if config is None or not config.base_url or self.run.options.base_url or config.base_url == "sample-app":
             return None
-        return config.base_url if "://" in config.base_url else None
+        return self.project.config.base_url(config.base_url)
 
     def _driver_options(self) -> DriverOptions:
         project = self.project.config.project
         options = self.run.options
         default = options.target or project.target
         target = project.targets.get(default) if default else None
-        base_url = options.base_url or (target.base_url if target else None) or project.base_url
-        if base_url and "://" not in base_url and base_url != "sample-app" and not base_url.startswith("/"):
-            base_url = str(self.project.config.resolve(base_url))
+        base_url = self.project.config.base_url(
+            options.base_url or (target.base_url if target else None) or project.base_url
+        )
         return DriverOptions(
             timeout=options.timeout or project.timeout,
             headless=not options.headed and project.headless,
@@ -350,5 +350,5 @@ async def execute(run: Run, executor: Executor | None = None) -> RunResult:
 
 def run_trails(project: Project, options: RunOptions) -> RunResult:
     """Prepare and execute a run (the whole of ``trailblaze run``); returns its result."""
-    run = prepare(project, options)
+    run = prepare(project, options, recordings=not options.self_heal)  # the agent works such steps out
     return asyncio.run(execute(run))

@@ -42,6 +42,8 @@ class RunOptions:
     shard_split: int | None = None
     shard_all: int | None = None
     arg_values: dict[str, str] = field(default_factory=dict)
+    #: the names given with ``--arg`` (``arg_values`` also holds trailblaze.yaml's ``args:``)
+    given_args: list[str] = field(default_factory=list)
     timeout: float | None = None
     fail_fast: bool = False
     headed: bool = False

@@ -54,6 +54,16 @@ NO_BROWSER = (
 )
 
 
+def display_problem() -> str | None:
+    """Why a visible browser cannot open here (Linux without a display), or None."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None  # macOS and Windows always have one for a logged-in user
+    return "no display ($DISPLAY is unset)"
+
+
 def system_chromium() -> str | None:
     for candidate in SYSTEM_CHROMIUMS:
         path = candidate if candidate.startswith("/") else shutil.which(candidate)
@@ -226,7 +236,10 @@ class WebDevice(Device):
             return url
         if url.startswith("/"):
             if not self.base_url:
-                raise ToolFailure(f"{url!r} is relative to base_url, but no base_url is configured")
+                raise UsageError(
+                    f"{url!r} is relative to base_url, but no base_url is configured (base_url: in trailblaze.yaml, "
+                    "or --base-url)"
+                )
             return urljoin(self.base_url.rstrip("/") + "/", url.lstrip("/"))
         base = trail_path.parent if trail_path is not None else Path.cwd()
         return (base / url).resolve().as_uri()
