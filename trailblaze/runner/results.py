@@ -11,8 +11,9 @@ from typing import Any, Literal
 
 from trailblaze.errors import ExitCode
 
-#: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out
-Status = Literal["passed", "failed", "error", "skipped", "healed"]
+#: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
+#: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended)
+Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
 
@@ -156,6 +157,7 @@ class RunResult:
                 "error": self.count("error"),
                 "skipped": self.count("skipped"),
                 "healed": self.count("healed"),
+                "incomplete": self.count("incomplete"),
                 "duration_ms": round(self.duration_ms, 3),
             },
             "exit_code": int(self.exit_code),
