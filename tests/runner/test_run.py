@@ -198,8 +198,9 @@ def test_an_interrupted_run_reports_the_trail_that_was_running(tmp_path: Path) -
     assert result.interrupted and result.exit_code == 130
     assert [(t.id, t.status, t.error) for t in result.trails] == [
         ("t0", "passed", None),
-        ("t1", "error", "interrupted"),
+        ("t1", "error", "interrupted during step 1 (tap)"),  # the step in flight, named
     ]
+    assert [(s.status, s.error) for s in result.trails[1].steps] == [("error", "interrupted")]
 
 
 def test_sessions_follow_each_trails_app_target(tmp_path: Path) -> None:

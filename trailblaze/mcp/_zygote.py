@@ -18,6 +18,7 @@ import io
 import json
 import os
 import selectors
+import signal
 import socket
 import sys
 import traceback
@@ -32,9 +33,21 @@ def _preload() -> None:
             __import__(name)
 
 
-def _become_server(request: dict[str, object], fds: list[int], keep_closed: list[int]) -> int:
+def die_with_parent(parent: int) -> None:
+    """SIGKILL this process when its parent ends (Linux's parent-death signal): Trailblaze for
+    the helper, the helper for a server. Exit at once if the parent is already gone."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _become_server(request: dict[str, object], fds: list[int], keep_closed: list[int], helper: int) -> int:
     """In the child: turn into ``python SCRIPT ARGS`` and run it; the exit code."""
     os.setsid()
+    die_with_parent(helper)
     for target, fd in zip((0, 1, 2), fds, strict=True):
         os.dup2(fd, target)
     for fd in {*fds, *keep_closed} - {0, 1, 2}:
@@ -88,6 +101,7 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
 
 
 def main(fd: int) -> None:
+    helper = os.getpid()
     control = socket.socket(fileno=fd)
     _preload()
     selector = selectors.DefaultSelector()
@@ -126,7 +140,7 @@ def main(fd: int) -> None:
             if pid == 0:
                 code = 1
                 try:
-                    code = _become_server(request, fds, [control.fileno(), selector.fileno(), *children])
+                    code = _become_server(request, fds, [control.fileno(), selector.fileno(), *children], helper)
                 finally:
                     os._exit(code)
             for passed in fds:

@@ -11,6 +11,7 @@ terminal reaches Trailblaze only: Trailblaze then shuts the servers down in orde
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import os
@@ -27,6 +28,7 @@ import anyio.abc
 import mcp_types
 from mcp.shared.message import SessionMessage
 
+from trailblaze import processes
 from trailblaze.mcp import prefork
 
 TAIL_LINES = 64
@@ -39,13 +41,15 @@ _POLL_S = 0.01
 _LIVE: set[int] = set()
 
 
-def _kill_leftovers() -> None:
+def kill_all() -> None:
+    """SIGKILL every server still running (and the prefork helpers): Trailblaze is ending now."""
     for pgid in list(_LIVE):
         with contextlib.suppress(OSError):
             os.killpg(pgid, signal.SIGKILL)
+    prefork.kill_helpers()
 
 
-atexit.register(_kill_leftovers)
+atexit.register(kill_all)
 
 
 class StderrLog:
@@ -211,15 +215,18 @@ class StdioTransport:
         if helper is not None:
             with contextlib.suppress(OSError):  # the helper is gone: spawn it the usual way
                 return await helper.spawn(self.args, self.env, self.cwd)
-        return await anyio.open_process(
-            [self.command, *self.args],
+        process = await asyncio.create_subprocess_exec(
+            self.command,
+            *self.args,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=self.env,
             cwd=self.cwd,
             start_new_session=True,
+            preexec_fn=processes.die_with_parent_setup(),  # one prctl call: no lock is taken
         )
+        return SpawnedProcess(process)
 
     async def _stop(self, process: anyio.abc.Process) -> None:
         """Seed 003's shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL it.
@@ -241,9 +248,9 @@ class StdioTransport:
                 await _wait_exit(process, TERM_S)
             if _group_alive(pgid):  # the server is gone, but something it started is not
                 _signal_group(pgid, signal.SIGTERM)
-                with anyio.move_on_after(TERM_S):
-                    while _group_alive(pgid):  # noqa: ASYNC110 - a process group has no event to wait on
-                        await anyio.sleep(_POLL_S)
+                start = anyio.current_time()
+                while _group_alive(pgid) and anyio.current_time() - start < processes.grace(TERM_S):  # noqa: ASYNC110 - a process group has no event to wait on
+                    await anyio.sleep(_POLL_S)
                 _signal_group(pgid, signal.SIGKILL)
         except BaseException:
             _signal_group(pgid, signal.SIGKILL)
@@ -253,13 +260,96 @@ class StdioTransport:
 
 
 async def _wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
-    """Whether the process exited within ``timeout`` (polls: ``wait()`` also waits for pipes)."""
-    deadline = anyio.current_time() + timeout
+    """Whether the process exited within ``timeout`` (polls: ``wait()`` also waits for pipes).
+    Once the run is interrupted the wait is shortened, also while it is under way."""
+    start = anyio.current_time()
     while process.returncode is None:
-        if anyio.current_time() >= deadline:
+        if anyio.current_time() - start >= processes.grace(timeout):
             return False
         await anyio.sleep(_POLL_S)
     return True
+
+
+class SpawnedProcess(anyio.abc.Process):
+    """A server spawned as a subprocess (asyncio's, for ``preexec_fn``), as anyio sees one."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self._process = process
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        self._stdin = _StreamWriter(process.stdin)
+        self._stdout = _StreamReader(process.stdout)
+        self._stderr = _StreamReader(process.stderr)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
+
+    async def wait(self) -> int:
+        return await self._process.wait()
+
+    def send_signal(self, signal: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self._process.send_signal(signal)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    @property
+    def stdin(self) -> anyio.abc.ByteSendStream:
+        return self._stdin
+
+    @property
+    def stdout(self) -> anyio.abc.ByteReceiveStream:
+        return self._stdout
+
+    @property
+    def stderr(self) -> anyio.abc.ByteReceiveStream:
+        return self._stderr
+
+    async def aclose(self) -> None:
+        await self._stdin.aclose()
+        await self._stdout.aclose()
+        await self._stderr.aclose()
+
+
+class _StreamReader(anyio.abc.ByteReceiveStream):
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        data = await self._reader.read(max_bytes)
+        if not data:
+            raise anyio.EndOfStream
+        return data
+
+    async def aclose(self) -> None:
+        transport = getattr(self._reader, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+
+class _StreamWriter(anyio.abc.ByteSendStream):
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._closed = False
+
+    async def send(self, item: bytes) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        self._writer.write(item)
+        await self._writer.drain()
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._writer.close()
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from trailblaze import processes
 from trailblaze.commands import DeviceInfo
 from trailblaze.driver import Device, DriverOptions
 from trailblaze.errors import InfrastructureError
@@ -45,8 +46,9 @@ async def session_tools(project: Project, driver_name: str, target: str | None =
         registry,
         target=target or project.config.project.target,
     )
-    async with session.exit_stack:
-        pending = [r for r in project.hook.trailblaze_session_setup(session=session) if r is not None]
-        if pending:
-            await asyncio.gather(*pending)
-        return ToolRegistry(list(session.registry))
+    with processes.guard(active=project.has_dynamic_tools):
+        async with session.exit_stack:
+            pending = [r for r in project.hook.trailblaze_session_setup(session=session) if r is not None]
+            if pending:
+                await asyncio.gather(*pending)
+            return ToolRegistry(list(session.registry))

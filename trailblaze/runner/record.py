@@ -110,8 +110,8 @@ class RecordExecutor(Executor):
         # the text the trails were loaded from: what the recordings go into
         self.files = {id(p.trail): TrailFile(Path(p.trail.path)) for p in run.planned if p.skip_reason is None}
 
-    async def run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
-        return await TrailRecorder(session, planned, self.record, self.files[id(planned.trail)]).run()
+    def trail_runner(self, session: Session, planned: PlannedTrail) -> TrailReplay:
+        return TrailRecorder(session, planned, self.record, self.files[id(planned.trail)])
 
 
 class TrailRecorder(TrailReplay):

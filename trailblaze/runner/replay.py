@@ -181,6 +181,29 @@ class TrailReplay:
             session.trail = None
         return self.result
 
+    def interrupted(self) -> TrailResult:
+        """The trail's result when the run was interrupted during it: the steps that finished,
+        the step in flight as an error "interrupted", the rest skipped."""
+        result = self.result
+        done = {(s.kind, s.index) for s in result.steps}
+        in_flight = self._current
+        if in_flight is not None and (in_flight.kind, in_flight.index) not in done:
+            in_flight.status = "error"
+            in_flight.error = "interrupted"
+            result.steps.append(in_flight)
+            done.add((in_flight.kind, in_flight.index))
+        for step in self.trail.all_steps:
+            if (step.kind, step.index) not in done:
+                result.steps.append(StepResult(step.index, step.kind, step_text(step, self.trail, {}), "skipped"))
+        result.status = "error"
+        result.exit_code = ExitCode.INTERRUPTED
+        if in_flight is not None:
+            where = "trailhead" if in_flight.kind == "trailhead" else f"step {in_flight.index + 1}"
+            result.error = f"interrupted during {where} ({in_flight.text})"
+        else:
+            result.error = "interrupted"
+        return result
+
     def _report(self, report: ToolReport) -> None:
         if self._current is not None:
             self._current.tools.append(report)

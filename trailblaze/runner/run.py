@@ -19,13 +19,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import signal
 import time
 from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
+from trailblaze import processes
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.runner.plan import prepare
@@ -167,10 +167,11 @@ class Executor:
                         self._lane_failed(lane, item, exc)
                         return
                 planned = dataclasses.replace(item.planned, device_id=session.info.id)
+                replay = self.trail_runner(session, planned)
                 try:
-                    result = await self._run_trail(session, planned)
+                    result = await self._run_trail(session, planned, replay)
                 except asyncio.CancelledError:  # report the trail that was running, then stop
-                    self._finish(item, self._errored(planned, "interrupted", ExitCode.INTERRUPTED), session)
+                    self._finish(item, replay.interrupted(), session)
                     raise
                 self._finish(item, result, session)
                 if session.broken is not None:  # e.g. a server died: start the next trail afresh
@@ -222,7 +223,7 @@ class Executor:
         finally:
             await session.exit_stack.aclose()
 
-    async def _run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
+    async def _run_trail(self, session: Session, planned: PlannedTrail, replay: TrailReplay) -> TrailResult:
         if self.project.has_dynamic_tools:  # tools from servers exist only now: check again
             problems = check_trail_tools(
                 planned.trail, session.registry, session.classifiers, driver=session.driver.key
@@ -230,11 +231,11 @@ class Executor:
             if problems:
                 error = ErrorList(problems)
                 return self._errored(planned, str(error), error.exit_code)
-        return await self.run_trail(session, planned)
+        return await replay.run()
 
-    async def run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
-        """Run one trail on its session (``trailblaze record`` walks it with an agent instead)."""
-        return await TrailReplay(session, planned).run()
+    def trail_runner(self, session: Session, planned: PlannedTrail) -> TrailReplay:
+        """What runs one trail on its session (``trailblaze record`` walks it with an agent instead)."""
+        return TrailReplay(session, planned)
 
     def _finish(self, item: _Item, result: TrailResult, session: Session | None) -> None:
         self.results[item.order] = result
@@ -331,21 +332,18 @@ async def _gather(results: list[Awaitable[Any] | None]) -> None:
 
 
 async def execute(run: Run, executor: Executor | None = None) -> RunResult:
-    """Run the plan; SIGTERM is treated like Ctrl-C (clean up, report, exit 130)."""
+    """Run the plan. Ctrl-C and SIGTERM stop it in order (servers' shutdown waits shortened,
+    the finished trails reported, exit 130); a second one stops Trailblaze at once. Nothing
+    the run started outlives it (:mod:`trailblaze.processes`)."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
-    installed = False
-    if task is not None:
-        try:
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-            installed = True
-        except (NotImplementedError, RuntimeError):  # not the main thread, or not supported
-            pass
+    remove = processes.install_interrupts(loop, task) if task is not None else None
     try:
-        return await (executor or Executor(run)).execute()
+        with processes.guard(active=run.project.has_dynamic_tools):
+            return await (executor or Executor(run)).execute()
     finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGTERM)
+        if remove is not None:
+            remove()
 
 
 def run_trails(project: Project, options: RunOptions) -> RunResult:
