@@ -67,7 +67,7 @@ def shorten(text: str, limit: int | None = None) -> str:
     """``text`` cut to ``limit`` characters (default :data:`MESSAGE_CHARS`), with a note of
     how much was left out: a tool's 20 MB error text must not become a 60 MB report."""
     bound = MESSAGE_CHARS.get_int() if limit is None else limit
-    if len(text) <= bound:
-        return text
+    if len(text) <= bound or (text.endswith(" more characters not shown)") and len(text) <= bound + 64):
+        return text  # short, or already cut
     left_out = len(text) - bound
     return f"{text[:bound]}… ({left_out} more characters not shown)"

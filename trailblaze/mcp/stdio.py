@@ -28,10 +28,15 @@ import anyio.abc
 import mcp_types
 from mcp.shared.message import SessionMessage
 
-from trailblaze import processes
+from trailblaze import limits, processes
+from trailblaze.limits import shorten
 from trailblaze.mcp import prefork
 
-TAIL_LINES = 64
+#: stderr lines an error message quotes, and how much of each
+TAIL_LINES = 20
+TAIL_LINE_CHARS = 300
+#: a stderr "line" longer than this is cut into pieces as it arrives (nothing waits for its end)
+STDERR_CHUNK = 64 * 1024
 #: seconds a server has to exit after its stdin closes, then after SIGTERM (seed 003)
 GRACE_S = 5.0
 TERM_S = 2.0
@@ -53,20 +58,37 @@ atexit.register(kill_all)
 
 
 class StderrLog:
-    """A server's stderr: appended to ``path`` as it arrives, the last lines kept for errors."""
+    """A server's stderr: appended to ``path`` as it arrives, the last lines kept for errors.
+
+    Both are bounded: error messages quote the last :data:`TAIL_LINES` lines, each cut to
+    :data:`TAIL_LINE_CHARS`; the file is rotated when it reaches
+    :data:`~trailblaze.limits.LOG_BYTES` (the previous one is kept as ``<name>.1``)."""
 
     def __init__(self, path: Path | None, lines: int = TAIL_LINES) -> None:
         self.path = path
         self._tail: deque[str] = deque(maxlen=lines)
         self._file: IO[str] | None = None
+        self._limit = limits.LOG_BYTES.get_int()
+        self._written = 0
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = path.open("a", encoding="utf-8", buffering=1)
+            self._written = self._file.tell()
 
     def write(self, line: str) -> None:
-        self._tail.append(line)
+        self._tail.append(shorten(line, TAIL_LINE_CHARS))
         if self._file is not None:
+            if self._written + len(line) + 1 > self._limit and self._written > 0:
+                self._rotate()
             self._file.write(line + "\n")
+            self._written += len(line.encode("utf-8", "replace")) + 1
+
+    def _rotate(self) -> None:
+        assert self._file is not None and self.path is not None
+        self._file.close()
+        os.replace(self.path, self.path.with_name(self.path.name + ".1"))
+        self._file = self.path.open("a", encoding="utf-8", buffering=1)
+        self._written = 0
 
     @property
     def lines(self) -> list[str]:
@@ -142,14 +164,23 @@ class StdioTransport:
         write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
         async def stdout_reader() -> None:
+            # linear in the size of a message: each byte is appended and searched once (a 50 MB
+            # result used to be re-scanned and re-copied for every 64 KB chunk: 15 s)
             assert process.stdout is not None
-            buffer = b""
+            buffer = bytearray()
+            scanned = 0
             async with read_writer:
                 with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                     async for chunk in process.stdout:
                         buffer += chunk
-                        while b"\n" in buffer:
-                            line, buffer = buffer.split(b"\n", 1)
+                        while True:
+                            end = buffer.find(b"\n", scanned)
+                            if end < 0:
+                                scanned = len(buffer)
+                                break
+                            line = bytes(buffer[:end])
+                            del buffer[: end + 1]
+                            scanned = 0
                             if not line.strip():
                                 continue
                             try:
@@ -171,6 +202,9 @@ class StdioTransport:
                     async for chunk in process.stderr:
                         buffer += chunk
                         *lines, buffer = buffer.split(b"\n")
+                        if len(buffer) > STDERR_CHUNK:  # a "line" without end: log it in pieces
+                            lines.append(buffer)
+                            buffer = b""
                         for line in lines:
                             self.log.write(line.decode("utf-8", "replace").rstrip("\r"))
                 if buffer:

@@ -16,6 +16,7 @@ from typing import Any
 
 from trailblaze.commands import DelegationViolation
 from trailblaze.errors import ExitCode, Location, ToolFailure, TrailblazeError
+from trailblaze.limits import shorten
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,
@@ -98,7 +99,7 @@ class Resolver:
             else:
                 await self._execute(spec, call, exec_args, chain)
         except CallFailed as exc:
-            exc.message = self.redact(exc.message)
+            exc.message = shorten(self.redact(exc.message))
             raise
 
     def _keep_secret(self, *values: Any) -> None:
@@ -193,7 +194,7 @@ class Resolver:
                 )
             executed.output = outcome.output
         except CallFailed as exc:
-            exc.message = self.redact(exc.message)
+            exc.message = shorten(self.redact(exc.message))  # reports stay readable: a 20 MB error is cut
             executed.status = exc.status
             executed.error = exc.message
             raise
