@@ -226,7 +226,7 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @click.option(
     "--artifacts-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Where snapshots go (default .trailblaze/artifacts next to trailblaze.yaml).",
+    help="Where snapshots go (default: a folder per run under .trailblaze/artifacts next to trailblaze.yaml).",
 )
 @click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
 @click.option("-q", "--quiet", is_flag=True, help="Only failures and the summary.")
@@ -268,7 +268,7 @@ def run(
     server), 3 misuse (bad arguments, config or trail file).
     """
     from trailblaze.runner.run import run_trails
-    from trailblaze.runner.session import RunOptions
+    from trailblaze.runner.session import RunOptions, new_artifacts_dir
 
     project = _project(plugin_args, config)
     if (agent or save_recording) and not self_heal:
@@ -295,7 +295,7 @@ def run(
         base_url=base_url,
         json_path=json_path,
         junit_path=junit_path,
-        artifacts_dir=artifacts_dir or project.config.root / ".trailblaze" / "artifacts",
+        artifacts_dir=artifacts_dir or new_artifacts_dir(project.config.root),
         verbosity=-1 if quiet else verbose,
         self_heal=self_heal,
         agent=agent,
@@ -362,7 +362,7 @@ def record(
     end, and Ctrl-C leaves it untouched (`--resume` continues). Exit codes as for `run`.
     """
     from trailblaze.runner.record import RecordOptions, record_trails
-    from trailblaze.runner.session import RunOptions
+    from trailblaze.runner.session import RunOptions, new_artifacts_dir
 
     project = _project(plugin_args, config)
     agent_name = project.default_agent_name(agent)
@@ -379,7 +379,7 @@ def record(
         headed=headed or (agent_class.shows_browser and not headless),
         base_url=base_url,
         json_path=json_path,
-        artifacts_dir=project.config.root / ".trailblaze" / "artifacts",
+        artifacts_dir=new_artifacts_dir(project.config.root),
         verbosity=verbose,
         agent=agent_name,
         remote_debugging_port=remote_debugging_port,
@@ -561,11 +561,17 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
         return rows
 
     rows = asyncio.run(gather())
+    found = {row["driver"] for row in rows}
+    empty = [f"{cls.key}: {cls.no_devices}" for cls in classes if cls.key not in found]
     if as_json:
         import json
 
         click.echo(json.dumps(rows, indent=2))
+        for line in empty:
+            click.echo(f"note: {line}", err=True)
         return 0
+    for line in empty:
+        click.echo(line)
     for row in rows:
         if "error" in row:
             click.echo(f"{row['driver']}: {row['error']}")

@@ -145,7 +145,7 @@ def test_every_core_tool_works(core_run: CliResult, trails: dict[str, dict[str, 
     assert {"wait", "takeSnapshot", "objectiveStatus"} <= set(names)
     objective = trail["steps"][2]["tools"][-1]
     assert objective["recordable"] is False  # an agent's signal, never part of a recording
-    folder = core_run.cwd / ".trailblaze" / "artifacts" / "every-core-tool"
+    folder = core_run.cwd / core_run.json()["artifacts_dir"] / "every-core-tool"
     assert sorted(p.name for p in folder.iterdir()) == ["after__loading.hierarchy.json", "after__loading.png"]
     hierarchy = json.loads((folder / "after__loading.hierarchy.json").read_text(encoding="utf-8"))
     assert "Load data" in json.dumps(hierarchy)

@@ -431,3 +431,14 @@ def test_the_terminal_prints_text_from_trails_and_pages_as_text(
     assert shown.count("[red]trail[/red]") == 2  # the line and the table
     assert "u:thumbs_up:" in shown
     assert "❌" not in shown and "👍" not in shown
+
+
+def test_a_report_that_cannot_be_written_is_exit_2_after_the_others_are(cli: CliRunner, project: Project) -> None:
+    project.write("trailblaze.yaml", "driver: null-test\n")
+    project.trail("t", "trail:\n  - step: Nothing to do\n    recording:\n      test: []\n")
+    project.write("blocker", "a file where the report's folder would be\n")
+    result = cli("run", "-p", "tests.support.null_driver", "--json", "blocker/r.json", "--junit", "out/r.xml")
+    assert result.returncode == 2, result.output  # the trail passed: it used to be a traceback and exit 1
+    assert result.stderr == "error: cannot write --json blocker/r.json: File exists\n"  # mkdir found a file
+    assert "Traceback" not in result.output
+    assert ET.parse(project.root / "out" / "r.xml").getroot().get("tests") == "1"  # the other report is written

@@ -121,4 +121,7 @@ def trailblaze_run_finish(run: Run, result: RunResult) -> None:
     root = build(result)
     _make_xml_safe(root)
     ET.indent(root)
-    write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+    try:
+        write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+    except OSError as exc:
+        result.report_failed("--junit", path, exc)

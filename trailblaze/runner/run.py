@@ -23,6 +23,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from trailblaze import processes
@@ -71,6 +72,8 @@ class Executor:
     async def execute(self) -> RunResult:
         run = self.run
         start = time.perf_counter()
+        artifacts = run.options.artifacts_dir
+        run.result.artifacts_dir = _shown(artifacts) if artifacts is not None else None
         self.hook.trailblaze_run_start(run=run)
         try:
             lanes = await self._lanes()
@@ -318,6 +321,14 @@ class Executor:
         for driver in self.drivers.values():
             with contextlib.suppress(Exception):  # closing must not hide the run's own outcome
                 await driver.close()
+
+
+def _shown(path: Path) -> str:
+    """A path as reports show it: relative to the working directory when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 def _driver_extra(options: RunOptions) -> dict[str, Any]:

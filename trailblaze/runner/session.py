@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from trailblaze.trail.model import Trail
 
 
+def new_artifacts_dir(root: Path) -> Path:
+    """A folder of its own for one run's artifacts, under ``.trailblaze/artifacts`` next to
+    trailblaze.yaml: ``2026-11-23T07-15-30-3f9c1a`` (time first, so the newest sorts last), so
+    two runs of one project never write over each other's snapshots."""
+    import datetime as dt
+
+    stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
+    return root / ".trailblaze" / "artifacts" / f"{stamp}-{uuid.uuid4().hex[:6]}"
+
+
 @dataclass(slots=True)
 class RunOptions:
     """Everything ``trailblaze run`` was asked to do (the CLI's options, as data)."""

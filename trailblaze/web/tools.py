@@ -449,9 +449,16 @@ async def web_current_url(ctx: ToolContext) -> str:
 
 @tool(name="web_evaluate", recordable=False, exposed_to_llm=False, platforms=WEB)
 async def web_evaluate(ctx: ToolContext, script: str) -> Any:
-    """Run JavaScript in the page and return its (JSON) result."""
+    """Run JavaScript in the page and return its (JSON) result; a script that does not finish
+    within the timeout fails the step."""
     async with _acting(ctx, "evaluate script", ctx.timeout):
-        result = await _device(ctx).page.evaluate(script)
+        try:
+            result = await asyncio.wait_for(_device(ctx).page.evaluate(script), ctx.timeout)
+        except TimeoutError:
+            raise ToolFailure(
+                f"evaluate script: it did not finish within {ctx.timeout:g}s (--timeout, or config.timeout of the "
+                "trail)"
+            ) from None
     try:
         json.dumps(result)
     except (TypeError, ValueError):
