@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +36,16 @@ _LIST_PAGES = 100
 class Connection:
     """A connected server: its tools, its registry resource, and a way to call it."""
 
-    def __init__(self, decl: ServerDecl, env: Mapping[str, str] | None = None, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        decl: ServerDecl,
+        env: Mapping[str, str] | None = None,
+        log_path: Path | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.decl = decl
         self.env = dict(env or {})
-        self.log = StderrLog(log_path) if decl.kind == "stdio" else None
+        self.log = StderrLog(log_path, redact=redact) if decl.kind == "stdio" else None
         self.transport: StdioTransport | None = None
         self.client: Client | None = None
         self.tools: list[mcp_types.Tool] = []

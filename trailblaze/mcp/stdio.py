@@ -18,7 +18,7 @@ import os
 import signal
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -64,8 +64,10 @@ class StderrLog:
     :data:`TAIL_LINE_CHARS`; the file is rotated when it reaches
     :data:`~trailblaze.limits.LOG_BYTES` (the previous one is kept as ``<name>.1``)."""
 
-    def __init__(self, path: Path | None, lines: int = TAIL_LINES) -> None:
+    def __init__(self, path: Path | None, lines: int = TAIL_LINES, redact: Callable[[str], str] | None = None) -> None:
         self.path = path
+        #: masks secrets in what the server writes (it may print the arguments it was given)
+        self._redact = redact
         self._tail: deque[str] = deque(maxlen=lines)
         self._file: IO[str] | None = None
         self._limit = limits.LOG_BYTES.get_int()
@@ -76,6 +78,8 @@ class StderrLog:
             self._written = self._file.tell()
 
     def write(self, line: str) -> None:
+        if self._redact is not None:
+            line = self._redact(line)
         self._tail.append(shorten(line, TAIL_LINE_CHARS))
         if self._file is not None:
             if self._written + len(line) + 1 > self._limit and self._written > 0:

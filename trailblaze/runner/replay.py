@@ -78,6 +78,7 @@ class ToolRunner:
             environ=os.environ,
             arg_values=trail.arg_values,
             on_executed=self._executed,
+            secrets=session.secrets,
         )
 
     async def run(self, call: ToolCall) -> None:

@@ -121,6 +121,9 @@ class Session:
     target: str | None = None
     #: why the session can no longer be trusted (see :meth:`mark_broken`), or None
     broken: str | None = None
+    #: the secret values its calls used (``web_fillSecret.value``, ``${ENV}`` values): masked in
+    #: every rendering of the screen and every report (:mod:`trailblaze.masking`)
+    secrets: set[str] = field(default_factory=set)
 
     def mark_broken(self, reason: str) -> None:
         """Something the session depends on broke (an MCP server died): the runner closes the

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from trailblaze import limits
+from trailblaze import limits, masking
 from trailblaze.errors import ToolFailure, UsageError
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
@@ -90,7 +90,8 @@ async def take_snapshot(ctx: ToolContext, screenName: str, description: str | No
         image.write_bytes(screen.screenshot)
         files.append(str(image))
     tree = folder / f"{stem}.hierarchy.json"
-    tree.write_text(json.dumps(screen.hierarchy.to_dict(), indent=2), encoding="utf-8")
+    hierarchy = masking.masked_node(screen.hierarchy, masking.of(ctx))  # a filled secret shows: not here
+    tree.write_text(json.dumps(hierarchy.to_dict(), indent=2), encoding="utf-8")
     files.append(str(tree))
     return {"screenName": screenName, "description": description, "files": files}
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, PositiveInt, SecretStr
 
-from trailblaze import ToolContext, ToolFailure, tool
+from trailblaze import ToolContext, ToolFailure, masking, tool
 from trailblaze.errors import InfrastructureError
 from trailblaze.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
 from trailblaze.web import locators
@@ -329,7 +329,8 @@ async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
         folder.mkdir(parents=True, exist_ok=True)
         stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in screenName) or "snapshot"
         await page.screenshot(path=str(folder / f"{stem}.png"), full_page=True)
-        (folder / f"{stem}.aria.yaml").write_text(await page.aria_snapshot(mode="ai"), encoding="utf-8")
+        aria = masking.redact(await page.aria_snapshot(mode="ai"), masking.of(ctx))  # a filled secret shows
+        (folder / f"{stem}.aria.yaml").write_text(aria, encoding="utf-8")
         files = [str(folder / f"{stem}.png"), str(folder / f"{stem}.aria.yaml")]
     return {"screenName": screenName, "url": page.url, "files": files}
 
