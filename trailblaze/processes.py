@@ -55,6 +55,12 @@ def hurried() -> bool:
     return _hurried
 
 
+def calm() -> None:
+    """The interrupted run is over: the next one (a test process runs many) waits as usual."""
+    global _hurried
+    _hurried = False
+
+
 def grace(normal: float) -> float:
     """How long to wait for a server to stop: ``normal``, or much less once interrupted."""
     return min(normal, HURRIED_GRACE_S) if _hurried else normal
@@ -257,6 +263,7 @@ def install_interrupts(loop: Any, task: Any, on_first: Callable[[], None] | None
             pass
 
     def remove() -> None:
+        calm()
         for sig in installed:
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)

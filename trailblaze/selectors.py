@@ -218,6 +218,10 @@ class BoundedPattern:
     def search(self, string: str) -> Any:
         return self._run(self._compiled.search, string)
 
+    def __getattr__(self, name: str) -> Any:
+        """Anything else a compiled pattern has (``flags``, ``groups``…), from the pattern."""
+        return getattr(self._compiled, name)
+
     def _run(self, method: Any, string: str) -> Any:
         seconds = limits.REGEX_SECONDS.get()
         try:

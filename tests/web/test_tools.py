@@ -552,6 +552,24 @@ def test_navigate_urls(cli: CliRunner, project: Project, browser: str) -> None:
     assert [s["status"] for s in trail["steps"]] == ["passed"] * 3
 
 
+def test_a_base_url_folder_serves_its_pages(cli: CliRunner, project: Project, browser: str) -> None:
+    project.write("site/pages/local.html", LOCAL_PAGE)  # base_url: a folder, relative to trailblaze.yaml
+    project.write("trailblaze.yaml", "base_url: site\ntimeout: 5\n")
+    project.trail(
+        "folder",
+        """
+        trail:
+          - step: A path on a base_url that is a folder
+            recording:
+              web:
+                - web_navigate: {url: /pages/local.html}
+                - web_verifyTextVisible: {text: A page next to the trail}
+        """,
+    )
+    result, document = run_json(cli)  # the folder's path used to be joined without file://: invalid URL
+    assert result.returncode == 0, document["trails"][0]["error"]
+
+
 def test_a_missing_local_page_fails_the_step(cli: CliRunner, project: Project, browser: str) -> None:
     project.trail("missing-page", failing_trail("/index.html", "web_navigate: {url: pages/none.html}"))
     result, document = run_json(cli)

@@ -8,7 +8,9 @@ reports each child's pid, and its exit status when it ends (a pidfd per child, s
 polls). It exits when Trailblaze closes its end of the socket.
 
 Standalone on purpose: it imports nothing of trailblaze, so a forked server starts with the
-modules a fresh ``python script.py`` would have, plus the SDK it was going to import anyway.
+modules a fresh ``python script.py`` would have, plus the SDK it was going to import anyway
+(and ``ctypes``, for the parent-death signal: the helper dies with Trailblaze, a server with
+the helper, so ``kill -9`` of Trailblaze leaves no server behind).
 """
 
 from __future__ import annotations
