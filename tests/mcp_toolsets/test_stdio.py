@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from trailblaze import masking
 from trailblaze.mcp import stdio
 from trailblaze.mcp.stdio import StderrLog, StdioTransport
 
@@ -111,3 +112,14 @@ def test_a_silent_server_is_described_as_such(tmp_path: Path) -> None:
     assert log.describe() == "\nthe server wrote nothing to stderr"
     log.write("  ")
     assert log.describe() == "\nthe server wrote nothing to stderr"
+
+
+def test_secrets_a_server_prints_are_masked_in_its_log_and_tail(tmp_path: Path) -> None:
+    secrets: set[str] = set()
+    path = tmp_path / "server.stderr.log"
+    log = StderrLog(path, redact=lambda line: masking.redact(line, secrets))
+    secrets.add("hunter2-horse")  # filled by a web_fillSecret after the server started
+    log.write("called with password=hunter2-horse")
+    log.close()
+    assert path.read_text() == "called with password=***\n"
+    assert log.lines == ["called with password=***"]
