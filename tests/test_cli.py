@@ -47,9 +47,12 @@ trail:
         - web_verifyTextVisible: {text: Not on this page, timeoutMs: 100}
 """
 
-NO_RECORDING = """
+MISUSE_AT_RUN_TIME = """
 trail:
-  - step: Open the about page
+  - step: Run a shared trail that is not there
+    recording:
+      web:
+        - runTrail: {path: nothing.yaml}
 """
 
 TOOL_ERROR = """
@@ -137,7 +140,7 @@ def test_exit_codes_worst_wins_across_trails(cli: CliRunner, project: Project, b
     project.trail("a-passing", PASSING)
     project.trail("b-failing", FAILING)
     project.trail("c-tool-error", TOOL_ERROR)
-    project.trail("d-no-recording", NO_RECORDING)
+    project.trail("d-misuse", MISUSE_AT_RUN_TIME)
 
     everything = cli("run", "-p", "broken_tools", "--json", "results.json")
     statuses = {t["id"]: (t["status"]) for t in everything.json()["trails"]}
@@ -145,9 +148,9 @@ def test_exit_codes_worst_wins_across_trails(cli: CliRunner, project: Project, b
         "a-passing": "passed",
         "b-failing": "failed",
         "c-tool-error": "error",
-        "d-no-recording": "error",
+        "d-misuse": "error",
     }
-    assert everything.returncode == 3, everything.output  # a step without a recording: the trail needs fixing
+    assert everything.returncode == 3, everything.output  # a shared trail that is not there: the trail needs fixing
 
     without_misuse = cli(
         "run",
@@ -212,6 +215,8 @@ trail:
         ),
         ({"t.trail.yaml": WITH_ARGS}, [], 3, "trail argument 'who' is required: pass --arg who=VALUE"),
         ({"t.trail.yaml": PASSING}, ["--timeout", "0"], 3, "Invalid value for '--timeout'"),
+        ({"t.trail.yaml": PASSING}, ["--timeout", "nan"], 3, "'nan': expected a number of seconds > 0"),
+        ({"t.trail.yaml": PASSING}, ["--base-url", "http://:80/"], 3, "--base-url: 'http://:80/' has no host"),
         ({"t.trail.yaml": PASSING}, ["-c", "nowhere.yaml"], 3, "nowhere.yaml: config file not found"),
         ({"trailblaze.yaml": "timeout: soon\nbase_urll: x\n"}, [], 3, "trailblaze.yaml:1:10: timeout: input should be"),
         ({"t.trail.yaml": "trail: []\n"}, [], 3, "'trail:' must be a non-empty list"),
@@ -228,6 +233,8 @@ trail:
         "arg-of-wrong-type",
         "required-arg-missing",
         "bad-timeout",
+        "nan-timeout",
+        "bad-base-url",
         "missing-config",
         "bad-config",
         "empty-trail",
@@ -245,6 +252,16 @@ def test_bad_input_gets_one_clear_answer(
     assert expected in result.output
     assert "Traceback" not in result.output
     assert result.stdout == ""  # nothing ran, nothing was reported as running
+
+
+def test_headed_without_a_display_says_so(cli: CliRunner, project: Project) -> None:
+    project.trail("t", PASSING)
+    result = cli("run", "--headed", env={"DISPLAY": "", "WAYLAND_DISPLAY": ""})
+    assert result.returncode == 3, result.output
+    assert result.stderr == (
+        "error: a visible browser needs a display (--headed): no display ($DISPLAY is unset); run without "
+        "--headed, or where there is a display\n"
+    )  # it used to be Chromium's dbus complaints, exit 2
 
 
 def test_bad_input_is_reported_before_a_browser_starts(cli: CliRunner, project: Project) -> None:
@@ -601,7 +618,7 @@ def test_interrupting_a_run(project: Project, browser: str, how: str) -> None:
     assert results["exit_code"] == 130
     assert [(t["id"], t["status"], t["error"]) for t in results["trails"]] == [
         ("a-quick", "passed", None),
-        ("b-slow", "error", "interrupted"),  # the trail that was running
+        ("b-slow", "error", "interrupted during step 2 (Wait for a button that never comes)"),  # in flight
     ]
     junit = ET.parse(project.root / "results.xml").getroot()
     assert [c.get("name") for c in junit.iter("testcase")] == ["a-quick", "b-slow"]

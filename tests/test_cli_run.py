@@ -150,6 +150,22 @@ trail:
   - step: Never reached
 """
 
+BROKEN_SHARED = """
+trail:
+  - step: Open the about page
+    recording:
+      web:
+        - web_navigate: {url: /about.html}
+  - step: Run a shared trail that is not there
+    recording:
+      web:
+        - runTrail: {path: shared/nothing.yaml}
+  - step: Never reached
+    recording:
+      web:
+        - web_navigate: {url: /index.html}
+"""
+
 SKIPPED = """
 config:
   skip: {web: the web page is not ready}
@@ -195,7 +211,7 @@ def project_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> tuple
     project.write("trails/pages/counter.html", COUNTER_PAGE)
     project.trail("retries/once", counter_trail(1))
     project.trail("retries/none", counter_trail(0))
-    project.trail("no-recording", NO_RECORDING)
+    project.trail("broken-shared", BROKEN_SHARED)
     project.trail("skipped", SKIPPED)
     project.trail("state/1-leaves", LEAVES_STATE)
     project.trail("state/2-sees-none", SEES_NO_STATE)
@@ -233,10 +249,10 @@ def trails(project_run: tuple[Project, CliResult]) -> dict[str, dict[str, Any]]:
 
 def test_discovery_is_sorted_recursive_and_skips_tool_folders(trails: dict[str, dict[str, Any]]) -> None:
     assert list(trails) == [
+        "broken-shared",
         "devices",
         "features",
         "legacy/about",
-        "no-recording",
         "retries/none",
         "retries/once",
         "setup/uses-shared",
@@ -248,7 +264,7 @@ def test_discovery_is_sorted_recursive_and_skips_tool_folders(trails: dict[str, 
 
 def test_the_worst_outcome_decides_the_exit_code(project_run: tuple[Project, CliResult]) -> None:
     _, result = project_run
-    assert result.returncode == 3  # a step without a recording for this device: the trail needs work
+    assert result.returncode == 3  # a shared trail that is not there: the trail needs work
     assert result.stdout.rstrip().splitlines()[-1].startswith("7 passed, 1 failed, 1 error, 1 skipped in ")
 
 
@@ -301,15 +317,29 @@ def test_max_retries_repeats_the_step(trails: dict[str, dict[str, Any]]) -> None
     assert "text 'clicked 2' visible: not possible within 0.2s" in none["error"]
 
 
-def test_a_step_without_a_recording_says_how_to_record_it(trails: dict[str, dict[str, Any]]) -> None:
-    trail = trails["no-recording"]
+def test_a_step_without_a_recording_stops_the_run_before_a_browser_starts(cli: CliRunner, project: Project) -> None:
+    project.trail("no-recording", NO_RECORDING)
+    for command in ("run", "validate"):  # validate answers as run would, for the driver named
+        result = cli(command, "--driver", "web")
+        assert result.returncode == 3, result.output
+        assert result.stderr == (
+            "error: trails/no-recording.trail.yaml:6:5: step 2 (Sign in as the admin): no recording for web (it has "
+            "recordings for: android); replay needs one: record it with `trailblaze record "
+            "trails/no-recording.trail.yaml --step 2 --driver playwright-native` or write `recording: {web: [...]}` "
+            "by hand\n"
+            "error: trails/no-recording.trail.yaml:10:5: step 3 (Never reached): no recording for web; replay needs "
+            "one: record it with `trailblaze record trails/no-recording.trail.yaml --step 3 --driver "
+            "playwright-native` or write `recording: {web: [...]}` by hand\n"
+            "2 problems\n"
+        )
+        assert result.stdout == ""  # nothing ran
+
+
+def test_a_shared_trail_that_is_not_there_is_an_error_of_the_trail(trails: dict[str, dict[str, Any]]) -> None:
+    trail = trails["broken-shared"]
     assert trail["status"] == "error"
     assert [s["status"] for s in trail["steps"]] == ["passed", "error", "skipped"]
-    assert trail["error"] == (
-        "step 2 (Sign in as the admin): no recording for web (it has recordings for: android); replay needs "
-        "one: record it with `trailblaze record trails/no-recording.trail.yaml --step 2 --driver playwright-native` "
-        "or write `recording: {web: [...]}` by hand"
-    )
+    assert trail["error"].startswith("step 2 (Run a shared trail that is not there): runTrail: ")
 
 
 def test_skipped_trails(trails: dict[str, dict[str, Any]]) -> None:

@@ -21,6 +21,7 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
 
 
 def test_snake_and_camel_case_are_both_accepted(tmp_path: Path) -> None:
+    (tmp_path / "x").mkdir()  # a base_url that is not a URL is a folder
     snake = load_config(write(tmp_path / "a.yaml", "trails_dir: t\nmcp_servers: [{command: echo}]\nbase_url: x\n"))
     camel = load_config(write(tmp_path / "b.yaml", "trailsDir: t\nmcpServers: [{command: echo}]\nbaseUrl: x\n"))
     assert snake.project == camel.project

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import math
+import os
+import time
+from pathlib import Path
 
 import pytest
 
 from trailblaze.errors import UsageError
-from trailblaze.yamlsource import load_text
+from trailblaze.yamlsource import load_path, load_text
 
 
 def test_plain_scalars_follow_yaml_1_2_core_schema() -> None:
@@ -54,3 +57,100 @@ def test_malformed_yaml_reports_line_and_column() -> None:
 def test_merge_keys_are_supported() -> None:
     doc = load_text("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  y: 3\n")
     assert doc.data["other"] == {"x": 1, "y": 3}
+
+
+def test_aliases_inside_an_anchor_point_at_the_anchor() -> None:
+    doc = load_text("base: &b\n  x: [1, 2]\nuse: *b\nmore: [*b, *b]\n", "a.yaml")
+    assert doc.data["use"] == {"x": [1, 2]}
+    assert doc.data["more"] == [{"x": [1, 2]}, {"x": [1, 2]}]
+    assert doc.data["use"] is not doc.data["base"]  # copies: nothing downstream shares state
+    assert str(doc.location(("use", "x", 1))) == "a.yaml:2:10"
+    assert str(doc.key_location(("more", 1, "x"))) == "a.yaml:2:3"
+
+
+def _billion_laughs() -> str:
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]")
+    return "\n".join(lines) + "\n"
+
+
+BILLION_LAUGHS = _billion_laughs()
+
+
+def test_an_alias_bomb_stops_at_the_alias_that_goes_over_the_bound() -> None:
+    start = time.monotonic()
+    with pytest.raises(UsageError, match=r"YAML aliases \(\*name\) expand to more than 1000000") as info:
+        load_text(BILLION_LAUGHS + "trail: []\n", "bomb.yaml")
+    assert time.monotonic() - start < 10  # unbounded, it grows to gigabytes for minutes
+    assert str(info.value).startswith("bomb.yaml:6:")
+    assert "TRAILBLAZE_MAX_YAML_EXPANSION" in str(info.value)
+
+
+def test_alias_uses_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAILBLAZE_MAX_YAML_ALIASES", "3")
+    load_text("a: &a 1\nb: [*a, *a, *a]\n")
+    with pytest.raises(UsageError, match="more than 3 YAML aliases") as info:
+        load_text("a: &a 1\nb: [*a, *a, *a, *a]\n", "n.yaml")
+    assert str(info.value).startswith("n.yaml:2:17:")
+
+
+def test_nesting_is_bounded_before_the_parser_recurses() -> None:
+    with pytest.raises(UsageError, match="nested more than 100 levels") as info:
+        load_text("a: " + "[" * 200_000, "deep.yaml")  # the C composer segfaulted on this
+    assert str(info.value).startswith("deep.yaml:1:")
+
+
+def test_a_bad_limit_setting_is_misuse(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAILBLAZE_MAX_YAML_DEPTH", "nan")
+    with pytest.raises(UsageError, match="TRAILBLAZE_MAX_YAML_DEPTH='nan': expected a number > 0"):
+        load_text("a: 1\n")
+
+
+def test_undefined_aliases_and_several_documents_are_errors() -> None:
+    with pytest.raises(UsageError, match="undefined alias 'nope'"):
+        load_text("a: *nope\n")
+    with pytest.raises(UsageError, match="expected a single document") as info:
+        load_text("a: 1\n---\nb: 2\n", "two.yaml")
+    assert str(info.value).startswith("two.yaml:2:")
+
+
+# -- reading files -------------------------------------------------------------------------------
+
+
+def test_not_utf8_says_where_the_first_bad_byte_is(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.trail.yaml"
+    path.write_bytes(b"trail:\n  - step: caf" + b"\xe9 au lait\n")
+    with pytest.raises(UsageError) as info:
+        load_path(path)
+    assert str(info.value) == (
+        f"{path}:2:14: not UTF-8 text: byte 0xe9 (byte 20 of the file) is not valid UTF-8; save the file as UTF-8"
+    )
+
+
+def test_only_regular_files_are_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.trail.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match=r"not a regular file \(a FIFO\)"):
+        load_path(fifo)  # opening it for reading used to wait for a writer for ever
+    zero = tmp_path / "zero.trail.yaml"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(UsageError, match=r"not a regular file \(a character device\)"):
+        load_path(zero)  # reading it used to end in a MemoryError
+
+
+def test_file_size_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.trail.yaml"
+    path.write_text("trail:\n" + "  - step: padding\n" * 100, encoding="utf-8")
+    monkeypatch.setenv("TRAILBLAZE_MAX_FILE_BYTES", "1000")
+    with pytest.raises(UsageError, match=r"larger than 1000 bytes \(TRAILBLAZE_MAX_FILE_BYTES raises the limit\)"):
+        load_path(path)
+    monkeypatch.setenv("TRAILBLAZE_MAX_FILE_BYTES", "2000")
+    assert len(load_path(path).data["trail"]) == 100
+
+
+def test_a_symlink_loop_is_named(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.trail.yaml"
+    loop.symlink_to(loop.name)
+    with pytest.raises(UsageError, match="symlink loop"):
+        load_path(loop)

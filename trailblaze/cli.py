@@ -155,6 +155,27 @@ def _parse_args(values: Sequence[str]) -> dict[str, str]:
     return parsed
 
 
+class Seconds(click.ParamType):
+    """A number of seconds > 0: not nan, not inf (``--timeout nan`` compared false with every
+    bound and let every wait end at once)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        import math
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"{value!r}: expected a number of seconds > 0", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
+
+
 def _paths(paths: Sequence[Path]) -> list[Path]:
     return [Path(p) for p in paths]
 
@@ -191,7 +212,7 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=SECONDS,
     metavar="SECONDS",
     help="How long actions and checks wait for the UI (default 10; a trail's config.timeout wins).",
 )
@@ -205,7 +226,7 @@ def _paths(paths: Sequence[Path]) -> list[Path]:
 @click.option(
     "--artifacts-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Where snapshots go (default .trailblaze/artifacts next to trailblaze.yaml).",
+    help="Where snapshots go (default: a folder per run under .trailblaze/artifacts next to trailblaze.yaml).",
 )
 @click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
 @click.option("-q", "--quiet", is_flag=True, help="Only failures and the summary.")
@@ -247,7 +268,7 @@ def run(
     server), 3 misuse (bad arguments, config or trail file).
     """
     from trailblaze.runner.run import run_trails
-    from trailblaze.runner.session import RunOptions
+    from trailblaze.runner.session import RunOptions, new_artifacts_dir
 
     project = _project(plugin_args, config)
     if (agent or save_recording) and not self_heal:
@@ -256,6 +277,7 @@ def run(
         from trailblaze.agents.base import AgentSettings
 
         project.agents.resolve(project.default_agent_name(agent))(AgentSettings(project.config))
+    given = _parse_args(args)
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
@@ -265,14 +287,15 @@ def run(
         workers=workers,
         shard_split=shard_split,
         shard_all=shard_all,
-        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **given},
+        given_args=list(given),
         timeout=timeout,
         fail_fast=fail_fast,
         headed=headed,
         base_url=base_url,
         json_path=json_path,
         junit_path=junit_path,
-        artifacts_dir=artifacts_dir or project.config.root / ".trailblaze" / "artifacts",
+        artifacts_dir=artifacts_dir or new_artifacts_dir(project.config.root),
         verbosity=-1 if quiet else verbose,
         self_heal=self_heal,
         agent=agent,
@@ -304,7 +327,7 @@ def run(
     help="web: let other tools drive the browser over CDP on 127.0.0.1:PORT (0 picks a free port).",
 )
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Value for a trail argument (repeatable).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="UI wait (as run).")
+@click.option("--timeout", type=SECONDS, metavar="SECONDS", help="UI wait (as run).")
 @click.option("--base-url", metavar="URL", help="Base URL for '/path' navigation (as run).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write results JSON here.")
 @click.option("-v", "--verbose", count=True, help="Show steps (-v) and tool calls (-vv).")
@@ -339,22 +362,24 @@ def record(
     end, and Ctrl-C leaves it untouched (`--resume` continues). Exit codes as for `run`.
     """
     from trailblaze.runner.record import RecordOptions, record_trails
-    from trailblaze.runner.session import RunOptions
+    from trailblaze.runner.session import RunOptions, new_artifacts_dir
 
     project = _project(plugin_args, config)
     agent_name = project.default_agent_name(agent)
     agent_class = project.agents.resolve(agent_name)
+    given = _parse_args(args)
     options = RunOptions(
         paths=_paths(paths),
         driver=driver,
         target=target,
         devices=[device] if device else [],
-        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **_parse_args(args)},
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **given},
+        given_args=list(given),
         timeout=timeout,
         headed=headed or (agent_class.shows_browser and not headless),
         base_url=base_url,
         json_path=json_path,
-        artifacts_dir=project.config.root / ".trailblaze" / "artifacts",
+        artifacts_dir=new_artifacts_dir(project.config.root),
         verbosity=verbose,
         agent=agent_name,
         remote_debugging_port=remote_debugging_port,
@@ -380,24 +405,25 @@ def validate(
     plugin_args: tuple[str, ...],
     config: Path | None,
 ) -> int:
-    """Check trail files without running them: YAML, structure, tools and their arguments.
+    """Check trail files without running them: every check `run` makes before a device opens
+    (YAML, structure, drivers, tools and their arguments, recordings, --arg names, URLs), and
+    the tools of the project's MCP servers, which are started to list them.
 
-    Reports every problem in every file, then exits 3 if there were any.
+    Reports every problem in every file, then exits 3 if there were any (2 if an MCP server
+    would not start).
     """
+    from trailblaze.runner.session import RunOptions
+    from trailblaze.runner.validate import validate as validate_trails
+
     project = _project(plugin_args, config)
-    trails, problems = project.collect(_paths(paths), _parse_args(args), require_args=False)
-    if driver:
-        project.drivers.resolve(driver)
-    for trail in trails:
-        if not driver:
-            try:  # a trail only for drivers this project does not have says so
-                project.default_driver_name(None, trail)
-            except UsageError as exc:
-                problems.append(exc)
-                continue
-        problems.extend(project.check(trail, driver, dynamic_tools=project.has_dynamic_tools))
-    if problems:
-        raise ErrorList(problems)
+    given = _parse_args(args)
+    options = RunOptions(
+        paths=_paths(paths),
+        driver=driver,
+        arg_values={**{k: str(v) for k, v in project.config.project.args.items()}, **given},
+        given_args=list(given),
+    )
+    trails = validate_trails(project, options)
     noun = "trail" if len(trails) == 1 else "trails"
     click.echo(f"{len(trails)} {noun} valid")
     return 0
@@ -535,15 +561,16 @@ def tools(
     rows = [_tool_row(spec) for spec in specs]
     from rich.console import Console
 
-    console = Console(soft_wrap=False)
+    console = Console(soft_wrap=False, markup=False, emoji=False)  # descriptions come from servers: text
     if console.is_terminal:
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(box=None, pad_edge=False)
         for column in ("tool", "source", "where", "flags", "description"):
             table.add_column(column, overflow="fold")
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))
         console.print(table)
     else:  # plain, one tool per line, for pipes and CI logs
         widths = [max(len(r[i]) for r in rows) for i in range(4)] if rows else [0] * 4
@@ -624,11 +651,17 @@ def devices(driver: str | None, as_json: bool, plugin_args: tuple[str, ...], con
         return rows
 
     rows = asyncio.run(gather())
+    found = {row["driver"] for row in rows}
+    empty = [f"{cls.key}: {cls.no_devices}" for cls in classes if cls.key not in found]
     if as_json:
         import json
 
         click.echo(json.dumps(rows, indent=2))
+        for line in empty:
+            click.echo(f"note: {line}", err=True)
         return 0
+    for line in empty:
+        click.echo(line)
     for row in rows:
         if "error" in row:
             click.echo(f"{row['driver']}: {row['error']}")

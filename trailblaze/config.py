@@ -168,6 +168,35 @@ class PlatformConfig(_Section):
     icon: str | None = None
 
 
+def check_base_url(value: str | None) -> str | None:
+    """``base_url`` is ``sample-app``, an http(s) or file URL, or a folder (checked to exist
+    once the config file's folder is known): anything else fails every navigation later."""
+    if value is None or value == SAMPLE_APP or "://" not in value:
+        return value
+    problem = url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def url_problem(value: str) -> str | None:
+    """Why ``value`` is not a URL a browser can open, or None."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        return f"{value!r} is not a valid URL: {exc}"
+    if parts.scheme not in ("http", "https", "file"):
+        return f"{value!r} is not an http://, https:// or file:// URL"
+    if parts.scheme != "file" and not parts.hostname:
+        return f"{value!r} has no host"
+    if any(c.isspace() for c in value):
+        return f"{value!r} contains spaces"
+    return None
+
+
 class TargetConfig(_Section):
     """An app under test (seed 002's *target*)."""
 
@@ -175,6 +204,8 @@ class TargetConfig(_Section):
     app_id: str | None = None
     app_ids: list[str] = Field(default_factory=list)
     base_url: str | None = None
+
+    _base_url = field_validator("base_url")(check_base_url)
     mcp_servers: McpServers = Field(default_factory=list)
     tool_sets: list[str] = Field(default_factory=list)
     #: per-platform settings: ``{android: {app_ids: [...], tool_sets: [...]}, web: {...}}``
@@ -254,6 +285,8 @@ class ProjectConfig(_Section):
     agent: str | None = Field(default=None, description="default agent for `record` and `run --self-heal`")
     llm: LlmConfig | None = None
 
+    _base_url = field_validator("base_url")(check_base_url)
+
 
 class Config:
     """The loaded configuration plus where it came from (``path`` is None without a file)."""
@@ -266,6 +299,13 @@ class Config:
         self.root = path.parent if path is not None else Path.cwd()
         #: the pluggy plugin manager, set when the project is assembled (as in pytest)
         self.pluginmanager: Any = None
+
+    def base_url(self, value: str | None) -> str | None:
+        """A ``base_url`` as the browser needs it: a folder becomes its ``file://`` URL (relative
+        to this file's folder); URLs and ``sample-app`` stay as they are."""
+        if value is None or value == SAMPLE_APP or "://" in value:
+            return value
+        return self.resolve(value).resolve().as_uri() + "/"
 
     def resolve(self, relative: str) -> Path:
         """A path from the config file, made absolute against the file's folder."""
@@ -302,15 +342,30 @@ def load_config(path: Path | None = None, *, discover: bool = True) -> Config:
         project = ProjectConfig.model_validate(data)
     except ValidationError as exc:
         raise ErrorList(describe_errors(exc, doc=doc, model=ProjectConfig)) from None
-    problems = _reference_problems(project, doc)
+    problems = _reference_problems(project, doc, path.parent)
     if problems:
         raise ErrorList(problems)
     return Config(project, path, doc)
 
 
-def _reference_problems(project: ProjectConfig, doc: YamlDocument) -> list[UsageError]:
-    """Names that point at nothing: ``target:`` and ``tool_sets:`` entries."""
+def _reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) -> list[UsageError]:
+    """Names that point at nothing: ``target:`` and ``tool_sets:`` entries, and a ``base_url``
+    that is neither a URL nor a folder."""
     problems: list[UsageError] = []
+    urls: list[tuple[tuple[str | int, ...], str | None]] = [(("base_url",), project.base_url)]
+    urls += [(("targets", name, "base_url"), t.base_url) for name, t in project.targets.items()]
+    for key_path, value in urls:
+        if value is None or value == SAMPLE_APP or "://" in value:
+            continue
+        folder = Path(value).expanduser()
+        if not (folder if folder.is_absolute() else root / folder).is_dir():
+            problems.append(
+                UsageError(
+                    f"base_url: {value!r} is neither a URL (http://…, https://…, file://…), {SAMPLE_APP!r} nor a "
+                    "folder that exists",
+                    doc.location(key_path),
+                )
+            )
     if project.target is not None and project.targets and project.target not in project.targets:
         known = ", ".join(sorted(project.targets))
         problems.append(

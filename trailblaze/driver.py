@@ -65,6 +65,8 @@ class Driver(abc.ABC):
     description: ClassVar[str] = ""
     #: How many sessions one device can host at once (web: many browser contexts).
     sessions_per_device: ClassVar[int] = 1
+    #: what ``trailblaze devices`` says when :meth:`devices` finds none: how to make one known
+    no_devices: ClassVar[str] = "no devices found"
 
     def __init__(self, options: DriverOptions) -> None:
         self.options = options

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trailblaze.errors import UsageError
+
 CONFIG_NAME = "trailblaze.yaml"
 
 
@@ -25,13 +27,16 @@ def is_workspace_file(path: Path) -> bool:
 
 def plugins_listed_in(path: Path) -> list[str]:
     """The ``plugins:`` of a config file, read without validating the rest (for start-up)."""
-    try:
-        if "plugins" not in path.read_text(encoding="utf-8"):
-            return []  # most projects: no need to parse YAML just to list commands
-    except OSError:
-        return []
-    from trailblaze.yamlsource import load_path
+    from trailblaze.sourcefile import read_source
 
-    data = load_path(path).data
+    try:
+        text = read_source(path)
+    except UsageError:
+        return []  # the command that loads the configuration reports it
+    if "plugins" not in text:
+        return []  # most projects: no need to parse YAML just to list commands
+    from trailblaze.yamlsource import load_text
+
+    data = load_text(text, str(path)).data
     listed = data.get("plugins") if isinstance(data, dict) else None
     return [str(p) for p in listed] if isinstance(listed, list) else []

@@ -11,14 +11,27 @@ Maestro semantics: ``regex.matches(value) || pattern == value``); see :func:`tex
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+from trailblaze import limits
+from trailblaze.errors import ToolFailure
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*")
+    @classmethod
+    def _valid_regex(cls, value: Any, info: ValidationInfo) -> Any:
+        """A ``…Regex`` field must be a valid regex: an invalid one would otherwise be matched
+        as literal text and cost the whole timeout before failing for no visible reason."""
+        if isinstance(value, str) and info.field_name and info.field_name.endswith("Regex"):
+            problem = regex_problem(value)
+            if problem is not None:
+                raise ValueError(problem)
+        return value
 
     def compact(self) -> dict[str, Any]:
         """The fields that are set, in upstream's wire names (what a recording stores)."""
@@ -171,22 +184,98 @@ def describe(fields: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+class RegexTimeout(ToolFailure):
+    """A pattern from a trail took longer than :data:`~trailblaze.limits.REGEX_SECONDS` to match
+    one value: it backtracks catastrophically (``(a|a)+b``), and the step fails saying so."""
+
+    def __init__(self, pattern: str, seconds: float) -> None:
+        super().__init__(
+            f"matching the pattern {pattern!r} took longer than {seconds:g}s, the limit for one match "
+            f"({limits.REGEX_SECONDS.env}); a pattern with nested repetition like (a+)+ or (a|a)* can take for "
+            "ever: write it without"
+        )
+
+
+class BoundedPattern:
+    """A compiled pattern whose every match is time-bounded (the ``regex`` package's ``timeout``).
+
+    It has the methods of :class:`re.Pattern` that matching needs; a match that runs out of
+    time raises :class:`RegexTimeout`."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, compiled: Any, pattern: str) -> None:
+        self._compiled = compiled
+        #: the pattern as written in the trail
+        self.pattern = pattern
+
+    def fullmatch(self, string: str) -> Any:
+        return self._run(self._compiled.fullmatch, string)
+
+    def match(self, string: str) -> Any:
+        return self._run(self._compiled.match, string)
+
+    def search(self, string: str) -> Any:
+        return self._run(self._compiled.search, string)
+
+    def __getattr__(self, name: str) -> Any:
+        """Anything else a compiled pattern has (``flags``, ``groups``…), from the pattern."""
+        return getattr(self._compiled, name)
+
+    def _run(self, method: Any, string: str) -> Any:
+        seconds = limits.REGEX_SECONDS.get()
+        try:
+            return method(string, timeout=seconds)
+        except TimeoutError:
+            raise RegexTimeout(self.pattern, seconds) from None
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is not a valid regex, or None when it is."""
+    import regex
+
+    try:
+        regex.compile(pattern, regex.DOTALL)
+    except regex.error as exc:
+        return f"invalid regex {pattern!r}: {exc}"
+    except (ValueError, OverflowError, RecursionError) as exc:
+        return f"invalid regex {pattern!r}: {exc}"
+    return None
+
+
+def compile_search(pattern: str) -> BoundedPattern:
+    """``pattern`` as a time-bounded regex to search with (a URL pattern, say); raises
+    :class:`ValueError` when it is not a valid regex."""
+    import regex
+
+    problem = regex_problem(pattern)
+    if problem is not None:
+        raise ValueError(problem)
+    return BoundedPattern(regex.compile(pattern, regex.DOTALL), pattern)
+
+
 @functools.lru_cache(maxsize=1024)
-def compile_pattern(pattern: str) -> re.Pattern[str]:
+def compile_pattern(pattern: str) -> BoundedPattern:
     """The regex a selector field means: the pattern, or failing that the literal text.
 
     The compiled pattern must match the whole value; literal equality with the pattern text
     also counts, so ``Price (USD)`` matches the text ``Price (USD)`` even though, as a regex,
-    the parentheses form a group.
+    the parentheses form a group. Every match is time-bounded (:class:`BoundedPattern`): a
+    catastrophic pattern fails the step instead of hanging the run. Selector fields are checked
+    to be valid regexes when a trail loads (an invalid one is an error there); other text
+    that is not a valid regex (a tool's free-text argument) matches literally.
     """
+    import regex  # ~10 ms: only when a selector is matched
+
     try:
-        return re.compile(f"(?:{pattern})|{re.escape(pattern)}", re.DOTALL)
-    except re.error:
-        return re.compile(re.escape(pattern), re.DOTALL)
+        compiled = regex.compile(f"(?:{pattern})|{regex.escape(pattern)}", regex.DOTALL)
+    except (regex.error, ValueError, OverflowError, RecursionError):
+        compiled = regex.compile(regex.escape(pattern), regex.DOTALL)
+    return BoundedPattern(compiled, pattern)
 
 
 def text_matches(pattern: str, value: str | None) -> bool:
-    """Whole-value regex match, or literal equality (upstream semantics)."""
+    """Whole-value regex match, or literal equality (upstream semantics); time-bounded."""
     if value is None:
         return False
     return compile_pattern(pattern).fullmatch(value) is not None

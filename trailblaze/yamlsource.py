@@ -11,15 +11,19 @@ dates stay strings. Duplicate keys are an error instead of a silent overwrite.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from trailblaze import limits
 from trailblaze.errors import Location, UsageError
+from trailblaze.sourcefile import read_source
 
 try:  # the C parser is ~10x faster; the wheels ship it, source builds may not
     from yaml import CSafeLoader as _Loader
@@ -38,7 +42,6 @@ _FALSE = frozenset({"false", "False", "FALSE"})
 _INF = frozenset({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
 _NEG_INF = frozenset({"-.inf", "-.Inf", "-.INF"})
 _NAN = frozenset({".nan", ".NaN", ".NAN"})
-_MAX_DEPTH = 200
 
 
 class YamlDocument:
@@ -100,23 +103,16 @@ def _snake(name: str) -> str:
 
 def load_path(path: Path) -> YamlDocument:
     """Parse a YAML file; raise :class:`UsageError` with a location for anything malformed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError("file not found", Location(str(path))) from None
-    except IsADirectoryError:
-        raise UsageError("is a directory, expected a YAML file", Location(str(path))) from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"not UTF-8 text ({exc.reason})", Location(str(path))) from None
-    except OSError as exc:
-        raise UsageError(f"cannot read: {exc.strerror}", Location(str(path))) from None
-    return load_text(text, str(path))
+    return load_text(read_source(path), str(path))
 
 
 def load_text(text: str, path: str | None = None) -> YamlDocument:
+    """Parse YAML text. Parsing is event by event (the C parser, no recursion), so the nesting
+    depth and what aliases expand to are bounded before they can cost memory or time."""
     loader = _Loader(text)
+    builder = _Builder(path)
     try:
-        node = loader.get_single_node()
+        data = builder.document(loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -128,71 +124,216 @@ def load_text(text: str, path: str | None = None) -> YamlDocument:
         raise UsageError(f"invalid YAML: {exc}", Location(path)) from None
     finally:
         loader.dispose()
-    builder = _Builder(path)
-    data = None if node is None else builder.build(node, ())
     return YamlDocument(path, data, builder.positions, builder.key_positions)
 
 
+_MERGE = object()  # the pending key of a mapping while its ``<<:`` value is read
+
+
+@dataclass(slots=True)
+class _Anchor:
+    """An anchored value and what a ``*name`` repeating it adds: nodes plus characters, and
+    the positions of its parts relative to it (so messages point into the anchor)."""
+
+    value: Any
+    size: int
+    positions: list[tuple[PathKey, tuple[int, int]]]
+    key_positions: list[tuple[PathKey, tuple[int, int]]]
+
+
+@dataclass(slots=True)
+class _Frame:
+    """A mapping or list being built."""
+
+    path: PathKey
+    mark: Any
+    anchor: str | None
+    value: Any
+    positions_from: int
+    keys_from: int
+    size: int = 1
+    key: Any = None  # mappings: the key whose value comes next (None: a key comes next)
+    merged: dict[str, Any] | None = None
+
+
 class _Builder:
+    """Builds plain data from parser events, remembering each value's position.
+
+    Aliases are expanded into copies (the loaded data is a tree, as the rest of Trailblaze
+    expects), within the bounds of :mod:`trailblaze.limits`: an alias bomb stops at the alias
+    that goes over, with its line, long before it costs gigabytes."""
+
     def __init__(self, path: str | None) -> None:
         self.path = path
         self.positions: dict[PathKey, tuple[int, int]] = {}
         self.key_positions: dict[PathKey, tuple[int, int]] = {}
+        self._position_log: list[tuple[PathKey, tuple[int, int]]] = []
+        self._key_log: list[tuple[PathKey, tuple[int, int]]] = []
+        self._anchors: dict[str, _Anchor] = {}
+        self._stack: list[_Frame] = []
+        self._max_depth = limits.YAML_DEPTH.get_int()
+        self._max_aliases = limits.YAML_ALIASES.get_int()
+        self._max_expansion = limits.YAML_EXPANSION.get_int()
+        self._aliases = 0
+        self._expansion = 0
 
-    def _where(self, node: yaml.Node) -> Location:
-        return Location(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
+    def _where(self, mark: Any) -> Location:
+        return Location(self.path, mark.line + 1, mark.column + 1)
 
-    def build(self, node: yaml.Node, key_path: PathKey) -> Any:
-        if len(key_path) > _MAX_DEPTH:
-            raise UsageError("YAML nested too deeply (recursive alias?)", self._where(node))
-        self.positions[key_path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-        if isinstance(node, yaml.ScalarNode):
-            return self._scalar(node)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*key_path, i)) for i, item in enumerate(node.value)]
-        if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, key_path)
-        raise UsageError(f"unsupported YAML node {node.tag}", self._where(node))  # pragma: no cover
-
-    def _mapping(self, node: yaml.MappingNode, key_path: PathKey) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        merged: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                merged.update(self._merge_source(value_node, key_path))
-                continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise UsageError("mapping keys must be plain strings", self._where(key_node))
-            key = key_node.value
-            if key in result:
-                raise UsageError(f"duplicate key {key!r}", self._where(key_node))
-            self.key_positions[(*key_path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            result[key] = self.build(value_node, (*key_path, key))
-        for key, value in merged.items():
-            result.setdefault(key, value)
-        return result
-
-    def _merge_source(self, node: yaml.Node, key_path: PathKey) -> dict[str, Any]:
-        sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
-        merged: dict[str, Any] = {}
-        for source in sources:
-            value = self.build(source, (*key_path, "<<"))
-            if not isinstance(value, dict):
-                raise UsageError("'<<' merge needs a mapping", self._where(source))
-            for key, item in value.items():
-                merged.setdefault(key, item)
-        return merged
-
-    def _scalar(self, node: yaml.ScalarNode) -> Any:
-        value: str = node.value
-        tag = node.tag
-        if node.style or tag == "tag:yaml.org,2002:str":  # quoted or block scalar: always a string
-            return value
-        if tag == "tag:yaml.org,2002:null":
+    def document(self, loader: Any) -> Any:
+        loader.get_event()  # StreamStart
+        if loader.check_event(yaml.StreamEndEvent):
+            loader.get_event()
             return None
-        if tag == "tag:yaml.org,2002:bool" and value in _TRUE | _FALSE:
-            return value in _TRUE
-        return resolve_plain_scalar(value)
+        loader.get_event()  # DocumentStart
+        data = self._node(loader)
+        loader.get_event()  # DocumentEnd
+        if not loader.check_event(yaml.StreamEndEvent):
+            event = loader.get_event()
+            raise UsageError(
+                "invalid YAML: expected a single document, but found another one", self._where(event.start_mark)
+            )
+        return data
+
+    def _node(self, loader: Any) -> Any:
+        """Build the document's root node, iteratively (a deep file cannot exhaust the stack)."""
+        while True:
+            event = loader.get_event()
+            first, first_key = len(self._position_log), len(self._key_log)
+            if isinstance(event, yaml.ScalarEvent | yaml.AliasEvent | yaml.CollectionStartEvent):
+                path = self._child_path(event)
+                self._record(path, event.start_mark)
+            if isinstance(event, yaml.ScalarEvent):
+                done, size = _scalar(event), 1 + len(event.value)
+                if event.anchor:
+                    self._anchor(event.anchor, done, size, path, first, first_key)
+            elif isinstance(event, yaml.AliasEvent):
+                done, size = self._alias(event, path)
+            elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+                if len(self._stack) >= self._max_depth:
+                    raise UsageError(
+                        f"YAML nested more than {self._max_depth} levels deep ({limits.YAML_DEPTH.env} raises "
+                        "the limit)",
+                        self._where(event.start_mark),
+                    )
+                mapping = isinstance(event, yaml.MappingStartEvent)
+                self._stack.append(
+                    _Frame(
+                        path,
+                        event.start_mark,
+                        event.anchor,
+                        {} if mapping else [],
+                        first,
+                        first_key,
+                    )
+                )
+                continue
+            else:  # the end of a collection
+                frame = self._stack.pop()
+                done, size = frame.value, frame.size
+                if frame.merged:
+                    for key, value in frame.merged.items():
+                        done.setdefault(key, value)
+                if frame.anchor:
+                    self._anchor(frame.anchor, done, size, frame.path, frame.positions_from, frame.keys_from)
+            if not self._stack:
+                return done
+            self._attach(event, done, size)
+
+    def _child_path(self, event: Any) -> PathKey:
+        if not self._stack:
+            return ()
+        frame = self._stack[-1]
+        if isinstance(frame.value, list):
+            return (*frame.path, len(frame.value))
+        if frame.key is None:  # a key: its position is kept apart, under the path it names
+            if not isinstance(event, yaml.ScalarEvent):
+                raise UsageError("mapping keys must be plain strings", self._where(event.start_mark))
+            if event.style == "" and event.value == "<<" and event.tag is None:
+                return (*frame.path, "<<key")
+            return (*frame.path, event.value)
+        return (*frame.path, "<<" if frame.key is _MERGE else frame.key)
+
+    def _record(self, path: PathKey, mark: Any) -> None:
+        frame = self._stack[-1] if self._stack else None
+        if frame is not None and isinstance(frame.value, dict) and frame.key is None:
+            return  # keys are recorded when they are attached
+        position = (mark.line + 1, mark.column + 1)
+        self.positions[path] = position
+        self._position_log.append((path, position))
+
+    def _attach(self, event: Any, value: Any, size: int) -> None:
+        frame = self._stack[-1]
+        frame.size += size
+        if isinstance(frame.value, list):
+            frame.value.append(value)
+            return
+        if frame.key is None:  # ``value`` is a key (a scalar: checked in _child_path)
+            if event.style == "" and event.value == "<<" and event.tag is None:
+                frame.key = _MERGE
+                return
+            key = event.value
+            if key in frame.value:
+                raise UsageError(f"duplicate key {key!r}", self._where(event.start_mark))
+            position = (event.start_mark.line + 1, event.start_mark.column + 1)
+            self.key_positions[(*frame.path, key)] = position
+            self._key_log.append(((*frame.path, key), position))
+            frame.key = key
+            return
+        if frame.key is _MERGE:
+            sources = value if isinstance(value, list) else [value]
+            merged = frame.merged if frame.merged is not None else {}
+            for source in sources:
+                if not isinstance(source, dict):
+                    raise UsageError("'<<' merge needs a mapping", self._where(event.start_mark))
+                for key, item in source.items():
+                    merged.setdefault(key, item)
+            frame.merged = merged
+        else:
+            frame.value[frame.key] = value
+        frame.key = None
+
+    def _anchor(self, name: str, value: Any, size: int, path: PathKey, first: int, first_key: int) -> None:
+        cut = len(path)
+        self._anchors[name] = _Anchor(
+            value,
+            size,
+            [(p[cut:], pos) for p, pos in self._position_log[first:]],
+            [(p[cut:], pos) for p, pos in self._key_log[first_key:]],
+        )
+
+    def _alias(self, event: Any, path: PathKey) -> tuple[Any, int]:
+        anchor = self._anchors.get(event.anchor)
+        if anchor is None:
+            raise UsageError(f"invalid YAML: found undefined alias {event.anchor!r}", self._where(event.start_mark))
+        self._aliases += 1
+        self._expansion += anchor.size
+        if self._aliases > self._max_aliases:
+            raise UsageError(
+                f"more than {self._max_aliases} YAML aliases (*name) in one file "
+                f"({limits.YAML_ALIASES.env} raises the limit)",
+                self._where(event.start_mark),
+            )
+        if self._expansion > self._max_expansion:
+            raise UsageError(
+                f"YAML aliases (*name) expand to more than {self._max_expansion} nodes and characters "
+                f"(an alias bomb?); {limits.YAML_EXPANSION.env} raises the limit",
+                self._where(event.start_mark),
+            )
+        for relative, position in anchor.positions:
+            self.positions[(*path, *relative)] = position
+            self._position_log.append(((*path, *relative), position))
+        for relative, position in anchor.key_positions:
+            self.key_positions[(*path, *relative)] = position
+            self._key_log.append(((*path, *relative), position))
+        return copy.deepcopy(anchor.value), anchor.size
+
+
+def _scalar(event: Any) -> Any:
+    value: str = event.value
+    if event.style or event.tag == "tag:yaml.org,2002:str":  # quoted or block scalar: always a string
+        return value
+    return resolve_plain_scalar(value)
 
 
 def resolve_plain_scalar(value: str) -> Any:

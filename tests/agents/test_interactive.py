@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Callable
 
@@ -40,9 +41,9 @@ def test_a_person_records_steps_with_undo_and_quits(
     cli_process: Callable[..., subprocess.Popen[str]], cli: CliRunner, project: Project, browser: str
 ) -> None:
     trail = project.trail("signup", TRAIL)
-    proc = cli_process("record", "trails/signup.trail.yaml", "--agent", "interactive")
+    proc = cli_process("record", "trails/signup.trail.yaml", "--agent", "interactive", "--json", "r.json")
     out, err = proc.communicate(SESSION, timeout=120)
-    assert proc.returncode == 0, out + err
+    assert proc.returncode == 1, out + err  # steps are left without a recording: not a pass
 
     assert "── step 1: Open the forms page" in out
     assert "   type a tool call, or done / undo / skip / fail / quit / help" in out
@@ -70,6 +71,14 @@ trail:
 """
     )
     assert "step 2: quit by interactive" in out
+    assert "INCOMPLETE signup" in out
+    unrecorded = "3 steps have no recording for web yet (step 2, step 3, verify 4)"
+    assert f"{unrecorded}; `trailblaze record trails/signup.trail.yaml` records them" in out
+    document = json.loads((project.root / "r.json").read_text(encoding="utf-8"))
+    assert document["summary"]["incomplete"] == 1
+    assert document["exit_code"] == 1
+    assert document["trails"][0]["status"] == "incomplete"
+    assert document["trails"][0]["error"].startswith(unrecorded)
 
 
 def test_a_person_records_a_whole_trail_that_then_replays(
@@ -109,6 +118,8 @@ def test_the_end_of_input_stops_like_quit(
     before = trail.read_bytes()
     proc = cli_process("record", "trails/signup.trail.yaml", "--agent", "interactive")
     out, err = proc.communicate("", timeout=120)
-    assert proc.returncode == 0, out + err
+    assert proc.returncode == 1, out + err  # nothing was recorded: that is not PASSED
     assert "(end of input: stopping)" in out
+    assert "INCOMPLETE signup" in out
+    assert "4 steps have no recording for web yet (step 1, step 2, step 3, verify 4)" in out
     assert trail.read_bytes() == before

@@ -77,3 +77,15 @@ def test_a_device_id_that_is_not_a_url_is_exit_3(cli: CliRunner, project: Projec
     result = cli("run", "--driver", "ios", "--device", "iPhone-15")
     assert result.returncode == 3, result.output
     assert "'iPhone-15' is not a WebDriverAgent URL" in result.output
+
+
+def test_devices_says_how_to_name_a_webdriveragent_when_none_is(cli: CliRunner, project: Project) -> None:
+    result = cli("devices", "--driver", "ios", env={"WDA_URL": ""})  # it used to print nothing at all
+    assert result.returncode == 0, result.output
+    assert result.stdout == (
+        "ios-wda: no WebDriverAgent named: set WDA_URL=http://HOST:8100 (several: comma-separated) or device: in "
+        "trailblaze.yaml; starting WebDriverAgent is up to you (Xcode, Appium, tidevice)\n"
+    )
+    listing = cli("devices", "--driver", "ios", "--json", env={"WDA_URL": ""})
+    assert json.loads(listing.stdout) == []
+    assert listing.stderr.startswith("note: ios-wda: no WebDriverAgent named")

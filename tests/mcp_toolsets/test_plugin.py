@@ -17,12 +17,56 @@ def _imported(args: list[str], cwd: Path) -> set[str]:
     return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
 
 
-def test_start_up_and_checks_do_not_import_the_mcp_sdk(project: Project, probe: Path) -> None:
+def test_start_up_does_not_import_the_mcp_sdk(project: Project, probe: Path) -> None:
     project.write("trailblaze.yaml", f"mcp_servers:\n  - script: {probe}\n")
     project.trail("t", "trail:\n  - step: s\n    recording:\n      web:\n        - report: {}\n")
-    for args in (["-m", "trailblaze", "--version"], ["-m", "trailblaze", "validate"], ["-m", "trailblaze", "tools"]):
+    for args in (["-m", "trailblaze", "--version"], ["-m", "trailblaze", "tools"]):
         modules = _imported(args, project.root)
         assert not {m for m in modules if m == "mcp" or m.startswith(("mcp.", "mcp_types", "httpx"))}, args
+
+
+TRAIL_WITH_SERVER_CALLS = """
+trail:
+  - step: Call the server's tools
+    recording:
+      web:
+        - report: {note: 5}
+        - reprot: {}
+"""
+
+
+def test_validate_checks_the_calls_to_server_tools_as_run_does(
+    cli: CliRunner, project: Project, probe: Path, browser: str
+) -> None:
+    project.write("trailblaze.yaml", f"base_url: sample-app\nmcp_servers:\n  - script: {probe}\n")
+    project.trail("t", TRAIL_WITH_SERVER_CALLS)
+    validated = cli("validate")  # used to say "1 trail valid": server tools were not checked at all
+    assert validated.returncode == 3, validated.output
+    problems = [
+        "trails/t.trail.yaml:5:26: report: note: 5 is not of type 'string'",
+        "trails/t.trail.yaml:6:11: unknown tool 'reprot' for driver playwright-native; did you mean 'report'?",
+    ]
+    assert validated.stderr == "".join(f"error: {p}\n" for p in problems) + "2 problems\n"
+    ran = cli("run")
+    assert ran.returncode == 3, ran.output
+    assert problems[0] in ran.stdout and problems[1] in ran.stdout
+
+
+def test_validate_says_plainly_when_it_could_not_list_a_servers_tools(
+    cli: CliRunner, project: Project, browser: str
+) -> None:
+    project.write("trailblaze.yaml", "base_url: sample-app\nmcp_servers:\n  - command: /no/such/server\n")
+    project.trail("t", TRAIL_WITH_SERVER_CALLS)
+    validated = cli("validate")
+    assert validated.returncode == 2, validated.output  # as the run ends: the server is infrastructure
+    first, second = validated.stderr.splitlines()
+    where = f"{project.root}/trailblaze.yaml:3:5"
+    reason = f"cannot start MCP server server (project, {where}): command not found: /no/such/server"
+    assert first == f"error: {reason}"
+    assert "could not be started, so the calls to their tools were not checked" in second
+    ran = cli("run")
+    assert ran.returncode == 2, ran.output
+    assert reason in ran.stdout
 
 
 def test_the_client_sdk_is_light() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from trailblaze import masking
 from trailblaze.mcp import stdio
 from trailblaze.mcp.stdio import StderrLog, StdioTransport
 
@@ -78,18 +79,32 @@ async def test_what_a_server_started_goes_down_with_it(tmp_path: Path) -> None:
     assert not alive(grandchild)
 
 
-async def test_stderr_goes_to_the_log_and_the_last_64_lines_to_the_tail(tmp_path: Path) -> None:
+async def test_stderr_goes_to_the_log_and_the_last_20_lines_to_the_tail(tmp_path: Path) -> None:
     transport = _transport(tmp_path, "chatty", "100")
     await _open_and_close(transport, settle=1.0)
     lines = (tmp_path / "server.stderr.log").read_text().splitlines()
     assert lines[0].startswith("pid ")
     assert lines[1:] == [f"line {i}" for i in range(100)]
     tail = transport.log.lines
-    assert len(tail) == 64
+    assert len(tail) == 20
     assert tail[-1] == "line 99"
     described = transport.log.describe()
-    assert described.startswith(f"\nlast 64 stderr lines (full log: {tmp_path / 'server.stderr.log'}):\n")
+    assert described.startswith(f"\nlast 20 stderr lines (full log: {tmp_path / 'server.stderr.log'}):\n")
     assert described.endswith("\n  | line 99")
+
+
+def test_the_tail_cuts_long_lines_and_the_log_is_rotated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAILBLAZE_MAX_LOG_BYTES", "10000")
+    path = tmp_path / "server.stderr.log"
+    log = StderrLog(path)
+    for i in range(100):
+        log.write(f"{i:03} " + "x" * 996)  # 1000 characters each: 100 KB in all
+    log.close()
+    assert path.stat().st_size <= 10_000
+    assert (tmp_path / "server.stderr.log.1").stat().st_size <= 10_000  # one older log is kept
+    assert path.read_text().splitlines()[-1].startswith("099 ")
+    assert log.lines[-1] == "099 " + "x" * 296 + "… (700 more characters not shown)"
+    assert len(log.describe()) < 20 * 350
 
 
 def test_a_silent_server_is_described_as_such(tmp_path: Path) -> None:
@@ -97,3 +112,14 @@ def test_a_silent_server_is_described_as_such(tmp_path: Path) -> None:
     assert log.describe() == "\nthe server wrote nothing to stderr"
     log.write("  ")
     assert log.describe() == "\nthe server wrote nothing to stderr"
+
+
+def test_secrets_a_server_prints_are_masked_in_its_log_and_tail(tmp_path: Path) -> None:
+    secrets: set[str] = set()
+    path = tmp_path / "server.stderr.log"
+    log = StderrLog(path, redact=lambda line: masking.redact(line, secrets))
+    secrets.add("hunter2-horse")  # filled by a web_fillSecret after the server started
+    log.write("called with password=hunter2-horse")
+    log.close()
+    assert path.read_text() == "called with password=***\n"
+    assert log.lines == ["called with password=***"]

@@ -98,3 +98,11 @@ def test_run_trail_paths_follow_the_saved_file(tmp_path: Path) -> None:
     path = trails / "flows" / "checkout.trail.yaml"
     written = render("checkout", steps, path, ran_in=trails)
     assert "runTrail: {path: ../shared/login.trail.yaml}" in written
+
+
+def test_recorded_arguments_with_commas_and_quotes_save(tmp_path: Path) -> None:
+    path = tmp_path / "t.trail.yaml"
+    text = 'Welcome, ada: "#1" {ok}'
+    steps = [RecordedStep("verify", "greeting", "web", [ToolCall("web_verifyTextVisible", {"text": text})])]
+    trail = load_trail(path, text=render("greeting", steps, path), environ={})
+    assert dict((trail.steps[0].recordings or {})["web"][0].args) == {"text": text}

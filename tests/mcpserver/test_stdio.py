@@ -384,7 +384,7 @@ def test_a_delegating_plugin_tool_records_what_it_delegated(project: Project, cl
 
 
 def test_secrets_given_as_variables_are_recorded_as_variables(project: Project) -> None:
-    async def scenario() -> tuple[dict[str, Any], str]:
+    async def scenario() -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
         async with stdio(project.root, env={"SHOP_PASSWORD": "hunter2-secret"}) as client:
             ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))
             filled = ok(
@@ -393,10 +393,18 @@ def test_secrets_given_as_variables_are_recorded_as_variables(project: Project) 
                     {"value": "${SHOP_PASSWORD}", "nodeSelector": {"web": {"cssSelector": "#password"}}},
                 )
             )
+            screens = [
+                ok(await client.call_tool("ask", {"question": "?", "viewHierarchy": "FULL"})),
+                ok(
+                    await client.call_tool("step", {"objective": "look", "tools": "- web_snapshot: {screenName: form}"})
+                ),
+            ]
             ok(await client.call_tool("trail", {"action": "SAVE", "name": "secret"}))
-            return filled, (project.root / "trails" / "secret.trail.yaml").read_text(encoding="utf-8")
+            return filled, (project.root / "trails" / "secret.trail.yaml").read_text(encoding="utf-8"), screens
 
-    filled, saved = asyncio.run(scenario())
+    filled, saved, screens = asyncio.run(scenario())
+    assert "hunter2-secret" not in json.dumps(screens)
+    assert 'textbox "Password" value=***' in screens[0]["screen"]  # masked where the page shows it
     assert filled["recorded"]["tools"][0]["web_fillSecret"]["value"] == "${SHOP_PASSWORD}"
     assert "hunter2-secret" not in json.dumps(filled) and "hunter2-secret" not in saved
-    assert "value: ${SHOP_PASSWORD}" in saved
+    assert "${SHOP_PASSWORD}" in saved

@@ -26,8 +26,20 @@ def test_the_android_files_validate_for_the_android_driver(cli: CliRunner, upstr
         upstream_format / "clock" / "launch-smoke.trail.yaml",
         upstream_format / "legacy_v1" / "ClockTest" / "setAnAlarm.trail.yaml",
         upstream_format / "legacy_v1" / "android-ondevice-instrumentation",
-        upstream_format / "android-sample-app",
     ]
     result = cli("validate", "--driver", "android", *map(str, files))
     assert result.returncode == 0, result.output
-    assert result.stdout.strip() == "4 trails valid"  # blaze.yaml holds prompts only: not a trail file
+    assert result.stdout.strip() == "3 trails valid"  # blaze.yaml holds prompts only: not a trail file
+
+
+def test_steps_written_for_an_agent_need_recording_before_they_replay(cli: CliRunner, upstream_format: Path) -> None:
+    """The sample app's trail has steps in words only (upstream records them with an LLM):
+    `run --driver android` would refuse them, so `validate --driver android` says so."""
+    path = upstream_format / "android-sample-app" / "forms" / "text-input-args.trail.yaml"
+    assert cli("validate", str(path)).returncode == 0  # well-formed, every tool known
+    result = cli("validate", "--driver", "android", str(path))
+    assert result.returncode == 3, result.output
+    problems = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(problems) == 6
+    first = f'error: {path}:26:5: step 1 (Navigate to the "Forms" tab): no recording for android'
+    assert problems[0].startswith(first)

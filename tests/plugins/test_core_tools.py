@@ -16,6 +16,8 @@ from conftest import CliResult, Project, cli_env
 
 pytestmark = pytest.mark.browser
 
+#: 40 powers: evaluated naively (each exponent twice), 2**40 visits
+TOWER_OF_POWERS = " ** ".join(["1"] * 40)
 EVERY_CORE_TOOL = """
 config:
   memory: {expected: 50 items}
@@ -40,6 +42,7 @@ trail:
         - assertEquals: {actual: "{{memory.byBoth}}", expected: "{{memory.expected}}"}
         - assertMath: {expression: "2 * (3 + 4) - 10 / 4", expected: 11.5}
         - assertMath: {expression: "1,000 // 8 + 2 ** 3 % 5", expected: "128"}
+        - assertMath: {expression: "TOWER_OF_POWERS", expected: 1}
   - step: Wait for the page to change after loading data, then settle
     recording:
       web:
@@ -49,7 +52,7 @@ trail:
         - wait: {timeToWaitInSeconds: 0}
         - takeSnapshot: {screenName: "after: loading", description: the page while it loads}
         - objectiveStatus: {status: COMPLETE, explanation: all done}
-"""
+""".replace("TOWER_OF_POWERS", TOWER_OF_POWERS)
 
 FAILING: dict[str, str] = {
     "assert-equals": 'assertEquals: {actual: "{{memory.count}}", expected: 49 items}',
@@ -59,6 +62,7 @@ FAILING: dict[str, str] = {
     "assert-math-division-by-zero": 'assertMath: {expression: "1 / 0", expected: 0}',
     "assert-math-overflow": 'assertMath: {expression: "1e300 ** 2", expected: 0}',
     "assert-math-complex": 'assertMath: {expression: "(-8) ** 0.5", expected: 0}',
+    "assert-math-too-long": 'assertMath: {expression: "' + "+".join(["1"] * 5000) + '", expected: 5000}',
     "memory-not-set": 'assertEquals: {actual: "{{memory.total}}", expected: 1}',
     "remember-missing": 'rememberText: {variable: gone, nodeSelector: {web: {cssSelector: "#gone"}}}',
     "remember-without-selector": "rememberText: {variable: what, prompt: the count}",
@@ -141,7 +145,7 @@ def test_every_core_tool_works(core_run: CliResult, trails: dict[str, dict[str, 
     assert {"wait", "takeSnapshot", "objectiveStatus"} <= set(names)
     objective = trail["steps"][2]["tools"][-1]
     assert objective["recordable"] is False  # an agent's signal, never part of a recording
-    folder = core_run.cwd / ".trailblaze" / "artifacts" / "every-core-tool"
+    folder = core_run.cwd / core_run.json()["artifacts_dir"] / "every-core-tool"
     assert sorted(p.name for p in folder.iterdir()) == ["after__loading.hierarchy.json", "after__loading.png"]
     hierarchy = json.loads((folder / "after__loading.hierarchy.json").read_text(encoding="utf-8"))
     assert "Load data" in json.dumps(hierarchy)
@@ -157,6 +161,11 @@ def test_every_core_tool_works(core_run: CliResult, trails: dict[str, dict[str, 
         ("assert-math-division-by-zero", "assertMath: cannot evaluate '1 / 0': float division by zero"),
         ("assert-math-overflow", "assertMath: cannot evaluate '1e300 ** 2': (34, 'Numerical result out of range')"),
         ("assert-math-complex", "assertMath: cannot evaluate '(-8) ** 0.5': the result is not a real number"),
+        (
+            "assert-math-too-long",
+            "assertMath: the expression has 9999 characters, more than the limit of 1000 "
+            "(TRAILBLAZE_MAX_EXPRESSION_CHARS)",
+        ),
         ("memory-not-set", "assertEquals: {{memory.total}} not set (memory holds: count)"),
         ("remember-missing", "rememberText: no element to read for 'gone'"),
         ("remember-legacy-css-and-id", "rememberText: no element to read for 'what'"),  # both must hold

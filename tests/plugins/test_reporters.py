@@ -18,7 +18,7 @@ from conftest import ROOT, CliResult, CliRunner, Project, cli_env
 
 pytestmark = pytest.mark.browser
 
-STATUSES = {"passed", "failed", "error", "skipped", "healed"}
+STATUSES = {"passed", "failed", "error", "skipped", "healed", "incomplete"}
 
 
 def readme_example() -> dict[str, Any]:
@@ -120,7 +120,7 @@ MIXED = {
           - verify: Something that is not there
             recording:
               web:
-                - web_verifyTextVisible: {text: Nowhere to be seen, timeoutMs: 100}
+                - web_verifyTextVisible: {text: "root:x:0:0 [bold]nowhere[/bold]", timeoutMs: 100}
           - step: Never reached
             recording:
               web:
@@ -133,7 +133,10 @@ MIXED = {
             recording:
               web:
                 - web_navigate: {url: /about.html}
-          - step: A step nobody recorded
+          - step: Run a shared trail that is not there
+            recording:
+              web:
+                - runTrail: {path: shared/nothing.yaml}
     """,
     "d-skipped": """
         config:
@@ -168,7 +171,7 @@ def mixed_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> CliResu
 
 
 def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
-    assert mixed_run.returncode == 3, mixed_run.output  # the unrecorded step is the worst
+    assert mixed_run.returncode == 3, mixed_run.output  # the missing shared trail is the worst
     document = mixed_run.json("out/results.json")
     check_document(document)
     assert document["summary"] | {"duration_ms": 0} == {
@@ -177,6 +180,7 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
         "error": 1,
         "skipped": 1,
         "healed": 0,
+        "incomplete": 0,
         "duration_ms": 0,
     }
     assert (document["exit_code"], document["interrupted"]) == (3, False)
@@ -209,7 +213,7 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
 
     errored = trails["c-errors"]
     assert [s["status"] for s in errored["steps"]] == ["passed", "error"]
-    assert errored["error"].startswith("step 2 (A step nobody recorded): no recording for web")
+    assert errored["error"].startswith("step 2 (Run a shared trail that is not there): runTrail: ")
 
     skipped = trails["d-skipped"]
     assert (skipped["steps"], skipped["skip_reason"]) == ([], "the web page is not ready")
@@ -382,6 +386,8 @@ def test_quiet_shows_only_failures_and_the_summary(mixed_run: CliResult, cli: Cl
     lines = result.stdout.splitlines()
     assert not any(line.startswith(("PASSED", "SKIPPED")) for line in lines)
     assert any(line.startswith("FAILED  b-fails") for line in lines)
+    # text from the page and the trail is printed as it is: no emoji codes, no markup
+    assert "text 'root:x:0:0 [bold]nowhere[/bold]' visible: not possible" in result.stdout
     assert any(line.startswith("ERROR   c-errors") for line in lines)
     assert lines[-1].startswith("1 passed, 1 failed, 1 error, 1 skipped in ")
 
@@ -402,3 +408,37 @@ def trailblaze_trail_finish(trail, result, session):
     result = cli("run", "-p", "no:terminal", "-p", "dots")
     assert result.returncode == 0, result.output
     assert result.stdout == "."
+
+
+def test_the_terminal_prints_text_from_trails_and_pages_as_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the terminal prints comes from trails, pages and servers: square brackets are not
+    markup and ``:x:`` is not an emoji code, in the plain lines and in a terminal's table."""
+    from trailblaze.plugins.terminal import TerminalReporter
+    from trailblaze.runner.results import RunResult, TrailResult
+
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich: a terminal, so the summary table is drawn
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    reporter = TerminalReporter()
+    failed = TrailResult("t.trail.yaml", "[red]trail[/red]", "t", "failed", "web", "chromium", error="root:x:0:0")
+    passed = TrailResult("u.trail.yaml", "u:thumbs_up:", "u", "passed", "web", "chromium")
+    reporter.trailblaze_trail_finish(trail=None, result=failed, session=None)  # type: ignore[arg-type]
+    reporter.trailblaze_run_finish(run=None, result=RunResult([failed, passed]))  # type: ignore[arg-type]
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert "FAILED  [red]trail[/red]" in shown
+    assert "        root:x:0:0" in shown
+    assert shown.count("[red]trail[/red]") == 2  # the line and the table
+    assert "u:thumbs_up:" in shown
+    assert "❌" not in shown and "👍" not in shown
+
+
+def test_a_report_that_cannot_be_written_is_exit_2_after_the_others_are(cli: CliRunner, project: Project) -> None:
+    project.write("trailblaze.yaml", "driver: null-test\n")
+    project.trail("t", "trail:\n  - step: Nothing to do\n    recording:\n      test: []\n")
+    project.write("blocker", "a file where the report's folder would be\n")
+    result = cli("run", "-p", "tests.support.null_driver", "--json", "blocker/r.json", "--junit", "out/r.xml")
+    assert result.returncode == 2, result.output  # the trail passed: it used to be a traceback and exit 1
+    assert result.stderr == "error: cannot write --json blocker/r.json: File exists\n"  # mkdir found a file
+    assert "Traceback" not in result.output
+    assert ET.parse(project.root / "out" / "r.xml").getroot().get("tests") == "1"  # the other report is written

@@ -148,7 +148,7 @@ def test_a_step_that_is_never_recorded_is_solved_live_by_the_agent(
         _llm(project, server)
         without = cli("run")
         assert without.returncode == 3, without.output
-        assert "no recording for web" in without.stdout
+        assert "no recording for web" in without.stderr  # found before anything runs
         live = cli("run", "--self-heal", "--save-recording", "--json", "r.json")
     assert live.returncode == 0, live.output
     result = live.json("r.json")["trails"][0]

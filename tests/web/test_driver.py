@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.errors import ToolFailure, UsageError
+from trailblaze.errors import UsageError
 from trailblaze.web.driver import PlaywrightDriver, WebDevice, system_chromium
 
 from .support import a_trail, ref_of
@@ -44,7 +44,7 @@ async def test_base_url_with_a_path_keeps_it(device: WebDevice) -> None:
     device.base_url = "http://127.0.0.1:9/app/"
     assert device.absolute_url("/forms.html") == "http://127.0.0.1:9/app/forms.html"
     device.base_url = None
-    with pytest.raises(ToolFailure, match="no base_url is configured"):
+    with pytest.raises(UsageError, match="no base_url is configured"):  # misuse, not a failed check
         device.absolute_url("/forms.html")
 
 

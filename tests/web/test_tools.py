@@ -142,7 +142,8 @@ def test_every_web_tool_works(cli: CliRunner, project: Project, browser: str) ->
     assert result.returncode == 0, trail["error"]
     assert trail["status"] == "passed"
     assert set(executed(trail)) >= WEB_TOOLS
-    artifacts = project.root / ".trailblaze" / "artifacts" / "every-tool"
+    artifacts = project.root / document["artifacts_dir"] / "every-tool"
+    assert document["artifacts_dir"].startswith(".trailblaze/artifacts/")  # a folder of its own per run
     assert sorted(p.name for p in artifacts.iterdir()) == [
         "delayed-core.hierarchy.json",
         "delayed-core.png",
@@ -151,6 +152,31 @@ def test_every_web_tool_works(cli: CliRunner, project: Project, browser: str) ->
     ]
     assert 'button "Continue"' in (artifacts / "delayed_page.aria.yaml").read_text(encoding="utf-8")
     assert (artifacts / "delayed_page.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_two_runs_keep_their_own_artifacts(cli: CliRunner, project: Project, browser: str) -> None:
+    project.trail(
+        "snap",
+        """
+        trail:
+          - step: Snapshot the page
+            recording:
+              web:
+                - web_navigate: {url: "{{args.page}}"}
+                - web_snapshot: {screenName: page}
+        config:
+          args:
+            page: {default: /index.html}
+        """,
+    )
+    first, second = (cli("run", "--arg", f"page={page}", "--json", "r.json").json("r.json") for page in PAGES)
+    assert first["artifacts_dir"] != second["artifacts_dir"]
+    for document, title in zip((first, second), ('heading "Trailblaze Sample App"', 'heading "Forms"'), strict=True):
+        aria = project.root / document["artifacts_dir"] / "snap" / "page.aria.yaml"
+        assert title in aria.read_text(encoding="utf-8")  # the first run's snapshot was not overwritten
+
+
+PAGES = ("/index.html", "/forms.html")
 
 
 def test_snapshots_go_to_the_artifacts_dir_given(cli: CliRunner, project: Project, browser: str) -> None:
@@ -212,7 +238,19 @@ FAILURES: dict[str, tuple[str, str]] = {
     ),
     "bad-ref": ("/forms.html", "web_click: {ref: '#submit'}"),
     "script-throws": ("/forms.html", "web_evaluate: {script: \"throw new Error('boom')\"}"),
+    "script-never-returns": ("/forms.html", "web_evaluate: {script: 'new Promise(() => {})'}"),
+    "script-loops": ("/forms.html", "web_evaluate: {script: 'while (true) {}'}"),
     "server-down": ("/forms.html", "web_navigate: {url: 'http://127.0.0.1:CLOSED_PORT/', timeoutMs: 3000}"),
+    # patterns that backtrack for ever: a time-bounded match (Python), V8's linear engine (the page)
+    "url-pattern-backtracks": (f"/lists.html?q={'a' * 40}", 'web_waitForUrl: {pattern: "(a|a)+b"}'),
+    "value-pattern-backtracks": (
+        f"'data:text/html,<p id=p>{'a' * 40}</p>'",
+        'web_verifyValue: {expected: "(a|a)+b", nodeSelector: {web: {cssSelector: "#p"}}}',
+    ),
+    "name-pattern-backtracks": (
+        f"'data:text/html,<button>{'a' * 40}!</button>'",
+        'web_click: {nodeSelector: {web: {ariaRole: button, ariaNameRegex: "(a+)+$"}}, timeoutMs: 1000}',
+    ),
 }
 
 
@@ -246,7 +284,7 @@ def failures(tmp_path_factory: pytest.TempPathFactory, browser: str) -> dict[str
     for name, (page, call) in FAILURES.items():
         project.trail(name, failing_trail(page, call.replace("CLOSED_PORT", str(closed_port()))))
     proc = subprocess.run(
-        [sys.executable, "-m", "trailblaze", "run", "--json", "results.json"],
+        [sys.executable, "-m", "trailblaze", "run", "--json", "results.json", "--timeout", "2"],
         cwd=root,
         env=cli_env(),
         capture_output=True,
@@ -303,6 +341,18 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ("selector-for-android", "the nodeSelector is for androidMaestro, not the web; this call was recorded for"),
         ("bad-ref", "web_click: ref '#submit' is neither an element ref (e12), css=<selector> nor 'role \"name\"'"),
         ("script-throws", "web_evaluate: evaluate script: Error: boom"),
+        ("script-never-returns", "web_evaluate: evaluate script: it did not finish within 2s (--timeout"),
+        ("script-loops", "web_evaluate: evaluate script: it did not finish within 2s (--timeout"),
+        (
+            "url-pattern-backtracks",
+            "web_waitForUrl: matching the pattern '(a|a)+b' took longer than 1s, the limit for one match "
+            "(TRAILBLAZE_REGEX_TIMEOUT)",
+        ),
+        ("value-pattern-backtracks", "web_verifyValue: matching the pattern '(a|a)+b' took longer than 1s"),
+        (
+            "name-pattern-backtracks",
+            "web_click: click ariaRole='button', ariaNameRegex='(a+)+$': not possible within 1s",
+        ),
     ],
 )
 def test_failures_say_what_went_wrong(failures: dict[str, dict[str, Any]], name: str, message: str) -> None:
@@ -388,7 +438,8 @@ def test_refs_from_a_snapshot_delegate_to_stable_selectors(cli: CliRunner, proje
         """,
     )
     assert cli("run").returncode == 0
-    snapshot = (project.root / ".trailblaze/artifacts/look/forms.aria.yaml").read_text(encoding="utf-8")
+    (snapshot_path,) = (project.root / ".trailblaze/artifacts").glob("*/look/forms.aria.yaml")
+    snapshot = snapshot_path.read_text(encoding="utf-8")
     name, email = ref_of(snapshot, "textbox", "Name"), ref_of(snapshot, "textbox", "Email")
     submit, plan = ref_of(snapshot, "button", "Submit"), ref_of(snapshot, "combobox", "Plan")
 
@@ -499,6 +550,24 @@ def test_navigate_urls(cli: CliRunner, project: Project, browser: str) -> None:
     (trail,) = document["trails"]
     assert result.returncode == 0, trail["error"]
     assert [s["status"] for s in trail["steps"]] == ["passed"] * 3
+
+
+def test_a_base_url_folder_serves_its_pages(cli: CliRunner, project: Project, browser: str) -> None:
+    project.write("site/pages/local.html", LOCAL_PAGE)  # base_url: a folder, relative to trailblaze.yaml
+    project.write("trailblaze.yaml", "base_url: site\ntimeout: 5\n")
+    project.trail(
+        "folder",
+        """
+        trail:
+          - step: A path on a base_url that is a folder
+            recording:
+              web:
+                - web_navigate: {url: /pages/local.html}
+                - web_verifyTextVisible: {text: A page next to the trail}
+        """,
+    )
+    result, document = run_json(cli)  # the folder's path used to be joined without file://: invalid URL
+    assert result.returncode == 0, document["trails"][0]["error"]
 
 
 def test_a_missing_local_page_fails_the_step(cli: CliRunner, project: Project, browser: str) -> None:

@@ -87,11 +87,15 @@ class CallResult:
     recorded: list[ToolCall] = field(default_factory=list)
 
     def describe(self) -> str:
+        """One line for whoever solves the step (a person, an LLM): bounded, as a tool may
+        return megabytes."""
+        from trailblaze.limits import shorten
+
         if not self.ok:
-            return f"failed: {self.error}"
+            return shorten(f"failed: {self.error}")
         if self.output is None or self.output == "":
             return "ok"
-        return f"ok: {self.output}"
+        return shorten(f"ok: {self.output}")
 
 
 class StepTask(abc.ABC):

@@ -63,6 +63,7 @@ class AndroidDriver(Driver):
     )
     platform: ClassVar[str] = "android"
     description: ClassVar[str] = "Android devices through uiautomator2 and an adb server"
+    no_devices: ClassVar[str] = "no devices: connect a phone or start an emulator (`adb devices` lists them)"
 
     def __init__(self, options: DriverOptions) -> None:
         super().__init__(options)

@@ -64,6 +64,10 @@ class IosDriver(Driver):
     aliases: ClassVar[tuple[str, ...]] = ("ios", "IOS_HOST", "IOS_AXE", "ios-host", "ios-axe")
     platform: ClassVar[str] = "ios"
     description: ClassVar[str] = "iPhones and iPads through WebDriverAgent (facebook-wda)"
+    no_devices: ClassVar[str] = (
+        "no WebDriverAgent named: set WDA_URL=http://HOST:8100 (several: comma-separated) or device: in "
+        "trailblaze.yaml; starting WebDriverAgent is up to you (Xcode, Appium, tidevice)"
+    )
 
     async def devices(self) -> list[DeviceInfo]:
         urls = endpoints(self.options.extra.get("wda_urls"))

@@ -8,7 +8,9 @@ reports each child's pid, and its exit status when it ends (a pidfd per child, s
 polls). It exits when Trailblaze closes its end of the socket.
 
 Standalone on purpose: it imports nothing of trailblaze, so a forked server starts with the
-modules a fresh ``python script.py`` would have, plus the SDK it was going to import anyway.
+modules a fresh ``python script.py`` would have, plus the SDK it was going to import anyway
+(and ``ctypes``, for the parent-death signal: the helper dies with Trailblaze, a server with
+the helper, so ``kill -9`` of Trailblaze leaves no server behind).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import io
 import json
 import os
 import selectors
+import signal
 import socket
 import sys
 import traceback
@@ -32,9 +35,21 @@ def _preload() -> None:
             __import__(name)
 
 
-def _become_server(request: dict[str, object], fds: list[int], keep_closed: list[int]) -> int:
+def die_with_parent(parent: int) -> None:
+    """SIGKILL this process when its parent ends (Linux's parent-death signal): Trailblaze for
+    the helper, the helper for a server. Exit at once if the parent is already gone."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _become_server(request: dict[str, object], fds: list[int], keep_closed: list[int], helper: int) -> int:
     """In the child: turn into ``python SCRIPT ARGS`` and run it; the exit code."""
     os.setsid()
+    die_with_parent(helper)
     for target, fd in zip((0, 1, 2), fds, strict=True):
         os.dup2(fd, target)
     for fd in {*fds, *keep_closed} - {0, 1, 2}:
@@ -88,6 +103,7 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
 
 
 def main(fd: int) -> None:
+    helper = os.getpid()
     control = socket.socket(fileno=fd)
     _preload()
     selector = selectors.DefaultSelector()
@@ -126,7 +142,7 @@ def main(fd: int) -> None:
             if pid == 0:
                 code = 1
                 try:
-                    code = _become_server(request, fds, [control.fileno(), selector.fileno(), *children])
+                    code = _become_server(request, fds, [control.fileno(), selector.fileno(), *children], helper)
                 finally:
                     os._exit(code)
             for passed in fds:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import anyio
 import mcp_types
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from trailblaze.errors import InfrastructureError
 from trailblaze.mcp.declarations import ServerDecl
@@ -35,10 +36,16 @@ _LIST_PAGES = 100
 class Connection:
     """A connected server: its tools, its registry resource, and a way to call it."""
 
-    def __init__(self, decl: ServerDecl, env: Mapping[str, str] | None = None, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        decl: ServerDecl,
+        env: Mapping[str, str] | None = None,
+        log_path: Path | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.decl = decl
         self.env = dict(env or {})
-        self.log = StderrLog(log_path) if decl.kind == "stdio" else None
+        self.log = StderrLog(log_path, redact=redact) if decl.kind == "stdio" else None
         self.transport: StdioTransport | None = None
         self.client: Client | None = None
         self.tools: list[mcp_types.Tool] = []
@@ -48,6 +55,9 @@ class Connection:
         self._ready: asyncio.Future[None] | None = None
         self._stop = asyncio.Event()
         self._closed = False
+        #: what the connection was doing when it failed, for the message
+        self._phase = "initialize"
+        self._connected = False
 
     @property
     def label(self) -> str:
@@ -67,11 +77,13 @@ class Connection:
         try:
             await asyncio.wait_for(asyncio.shield(self._ready), self.decl.startup_timeout_s)
         except TimeoutError:
+            self._ready.cancel()  # the owner task's own error, coming later, is not this one's to report
             if self.transport is not None:
                 self.transport.abort = True
             await self.close()
             raise InfrastructureError(self._startup_timeout_message()) from None
         except BaseException:
+            self._ready.cancel()
             await self.close()
             raise
 
@@ -82,7 +94,7 @@ class Connection:
         self._closed = True
         self._stop.set()
         task = self._task
-        if task is not None and self._ready is not None and not self._ready.done():
+        if task is not None and not self._connected:
             task.cancel()  # still connecting: stop the handshake (the transport still shuts down in order)
         if task is not None:
             while not task.done():  # finish the shutdown even if our caller is cancelled
@@ -108,8 +120,12 @@ class Connection:
                 self.client = client
                 info = client.server_info
                 self.server_name = info.name if info is not None else None
+                self._phase = "tools/list"
                 self.tools = await self._list_tools(client)
+                self._phase = "resources/read trailblaze://registry"
                 self.registry = await self._read_registry(client)
+                self._phase = "tools/call"
+                self._connected = True
                 if not self._ready.done():
                     self._ready.set_result(None)
                 await self._stop.wait()
@@ -196,6 +212,10 @@ class Connection:
             ) from None
         except TimeoutError:
             raise InfrastructureError(self._timeout_message(name, limit)) from None
+        except ValidationError as exc:  # the SDK checks the result's shape: say what was wrong, briefly
+            raise InfrastructureError(
+                f"MCP server {self.decl.where} answered tools/call {name} with a malformed result: {_invalid(exc)}"
+            ) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError, OSError):
             await self._settle()
             raise InfrastructureError(self._gone_message(f"during a call to {name}")) from None
@@ -257,6 +277,15 @@ class Connection:
             return InfrastructureError(f"cannot start MCP server {decl.where}: command not found: {decl.command}")
         if isinstance(root, PermissionError) and decl.kind == "stdio":
             return InfrastructureError(f"cannot start MCP server {decl.where}: not executable: {decl.command}")
+        if isinstance(root, MCPError) and root.code != mcp_types.CONNECTION_CLOSED:
+            return InfrastructureError(
+                f"MCP server {decl.where} refused {self._phase}: {root.message} (error {root.code}){self.tail()}"
+            )
+        if isinstance(root, ValidationError):
+            return InfrastructureError(
+                f"MCP server {decl.where} answered {self._phase} with something that is not valid MCP: "
+                f"{_invalid(root)}{self.tail()}"
+            )
         if decl.kind == "http":
             return InfrastructureError(f"cannot reach MCP server {decl.where} at {decl.url}: {_describe(root)}")
         transport = self.transport
@@ -294,6 +323,14 @@ def _root_cause(exc: BaseException) -> BaseException:
         inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)] or list(exc.exceptions)
         exc = inner[0]
     return exc
+
+
+def _invalid(exc: ValidationError, shown: int = 3) -> str:
+    """A pydantic error in one line: where and what, for the first few problems (not the dump)."""
+    errors = exc.errors(include_url=False)
+    parts = [f"{'.'.join(str(p) for p in e['loc']) or 'the message'}: {e['msg']}" for e in errors[:shown]]
+    more = f" (and {len(errors) - shown} more)" if len(errors) > shown else ""
+    return "; ".join(parts) + more
 
 
 def _describe(exc: BaseException) -> str:

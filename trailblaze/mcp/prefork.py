@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.abc
 
+from trailblaze import processes
+
 if TYPE_CHECKING:
     from trailblaze.mcp.declarations import ServerDecl
 
@@ -166,7 +168,9 @@ class Helper:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             start_new_session=True,  # Ctrl-C in the terminal is Trailblaze's to handle
+            preexec_fn=processes.die_with_parent_setup(),  # Trailblaze killed: the helper too (and so its forks)
         )
+        _HELPERS.add(self)
         theirs.close()
         ours.setblocking(False)
         self._socket = ours
@@ -238,7 +242,16 @@ class Helper:
         self._children[pid] = process
         return process
 
+    def kill(self) -> None:
+        """SIGKILL the helper and every server forked from it (Trailblaze is ending now)."""
+        for pid in list(self._children):
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self._process.kill()
+
     async def close(self) -> None:
+        _HELPERS.discard(self)
         with contextlib.suppress(OSError):
             self._socket.close()  # the helper sees EOF and exits
         self._reader.cancel()
@@ -267,6 +280,14 @@ async def _writer(loop: asyncio.AbstractEventLoop, fd: int) -> _Writer:
 
 
 _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Helper] = weakref.WeakKeyDictionary()
+#: helpers not closed yet, for :func:`kill_helpers`
+_HELPERS: weakref.WeakSet[Helper] = weakref.WeakSet()
+
+
+def kill_helpers() -> None:
+    """SIGKILL every helper and its servers (a second Ctrl-C, or the interpreter's exit)."""
+    for helper in list(_HELPERS):
+        helper.kill()
 
 
 def acquire() -> Helper:

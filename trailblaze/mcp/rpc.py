@@ -28,6 +28,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from trailblaze import masking
 from trailblaze.commands import DelegationViolation, command_kind, command_names
 from trailblaze.errors import ToolFailure, TrailblazeError
 from trailblaze.mcp import wire
@@ -166,7 +167,8 @@ class CallbackServer:
                 raise RpcError(wire.INVALID_REQUEST, 'a request needs "jsonrpc": "2.0", a "method" and "params" {…}')
             invocation = self._invocation(token, params, headers)
             result = await self._call(invocation, name, params)
-            return 200, {"jsonrpc": "2.0", "id": request_id, "result": wire.encode(result)}
+            shown = masking.redact_value(wire.encode(result), masking.of(invocation.ctx))  # servers log what they get
+            return 200, {"jsonrpc": "2.0", "id": request_id, "result": shown}
         except RpcError as exc:
             error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code, "message": exc.message}}
             return exc.status, error

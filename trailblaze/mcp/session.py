@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import masking
 from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.mcp import metadata, rpc
 from trailblaze.mcp.declarations import DriverContext, ServerDecl, group_by_spawn, session_declarations
@@ -65,8 +66,12 @@ async def attach(session: Session) -> list[Connection]:
     session.exit_stack.callback(server.end_session, token)
     groups = group_by_spawn(decls)
     folder = log_dir(session)
+
+    def redact(line: str) -> str:
+        return masking.redact(line, session.secrets)
+
     connections = [
-        Connection(group[0], _environment(session, group[0], server.url, token), folder / _log_name(group[0]))
+        Connection(group[0], _environment(session, group[0], server.url, token), folder / _log_name(group[0]), redact)
         for group in groups
     ]
 

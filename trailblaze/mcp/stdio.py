@@ -11,13 +11,14 @@ terminal reaches Trailblaze only: Trailblaze then shuts the servers down in orde
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import os
 import signal
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -27,9 +28,15 @@ import anyio.abc
 import mcp_types
 from mcp.shared.message import SessionMessage
 
+from trailblaze import limits, processes
+from trailblaze.limits import shorten
 from trailblaze.mcp import prefork
 
-TAIL_LINES = 64
+#: stderr lines an error message quotes, and how much of each
+TAIL_LINES = 20
+TAIL_LINE_CHARS = 300
+#: a stderr "line" longer than this is cut into pieces as it arrives (nothing waits for its end)
+STDERR_CHUNK = 64 * 1024
 #: seconds a server has to exit after its stdin closes, then after SIGTERM (seed 003)
 GRACE_S = 5.0
 TERM_S = 2.0
@@ -39,30 +46,53 @@ _POLL_S = 0.01
 _LIVE: set[int] = set()
 
 
-def _kill_leftovers() -> None:
+def kill_all() -> None:
+    """SIGKILL every server still running (and the prefork helpers): Trailblaze is ending now."""
     for pgid in list(_LIVE):
         with contextlib.suppress(OSError):
             os.killpg(pgid, signal.SIGKILL)
+    prefork.kill_helpers()
 
 
-atexit.register(_kill_leftovers)
+atexit.register(kill_all)
 
 
 class StderrLog:
-    """A server's stderr: appended to ``path`` as it arrives, the last lines kept for errors."""
+    """A server's stderr: appended to ``path`` as it arrives, the last lines kept for errors.
 
-    def __init__(self, path: Path | None, lines: int = TAIL_LINES) -> None:
+    Both are bounded: error messages quote the last :data:`TAIL_LINES` lines, each cut to
+    :data:`TAIL_LINE_CHARS`; the file is rotated when it reaches
+    :data:`~trailblaze.limits.LOG_BYTES` (the previous one is kept as ``<name>.1``)."""
+
+    def __init__(self, path: Path | None, lines: int = TAIL_LINES, redact: Callable[[str], str] | None = None) -> None:
         self.path = path
+        #: masks secrets in what the server writes (it may print the arguments it was given)
+        self._redact = redact
         self._tail: deque[str] = deque(maxlen=lines)
         self._file: IO[str] | None = None
+        self._limit = limits.LOG_BYTES.get_int()
+        self._written = 0
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = path.open("a", encoding="utf-8", buffering=1)
+            self._written = self._file.tell()
 
     def write(self, line: str) -> None:
-        self._tail.append(line)
+        if self._redact is not None:
+            line = self._redact(line)
+        self._tail.append(shorten(line, TAIL_LINE_CHARS))
         if self._file is not None:
+            if self._written + len(line) + 1 > self._limit and self._written > 0:
+                self._rotate()
             self._file.write(line + "\n")
+            self._written += len(line.encode("utf-8", "replace")) + 1
+
+    def _rotate(self) -> None:
+        assert self._file is not None and self.path is not None
+        self._file.close()
+        os.replace(self.path, self.path.with_name(self.path.name + ".1"))
+        self._file = self.path.open("a", encoding="utf-8", buffering=1)
+        self._written = 0
 
     @property
     def lines(self) -> list[str]:
@@ -138,14 +168,23 @@ class StdioTransport:
         write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
         async def stdout_reader() -> None:
+            # linear in the size of a message: each byte is appended and searched once (a 50 MB
+            # result used to be re-scanned and re-copied for every 64 KB chunk: 15 s)
             assert process.stdout is not None
-            buffer = b""
+            buffer = bytearray()
+            scanned = 0
             async with read_writer:
                 with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                     async for chunk in process.stdout:
                         buffer += chunk
-                        while b"\n" in buffer:
-                            line, buffer = buffer.split(b"\n", 1)
+                        while True:
+                            end = buffer.find(b"\n", scanned)
+                            if end < 0:
+                                scanned = len(buffer)
+                                break
+                            line = bytes(buffer[:end])
+                            del buffer[: end + 1]
+                            scanned = 0
                             if not line.strip():
                                 continue
                             try:
@@ -167,6 +206,9 @@ class StdioTransport:
                     async for chunk in process.stderr:
                         buffer += chunk
                         *lines, buffer = buffer.split(b"\n")
+                        if len(buffer) > STDERR_CHUNK:  # a "line" without end: log it in pieces
+                            lines.append(buffer)
+                            buffer = b""
                         for line in lines:
                             self.log.write(line.decode("utf-8", "replace").rstrip("\r"))
                 if buffer:
@@ -211,15 +253,18 @@ class StdioTransport:
         if helper is not None:
             with contextlib.suppress(OSError):  # the helper is gone: spawn it the usual way
                 return await helper.spawn(self.args, self.env, self.cwd)
-        return await anyio.open_process(
-            [self.command, *self.args],
+        process = await asyncio.create_subprocess_exec(
+            self.command,
+            *self.args,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=self.env,
             cwd=self.cwd,
             start_new_session=True,
+            preexec_fn=processes.die_with_parent_setup(),  # one prctl call: no lock is taken
         )
+        return SpawnedProcess(process)
 
     async def _stop(self, process: anyio.abc.Process) -> None:
         """Seed 003's shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL it.
@@ -241,9 +286,9 @@ class StdioTransport:
                 await _wait_exit(process, TERM_S)
             if _group_alive(pgid):  # the server is gone, but something it started is not
                 _signal_group(pgid, signal.SIGTERM)
-                with anyio.move_on_after(TERM_S):
-                    while _group_alive(pgid):  # noqa: ASYNC110 - a process group has no event to wait on
-                        await anyio.sleep(_POLL_S)
+                start = anyio.current_time()
+                while _group_alive(pgid) and anyio.current_time() - start < processes.grace(TERM_S):  # noqa: ASYNC110 - a process group has no event to wait on
+                    await anyio.sleep(_POLL_S)
                 _signal_group(pgid, signal.SIGKILL)
         except BaseException:
             _signal_group(pgid, signal.SIGKILL)
@@ -253,13 +298,96 @@ class StdioTransport:
 
 
 async def _wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
-    """Whether the process exited within ``timeout`` (polls: ``wait()`` also waits for pipes)."""
-    deadline = anyio.current_time() + timeout
+    """Whether the process exited within ``timeout`` (polls: ``wait()`` also waits for pipes).
+    Once the run is interrupted the wait is shortened, also while it is under way."""
+    start = anyio.current_time()
     while process.returncode is None:
-        if anyio.current_time() >= deadline:
+        if anyio.current_time() - start >= processes.grace(timeout):
             return False
         await anyio.sleep(_POLL_S)
     return True
+
+
+class SpawnedProcess(anyio.abc.Process):
+    """A server spawned as a subprocess (asyncio's, for ``preexec_fn``), as anyio sees one."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self._process = process
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        self._stdin = _StreamWriter(process.stdin)
+        self._stdout = _StreamReader(process.stdout)
+        self._stderr = _StreamReader(process.stderr)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
+
+    async def wait(self) -> int:
+        return await self._process.wait()
+
+    def send_signal(self, signal: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self._process.send_signal(signal)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    @property
+    def stdin(self) -> anyio.abc.ByteSendStream:
+        return self._stdin
+
+    @property
+    def stdout(self) -> anyio.abc.ByteReceiveStream:
+        return self._stdout
+
+    @property
+    def stderr(self) -> anyio.abc.ByteReceiveStream:
+        return self._stderr
+
+    async def aclose(self) -> None:
+        await self._stdin.aclose()
+        await self._stdout.aclose()
+        await self._stderr.aclose()
+
+
+class _StreamReader(anyio.abc.ByteReceiveStream):
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        data = await self._reader.read(max_bytes)
+        if not data:
+            raise anyio.EndOfStream
+        return data
+
+    async def aclose(self) -> None:
+        transport = getattr(self._reader, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+
+class _StreamWriter(anyio.abc.ByteSendStream):
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._closed = False
+
+    async def send(self, item: bytes) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        self._writer.write(item)
+        await self._writer.drain()
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._writer.close()
 
 
 def _signal_group(pgid: int, sig: int) -> None:

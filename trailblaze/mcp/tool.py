@@ -101,7 +101,7 @@ class McpTool(ToolImplementation):
             self.calls.rpc.end(invocation)
         text = _text(result)
         if result.is_error:
-            detail = text or "the tool reported an error without a message"
+            detail = text or "the tool reported an error without a message"  # cut where it is reported
             if invocation.failures:
                 detail += "; during the call: " + "; ".join(invocation.failures)
             raise ToolFailure(detail)

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import masking
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, Location, TrailblazeError, UsageError
 from trailblaze.runner.agent_step import AgentStep
 from trailblaze.runner.replay import ToolRunner, TrailReplay, effective_timeout
@@ -135,10 +136,16 @@ class DeviceSession:
             raise InfrastructureError(f"{self.driver_key}: {type(exc).__name__}: {exc}") from exc
 
     async def screen(self) -> ViewNode:
-        return await self.live.device.view_hierarchy()
+        """The screen, with the session's secrets masked (a filled password shows in it)."""
+        session = self.live
+        return masking.masked_node(await session.device.view_hierarchy(), session.secrets)
 
     async def capture(self) -> ScreenState:
-        return await self.live.device.capture_screen()
+        """A screenshot and the screen (masked; the pixels cannot be)."""
+        session = self.live
+        state = await session.device.capture_screen()
+        state.hierarchy = masking.masked_node(state.hierarchy, session.secrets)
+        return state
 
     # -- trails -----------------------------------------------------------------------------------
 

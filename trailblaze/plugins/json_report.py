@@ -18,4 +18,7 @@ def trailblaze_run_finish(run: Run, result: RunResult) -> None:
     path = run.options.json_path
     if path is None:
         return
-    write_atomic(path, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    try:
+        write_atomic(path, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        result.report_failed("--json", path, exc)

@@ -35,7 +35,7 @@ def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
 
     counts = {
         "tests": str(len(result.trails)),
-        "failures": str(result.count("failed")),
+        "failures": str(result.count("failed") + result.count("incomplete")),
         "errors": str(result.count("error")),
         "skipped": str(result.count("skipped")),
         "time": _seconds(result.duration_ms),
@@ -62,8 +62,8 @@ def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
         ET.SubElement(properties, "property", name="trailblaze.status", value="healed")
     if trail.status == "skipped":
         ET.SubElement(case, "skipped", message=trail.skip_reason or "skipped")
-    elif trail.status in ("failed", "error"):
-        tag = "failure" if trail.status == "failed" else "error"
+    elif trail.status in ("failed", "error", "incomplete"):
+        tag = "error" if trail.status == "error" else "failure"
         element = ET.SubElement(case, tag, message=trail.error or trail.status, type=trail.status)
         element.text = _steps_text(trail)
     if trail.steps:
@@ -121,4 +121,7 @@ def trailblaze_run_finish(run: Run, result: RunResult) -> None:
     root = build(result)
     _make_xml_safe(root)
     ET.indent(root)
-    write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+    try:
+        write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+    except OSError as exc:
+        result.report_failed("--junit", path, exc)

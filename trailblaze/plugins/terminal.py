@@ -18,11 +18,26 @@ if TYPE_CHECKING:
 
     from trailblaze.config import Config
     from trailblaze.runner.results import RunResult, StepResult, ToolReport, TrailResult
+    from trailblaze.runner.results import Status as TrailStatus
     from trailblaze.runner.session import Run, Session
     from trailblaze.trail.model import Step, Trail
 
-_STYLE = {"passed": "green", "failed": "red", "error": "red bold", "skipped": "yellow", "healed": "magenta"}
-_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED", "healed": "HEALED"}
+_STYLE = {
+    "passed": "green",
+    "failed": "red",
+    "error": "red bold",
+    "skipped": "yellow",
+    "healed": "magenta",
+    "incomplete": "yellow bold",
+}
+_WORD = {
+    "passed": "PASSED",
+    "failed": "FAILED",
+    "error": "ERROR",
+    "skipped": "SKIPPED",
+    "healed": "HEALED",
+    "incomplete": "INCOMPLETE",
+}
 
 
 class TerminalReporter:
@@ -40,7 +55,9 @@ class TerminalReporter:
         if self.console is None:
             from rich.console import Console
 
-            self.console = Console(highlight=False, soft_wrap=True)
+            # what is printed comes from pages, trails and servers: text, never markup or
+            # emoji codes (a page's "root:x:0:0" must not turn into "root❌0:0")
+            self.console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
         return self.console
 
     def _live(self, text: str) -> None:
@@ -115,9 +132,9 @@ class TerminalReporter:
         seconds = result.duration_ms / 1000
         detail = f" ({seconds:.1f}s)" if result.status != "skipped" else f" ({result.skip_reason})"
         device = f" [{result.device}]" if self.show_device and result.device else ""
-        self._line(f"{_WORD[result.status]:<8}{result.id}{device}{detail}", _STYLE[result.status])
-        if result.error and result.status in ("failed", "error"):
-            self._line(f"        {result.error}")
+        self._line(f"{_WORD[result.status] + ' ':<8}{result.id}{device}{detail}", _STYLE[result.status])
+        if result.error and result.status in ("failed", "error", "incomplete"):
+            self._line("\n".join(f"        {line}" for line in result.error.splitlines()))
         self._agent_lines(result)
 
     def _agent_lines(self, result: TrailResult) -> None:
@@ -144,7 +161,8 @@ class TerminalReporter:
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
         self._stop_live()
         console = self._out()
-        counts = [(s, result.count(s)) for s in ("passed", "healed", "failed", "error", "skipped") if result.count(s)]
+        statuses: tuple[TrailStatus, ...] = ("passed", "healed", "incomplete", "failed", "error", "skipped")
+        counts = [(s, result.count(s)) for s in statuses if result.count(s)]
         summary = ", ".join(f"{n} {s}" for s, n in counts) or "no trails ran"
         seconds = result.duration_ms / 1000
         if result.interrupted:
@@ -156,17 +174,18 @@ class TerminalReporter:
 
     def _table(self, result: RunResult) -> None:
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(show_edge=False, pad_edge=False, box=None)
         for column in ("trail", "driver", "device", "status", "time"):
             table.add_column(column, justify="right" if column == "time" else "left")
         for trail in result.trails:
             table.add_row(
-                trail.id,
-                trail.driver,
-                trail.device or "",
-                f"[{_STYLE[trail.status]}]{trail.status}[/]",
-                f"{trail.duration_ms / 1000:.2f}s",
+                Text(trail.id),
+                Text(trail.driver),
+                Text(trail.device or ""),
+                Text(trail.status, style=_STYLE[trail.status]),
+                Text(f"{trail.duration_ms / 1000:.2f}s"),
             )
         self._out().print(table)
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import masking
 from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Verdict
 from trailblaze.errors import ToolFailure
 from trailblaze.runner.results import AgentReport
@@ -115,7 +116,9 @@ class AgentStep(StepTask):
         self._groups: list[list[ToolCall]] = []
 
     async def screen(self) -> ViewNode:
-        return await self.session.device.view_hierarchy()
+        """The screen with the session's secrets masked: a filled secret field shows ``***``
+        to a person, an LLM and whatever the agent logs."""
+        return masking.masked_node(await self.session.device.view_hierarchy(), self.session.secrets)
 
     def pause_output(self) -> None:
         pause_live_output(self.session)
@@ -171,7 +174,8 @@ class AgentStep(StepTask):
         if recorded:
             self._groups.append(recorded)
         output = executed[-1].output if executed and ok else None
-        return CallResult(ok, output, error, recorded)
+        secrets = self.session.secrets  # what the agent is shown or sent never holds a secret
+        return CallResult(ok, masking.redact_value(output, secrets), error and masking.redact(error, secrets), recorded)
 
     def _is_check(self, name: str) -> bool:
         spec = self.session.registry.get(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import processes
 from trailblaze.commands import DeviceInfo
 from trailblaze.driver import Device, DriverOptions
 from trailblaze.errors import InfrastructureError
@@ -51,8 +52,9 @@ async def session_tools(
         target=target or project.config.project.target,
         workspace=workspace,
     )
-    async with session.exit_stack:
-        pending = [r for r in project.hook.trailblaze_session_setup(session=session) if r is not None]
-        if pending:
-            await asyncio.gather(*pending)
-        return ToolRegistry(list(session.registry))
+    with processes.guard(active=project.has_dynamic_tools):
+        async with session.exit_stack:
+            pending = [r for r in project.hook.trailblaze_session_setup(session=session) if r is not None]
+            if pending:
+                await asyncio.gather(*pending)
+            return ToolRegistry(list(session.registry))

@@ -18,7 +18,7 @@ from trailblaze.errors import ErrorList, TrailblazeError, UsageError
 from trailblaze.pluginmanager import Plugins, call_registration
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze.trail.checks import check_trail_tools
-from trailblaze.trail.discovery import discover
+from trailblaze.trail.discovery import discover, resolved_path
 from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import Trail
 
@@ -255,10 +255,7 @@ class Project:
         trails: list[Trail] = []
         problems: list[TrailblazeError] = []
         given = list(paths) or self._default_paths()
-        try:
-            files = discover(given)
-        except UsageError as exc:
-            return [], [exc]
+        files = discover(given, problems)
         reported: set[Path] = set()
         for path in files:
             workspace = self.workspace_for(path)
@@ -303,7 +300,7 @@ class Project:
             return [folder]
 
     def _root_for(self, path: Path, given: Iterable[Path]) -> Path:
-        resolved = path.resolve()
+        resolved = Path(resolved_path(path))
         for candidate in (self.config.trails_dir, *given):
             folder = candidate if candidate.is_dir() else candidate.parent
             if resolved.is_relative_to(folder.resolve()):

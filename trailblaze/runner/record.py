@@ -23,8 +23,6 @@ person quits, the steps finished so far are written.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +69,12 @@ def record_trails(project: Project, options: RunOptions, record: RecordOptions) 
     """Prepare and record (the whole of ``trailblaze record``); returns the run's result."""
     agent_class = project.agents.resolve(record.agent)
     agent_class(AgentSettings(project.config, headless=not options.headed))  # bad settings fail before a browser starts
-    run = prepare(project, options)
+    run = prepare(
+        project,
+        options,
+        recordings=False,
+        headed_hint="record with --headless and drive the browser over --remote-debugging-port, or where a display is",
+    )
     platforms = set()
     for planned in run.planned:
         target_step(planned.trail, record.step)
@@ -79,19 +82,8 @@ def record_trails(project: Project, options: RunOptions, record: RecordOptions) 
             platforms.add(platform := project.drivers.resolve(planned.driver_key).platform)
             if agent_class.shows_browser and platform != "web":
                 raise UsageError(f"the {agent_class.name} agent records web pages; {planned.driver_key} is {platform}")
-    if options.headed and "web" in platforms and not _has_display():
-        raise UsageError(
-            "a visible browser needs a display, and there is none (no DISPLAY or WAYLAND_DISPLAY): "
-            "record with --headless and drive the browser over --remote-debugging-port, or where a display is"
-        )
     executor = RecordExecutor(run, record)
     return asyncio.run(execute(run, executor))
-
-
-def _has_display() -> bool:
-    if not sys.platform.startswith("linux"):
-        return True  # macOS and Windows always have one for a logged-in user
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def target_step(trail: Trail, step: str | None) -> Step | None:
@@ -118,8 +110,8 @@ class RecordExecutor(Executor):
         # the text the trails were loaded from: what the recordings go into
         self.files = {id(p.trail): TrailFile(Path(p.trail.path)) for p in run.planned if p.skip_reason is None}
 
-    async def run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
-        return await TrailRecorder(session, planned, self.record, self.files[id(planned.trail)]).run()
+    def trail_runner(self, session: Session, planned: PlannedTrail) -> TrailReplay:
+        return TrailRecorder(session, planned, self.record, self.files[id(planned.trail)])
 
 
 class TrailRecorder(TrailReplay):
@@ -147,6 +139,7 @@ class TrailRecorder(TrailReplay):
             self._fail("error", str(exc), exc.exit_code)
             return self.result
         result = await super().run()  # Ctrl-C and kills never get past this line: nothing is written
+        self._check_complete(result)
         try:
             self._write(result)
         except TrailblazeError as exc:
@@ -257,6 +250,30 @@ class TrailRecorder(TrailReplay):
         result.recorded = True
         if not self.record.dry_run:
             self.progress.add(edit)
+
+    def _check_complete(self, result: TrailResult) -> None:
+        """A recording that ended with steps still unrecorded (skipped, quit, the input ended)
+        did not pass: it is ``incomplete`` (exit 1), whatever of it was recorded is written."""
+        if result.status != "passed":
+            return
+        in_scope = [self.target] if self.target is not None else self.trail.all_steps
+        missing = [
+            step
+            for step in in_scope
+            if step.recordable
+            and step.key_path not in self.edits
+            and step.recording_for(self.session.classifiers) is None
+        ]
+        if not missing:
+            return
+        labels = ", ".join(step_label(step) for step in missing)
+        noun = "step has" if len(missing) == 1 else "steps have"
+        result.status = "incomplete"
+        result.exit_code = ExitCode.FAILED
+        result.error = (
+            f"{len(missing)} {noun} no recording for {self.session.classifiers[0]} yet ({labels}); "
+            f"`trailblaze record {_display(self.trail)}` records them"
+        )
 
     def _after_target(self, step: Step) -> bool:
         if self.target is None:

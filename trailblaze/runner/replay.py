@@ -42,14 +42,13 @@ def step_text(step: Step, trail: Trail, memory: Mapping[str, Any]) -> str:
     return str(substitute(step.label, resolver(trail.arg_values, memory, None)))
 
 
-def no_recording_message(step: Step, trail: Trail, session: Session) -> str:
-    classifier = session.classifiers[0]
+def no_recording_message(step: Step, trail: Trail, classifier: str, driver_key: str) -> str:
     has = sorted(step.recordings) if step.recordings else []
     found = f" (it has recordings for: {', '.join(has)})" if has else ""
     number = "trailhead" if step.kind == "trailhead" else str(step.index + 1)
     return (
         f"no recording for {classifier}{found}; replay needs one: record it with "
-        f"`trailblaze record {trail.path} --step {number} --driver {session.driver.key}` "
+        f"`trailblaze record {trail.path} --step {number} --driver {driver_key}` "
         f"or write `recording: {{{classifier}: [...]}}` by hand"
     )
 
@@ -79,6 +78,7 @@ class ToolRunner:
             environ=os.environ,
             arg_values=trail.arg_values,
             on_executed=self._executed,
+            secrets=session.secrets,
         )
 
     async def run(self, call: ToolCall) -> None:
@@ -187,6 +187,29 @@ class TrailReplay:
             session.trail = None
         return self.result
 
+    def interrupted(self) -> TrailResult:
+        """The trail's result when the run was interrupted during it: the steps that finished,
+        the step in flight as an error "interrupted", the rest skipped."""
+        result = self.result
+        done = {(s.kind, s.index) for s in result.steps}
+        in_flight = self._current
+        if in_flight is not None and (in_flight.kind, in_flight.index) not in done:
+            in_flight.status = "error"
+            in_flight.error = "interrupted"
+            result.steps.append(in_flight)
+            done.add((in_flight.kind, in_flight.index))
+        for step in self.trail.all_steps:
+            if (step.kind, step.index) not in done:
+                result.steps.append(StepResult(step.index, step.kind, step_text(step, self.trail, {}), "skipped"))
+        result.status = "error"
+        result.exit_code = ExitCode.INTERRUPTED
+        if in_flight is not None:
+            where = "trailhead" if in_flight.kind == "trailhead" else f"step {in_flight.index + 1}"
+            result.error = f"interrupted during {where} ({in_flight.text})"
+        else:
+            result.error = "interrupted"
+        return result
+
     def _report(self, report: ToolReport) -> None:
         if self._current is not None:
             self._current.tools.append(report)
@@ -229,7 +252,7 @@ class TrailReplay:
         calls = step.recording_for(self.session.classifiers)
         if calls is None:
             result.status = "error"
-            result.error = no_recording_message(step, self.trail, self.session)
+            result.error = no_recording_message(step, self.trail, self.session.classifiers[0], self.session.driver.key)
             self._exit_code = ExitCode.USAGE
         else:
             await self._replay_calls(step, calls, result, runner)
@@ -273,7 +296,8 @@ async def replay_inline(ctx: ToolContext, path: str) -> str:
         for step in trail.all_steps:
             calls = step.recording_for(session.classifiers)
             if calls is None:
-                raise ToolFailure(f"runTrail {path}: {no_recording_message(step, trail, session)}")
+                message = no_recording_message(step, trail, session.classifiers[0], session.driver.key)
+                raise ToolFailure(f"runTrail {path}: {message}")
             for call in calls:
                 try:
                     await runner.run(call)

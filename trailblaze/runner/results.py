@@ -11,8 +11,9 @@ from typing import Any, Literal
 
 from trailblaze.errors import ExitCode
 
-#: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out
-Status = Literal["passed", "failed", "error", "skipped", "healed"]
+#: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
+#: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended)
+Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
 
@@ -137,6 +138,18 @@ class RunResult:
     trails: list[TrailResult] = field(default_factory=list)
     duration_ms: float = 0.0
     interrupted: bool = False
+    #: where this run's snapshots go (a folder of its own per run, unless --artifacts-dir)
+    artifacts_dir: str | None = None
+    #: reports (``--json``, ``--junit``) that could not be written: the run ends with exit 2
+    report_errors: list[str] = field(default_factory=list)
+
+    def report_failed(self, option: str, path: object, exc: OSError) -> None:
+        """A report file could not be written: say so (the other reports are still written)."""
+        import sys
+
+        message = f"cannot write {option} {path}: {exc.strerror or exc}"
+        self.report_errors.append(message)
+        print(f"error: {message}", file=sys.stderr, flush=True)
 
     def count(self, status: Status) -> int:
         return sum(1 for t in self.trails if t.status == status)
@@ -145,7 +158,8 @@ class RunResult:
     def exit_code(self) -> ExitCode:
         if self.interrupted:
             return ExitCode.INTERRUPTED
-        return max((t.exit_code for t in self.trails), default=ExitCode.OK)
+        worst = max((t.exit_code for t in self.trails), default=ExitCode.OK)
+        return max(worst, ExitCode.ERROR) if self.report_errors else worst
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,9 +170,11 @@ class RunResult:
                 "error": self.count("error"),
                 "skipped": self.count("skipped"),
                 "healed": self.count("healed"),
+                "incomplete": self.count("incomplete"),
                 "duration_ms": round(self.duration_ms, 3),
             },
             "exit_code": int(self.exit_code),
             "interrupted": self.interrupted,
+            "artifacts_dir": self.artifacts_dir,
             "trails": [t.to_dict() for t in self.trails],
         }

@@ -19,13 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import signal
 import time
 from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import processes
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.runner.plan import prepare
@@ -74,6 +75,8 @@ class Executor:
     async def execute(self) -> RunResult:
         run = self.run
         start = time.perf_counter()
+        artifacts = run.options.artifacts_dir
+        run.result.artifacts_dir = _shown(artifacts) if artifacts is not None else None
         self.hook.trailblaze_run_start(run=run)
         try:
             lanes = await self._lanes()
@@ -171,10 +174,11 @@ class Executor:
                         self._lane_failed(lane, item, exc)
                         return
                 planned = dataclasses.replace(item.planned, device_id=session.info.id)
+                replay = self.trail_runner(session, planned)
                 try:
-                    result = await self._run_trail(session, planned)
+                    result = await self._run_trail(session, planned, replay)
                 except asyncio.CancelledError:  # report the trail that was running, then stop
-                    self._finish(item, self._errored(planned, "interrupted", ExitCode.INTERRUPTED), session)
+                    self._finish(item, replay.interrupted(), session)
                     raise
                 self._finish(item, result, session)
                 if session.broken is not None:  # e.g. a server died: start the next trail afresh
@@ -231,7 +235,7 @@ class Executor:
         finally:
             await session.exit_stack.aclose()
 
-    async def _run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
+    async def _run_trail(self, session: Session, planned: PlannedTrail, replay: TrailReplay) -> TrailResult:
         if self.project.has_dynamic_tools:  # tools from servers exist only now: check again
             problems = check_trail_tools(
                 planned.trail, session.registry, session.classifiers, driver=session.driver.key
@@ -239,11 +243,11 @@ class Executor:
             if problems:
                 error = ErrorList(problems)
                 return self._errored(planned, str(error), error.exit_code)
-        return await self.run_trail(session, planned)
+        return await replay.run()
 
-    async def run_trail(self, session: Session, planned: PlannedTrail) -> TrailResult:
-        """Run one trail on its session (``trailblaze record`` walks it with an agent instead)."""
-        return await TrailReplay(session, planned).run()
+    def trail_runner(self, session: Session, planned: PlannedTrail) -> TrailReplay:
+        """What runs one trail on its session (``trailblaze record`` walks it with an agent instead)."""
+        return TrailReplay(session, planned)
 
     def _finish(self, item: _Item, result: TrailResult, session: Session | None) -> None:
         self.results[item.order] = result
@@ -297,22 +301,22 @@ class Executor:
         return driver
 
     def _target_base_url(self, target: str | None, workspace: Workspace | None = None) -> str | None:
-        """A target's own ``base_url`` (a URL; or its web block's) replaces the run's for its
-        sessions, unless ``--base-url`` was given."""
+        """A target's own ``base_url`` (a URL or a folder; or its web block's) replaces the run's
+        for its sessions, unless ``--base-url`` was given."""
         config = self.project.target_config(target, workspace)
         url = config.web_base_url if config is not None else None
-        if not url or self.run.options.base_url:
+        if not url or self.run.options.base_url or url == "sample-app":
             return None
-        return url if "://" in url else None
+        return self.project.config.base_url(url)
 
     def _driver_options(self) -> DriverOptions:
         project = self.project.config.project
         options = self.run.options
         default = options.target or project.target
         target = self.project.target_config(default, self.project.workspace_for())
-        base_url = options.base_url or (target.web_base_url if target else None) or project.base_url
-        if base_url and "://" not in base_url and base_url != "sample-app" and not base_url.startswith("/"):
-            base_url = str(self.project.config.resolve(base_url))
+        base_url = self.project.config.base_url(
+            options.base_url or (target.web_base_url if target else None) or project.base_url
+        )
         return DriverOptions(
             timeout=options.timeout or project.timeout,
             headless=not options.headed and project.headless,
@@ -329,6 +333,14 @@ class Executor:
                 await driver.close()
 
 
+def _shown(path: Path) -> str:
+    """A path as reports show it: relative to the working directory when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return str(path)
+
+
 def _driver_extra(options: RunOptions) -> dict[str, Any]:
     port = options.remote_debugging_port
     return {} if port is None else {"remote_debugging_port": port}
@@ -341,24 +353,21 @@ async def _gather(results: list[Awaitable[Any] | None]) -> None:
 
 
 async def execute(run: Run, executor: Executor | None = None) -> RunResult:
-    """Run the plan; SIGTERM is treated like Ctrl-C (clean up, report, exit 130)."""
+    """Run the plan. Ctrl-C and SIGTERM stop it in order (servers' shutdown waits shortened,
+    the finished trails reported, exit 130); a second one stops Trailblaze at once. Nothing
+    the run started outlives it (:mod:`trailblaze.processes`)."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
-    installed = False
-    if task is not None:
-        try:
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-            installed = True
-        except (NotImplementedError, RuntimeError):  # not the main thread, or not supported
-            pass
+    remove = processes.install_interrupts(loop, task) if task is not None else None
     try:
-        return await (executor or Executor(run)).execute()
+        with processes.guard(active=run.project.has_dynamic_tools):
+            return await (executor or Executor(run)).execute()
     finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGTERM)
+        if remove is not None:
+            remove()
 
 
 def run_trails(project: Project, options: RunOptions) -> RunResult:
     """Prepare and execute a run (the whole of ``trailblaze run``); returns its result."""
-    run = prepare(project, options)
+    run = prepare(project, options, recordings=not options.self_heal)  # the agent works such steps out
     return asyncio.run(execute(run))

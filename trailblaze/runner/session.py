@@ -26,6 +26,16 @@ if TYPE_CHECKING:
     from trailblaze.workspace import Workspace
 
 
+def new_artifacts_dir(root: Path) -> Path:
+    """A folder of its own for one run's artifacts, under ``.trailblaze/artifacts`` next to
+    trailblaze.yaml: ``2026-11-23T07-15-30-3f9c1a`` (time first, so the newest sorts last), so
+    two runs of one project never write over each other's snapshots."""
+    import datetime as dt
+
+    stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
+    return root / ".trailblaze" / "artifacts" / f"{stamp}-{uuid.uuid4().hex[:6]}"
+
+
 @dataclass(slots=True)
 class RunOptions:
     """Everything ``trailblaze run`` was asked to do (the CLI's options, as data)."""
@@ -43,6 +53,8 @@ class RunOptions:
     shard_split: int | None = None
     shard_all: int | None = None
     arg_values: dict[str, str] = field(default_factory=dict)
+    #: the names given with ``--arg`` (``arg_values`` also holds trailblaze.yaml's ``args:``)
+    given_args: list[str] = field(default_factory=list)
     timeout: float | None = None
     fail_fast: bool = False
     headed: bool = False
@@ -114,6 +126,9 @@ class Session:
     workspace: Workspace | None = None
     #: why the session can no longer be trusted (see :meth:`mark_broken`), or None
     broken: str | None = None
+    #: the secret values its calls used (``web_fillSecret.value``, ``${ENV}`` values): masked in
+    #: every rendering of the screen and every report (:mod:`trailblaze.masking`)
+    secrets: set[str] = field(default_factory=set)
 
     def mark_broken(self, reason: str) -> None:
         """Something the session depends on broke (an MCP server died): the runner closes the

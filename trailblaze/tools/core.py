@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from trailblaze import limits, masking
 from trailblaze.errors import ToolFailure, UsageError
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
@@ -89,7 +90,8 @@ async def take_snapshot(ctx: ToolContext, screenName: str, description: str | No
         image.write_bytes(screen.screenshot)
         files.append(str(image))
     tree = folder / f"{stem}.hierarchy.json"
-    tree.write_text(json.dumps(screen.hierarchy.to_dict(), indent=2), encoding="utf-8")
+    hierarchy = masking.masked_node(screen.hierarchy, masking.of(ctx))  # a filled secret shows: not here
+    tree.write_text(json.dumps(hierarchy.to_dict(), indent=2), encoding="utf-8")
     files.append(str(tree))
     return {"screenName": screenName, "description": description, "files": files}
 
@@ -242,18 +244,35 @@ _OPERATORS: dict[type, Callable[..., float]] = {
 }
 
 
+#: seconds an expression may take to evaluate (each node is visited once, so this is a backstop)
+EXPRESSION_SECONDS = 1.0
+
+
 def _evaluate(expression: str) -> float:
+    """The value of an arithmetic expression. Bounded: at most
+    :data:`~trailblaze.limits.EXPRESSION_CHARS` characters, each operation evaluated once (on
+    floats, so no number grows without bound), within :data:`EXPRESSION_SECONDS`."""
+    bound = limits.EXPRESSION_CHARS.get_int()
+    if len(expression) > bound:
+        raise ToolFailure(
+            f"the expression has {len(expression)} characters, more than the limit of {bound} "
+            f"({limits.EXPRESSION_CHARS.env})"
+        )
     tree = ast.parse(expression.replace(",", ""), mode="eval")
+    deadline = time.monotonic() + EXPRESSION_SECONDS
 
     def visit(node: ast.AST) -> float:
+        if time.monotonic() > deadline:
+            raise ToolFailure(f"the expression took longer than {EXPRESSION_SECONDS:g}s to evaluate")
         if isinstance(node, ast.Expression):
             return visit(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
             return float(node.value)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-            if isinstance(node.op, ast.Pow) and abs(visit(node.right)) > 100:
+            left, right = visit(node.left), visit(node.right)
+            if isinstance(node.op, ast.Pow) and abs(right) > 100:
                 raise ValueError("exponent too large")
-            result = _OPERATORS[type(node.op)](visit(node.left), visit(node.right))
+            result = _OPERATORS[type(node.op)](left, right)
             if isinstance(result, complex):  # (-8) ** 0.5
                 raise ValueError("the result is not a real number")
             return result
@@ -261,4 +280,7 @@ def _evaluate(expression: str) -> float:
             return _OPERATORS[type(node.op)](visit(node.operand))
         raise ValueError(f"only numbers and + - * / // % ** are allowed, found {type(node).__name__}")
 
-    return visit(tree)
+    try:
+        return visit(tree)
+    except RecursionError:
+        raise ToolFailure("the expression is nested too deeply") from None

@@ -14,8 +14,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from trailblaze import masking
 from trailblaze.commands import DelegationViolation
 from trailblaze.errors import ExitCode, Location, ToolFailure, TrailblazeError
+from trailblaze.limits import shorten
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,
@@ -29,9 +31,6 @@ from trailblaze.tools.registry import ToolRegistry
 from trailblaze.trail.interpolate import Reference, has_references, resolver, substitute
 
 MAX_DELEGATION_DEPTH = 16
-MASK = "***"
-#: Shorter values are not masked in messages: hiding every "1" or "on" would garble them.
-MIN_SECRET_LENGTH = 4
 
 
 class CallFailed(Exception):
@@ -98,20 +97,16 @@ class Resolver:
             else:
                 await self._execute(spec, call, exec_args, chain)
         except CallFailed as exc:
-            exc.message = self.redact(exc.message)
+            exc.message = shorten(self.redact(exc.message))
             raise
 
     def _keep_secret(self, *values: Any) -> None:
-        for value in values:
-            if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
-                self.secrets.add(value)
+        masking.keep(self.secrets, *values)
 
     def redact(self, text: str) -> str:
         """``text`` with every secret seen so far replaced by ``***`` (error messages may quote
         what a tool was given or read back: a page's text, a field's value)."""
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            text = text.replace(secret, MASK)
-        return text
+        return masking.redact(text, self.secrets)
 
     # -- steps of run() ------------------------------------------------------------------------
 
@@ -193,7 +188,7 @@ class Resolver:
                 )
             executed.output = outcome.output
         except CallFailed as exc:
-            exc.message = self.redact(exc.message)
+            exc.message = shorten(self.redact(exc.message))  # reports stay readable: a 20 MB error is cut
             executed.status = exc.status
             executed.error = exc.message
             raise
@@ -235,7 +230,7 @@ class Resolver:
         """Arguments as reports show them: args and memory filled in, ``${ENV}`` and secrets hidden
         (also where a delegating tool passed a secret on as a plain value)."""
         shown = substitute(strip_reason(call.args), resolver(self.arg_values, self.memory, None))
-        return {k: MASK if k in spec.secret_fields else self._redact_value(v) for k, v in dict(shown).items()}
+        return {k: masking.MASK if k in spec.secret_fields else self._redact_value(v) for k, v in dict(shown).items()}
 
     def _redact_value(self, value: Any) -> Any:
         if isinstance(value, str):

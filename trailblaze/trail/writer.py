@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import Location, TrailblazeError, UsageError
 from trailblaze.fileio import write_atomic
+from trailblaze.sourcefile import read_source
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.model import Step, Trail
 from trailblaze.trail.yamlstyle import Call, Calls, Layout, call_text, emit_key, emit_value, plain
@@ -122,13 +123,7 @@ class SaveResult:
 
 def read_text(path: Path) -> str:
     """The file's text with its line endings as they are (``\\r\\n`` stays ``\\r\\n``)."""
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise UsageError("file not found", Location(str(path))) from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"not UTF-8 text ({exc.reason})", Location(str(path))) from None
+    return read_source(path)
 
 
 def _check_still_lines_up(path: Path, current: str, edits: Sequence[RecordingEdit]) -> None:

@@ -9,8 +9,8 @@ always quoted.
 
 from __future__ import annotations
 
-import io
-import json
+import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -170,40 +170,102 @@ def _call_lines(head: str, args: Any, name_column: int, layout: Layout) -> list[
     return [head, *_block_mapping(args, name_column + layout.mapping, layout)]
 
 
-_FLOW: Any = None
-
-
 def flow(value: Any, layout: Layout) -> str:
-    """``value`` as a one-line YAML flow value, quoted where a reader could misread it, in
-    the quote style the file mostly uses."""
-    global _FLOW
+    """``value`` as a one-line YAML flow value that reads back equal — any string, whatever
+    commas, colons, ``#``, braces, quotes, surrounding spaces, line breaks or look-alikes of
+    numbers and booleans it holds — in the quote style the file mostly uses."""
     if isinstance(value, dict):
         return "{" + ", ".join(f"{emit_key(k, layout)}: {flow(v, layout)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(flow(v, layout) for v in value) + "]"
-    if isinstance(value, str) and _YAML11_SPECIAL.match(value):
-        return _quote(value, layout.quote)
-    if _FLOW is None:
-        from ruamel.yaml import YAML
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float(value)
+    text = str(value)
+    if _plain_is_safe(text):
+        return text
+    return _quote(text, layout.quote)
 
-        _FLOW = YAML(typ="rt")
-        _FLOW.default_flow_style = True
-        _FLOW.width = 1_000_000
-    stream = io.StringIO()
-    _FLOW.dump(value, stream)
-    out = stream.getvalue()
-    if out.endswith("\n...\n"):
-        out = out[: -len("\n...\n")]
-    out = out.rstrip("\n")
-    if isinstance(value, str) and out.startswith("'") and layout.quote == '"':
-        return _quote(value, '"')
-    return out
+
+def _float(value: float) -> str:
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    return text if any(c in text for c in ".eE") else text + ".0"
+
+
+#: characters a plain scalar may not start with (YAML's indicators)
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+#: characters that never appear in a plain scalar written here: flow indicators (they end a
+#: scalar inside ``{...}``), and everything that is not plainly printable
+_NOT_PLAIN = re.compile(r"[,\[\]{}\x00-\x1f\x7f-\xa0\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]|: |:$| #")
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_is_safe(text: str) -> bool:
+    """Whether ``text`` can be written without quotes, in block and in flow context alike, and
+    read back as the same string (by the loader, YAML 1.2 core schema, and by YAML 1.1 readers).
+    A candidate is checked by reading it back; anything doubtful is quoted."""
+    if not text or text != text.strip(" ") or text[0] in _INDICATORS or _NOT_PLAIN.search(text):
+        return False
+    if _YAML11_SPECIAL.match(text):
+        return False
+    from trailblaze.errors import UsageError
+    from trailblaze.yamlsource import load_text, resolve_plain_scalar
+
+    if resolve_plain_scalar(text) != text or not isinstance(resolve_plain_scalar(text), str):
+        return False
+    try:
+        data = load_text(f"k: {text}\nl: [{text}, {text}]\nm: {{{text}: {text}}}\n").data
+    except UsageError:
+        return False
+    return data == {"k": text, "l": [text, text], "m": {text: text}}
+
+
+_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\0": "\\0",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\v": "\\v",
+    "\f": "\\f",
+    "\r": "\\r",
+    "\x1b": "\\e",
+    "\x85": "\\N",
+    "\xa0": "\\_",
+    "\u2028": "\\L",
+    "\u2029": "\\P",
+}
+#: what a single-quoted scalar cannot hold as it is (it has no escapes; line breaks fold)
+_NEEDS_ESCAPES = re.compile(r"[\x00-\x1f\x7f-\xa0\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
 
 
 def _quote(text: str, quote: str) -> str:
-    if quote == '"':
-        return json.dumps(text, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
-    return "'" + text.replace("'", "''") + "'"
+    if quote == "'" and not _NEEDS_ESCAPES.search(text):
+        return "'" + text.replace("'", "''") + "'"
+    return '"' + "".join(_escape(c) for c in text) + '"'
+
+
+def _escape(char: str) -> str:
+    escaped = _ESCAPES.get(char)
+    if escaped is not None:
+        return escaped
+    code = ord(char)
+    if _NEEDS_ESCAPES.match(char):
+        if code <= 0xFF:
+            return f"\\x{code:02x}"
+        return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return char
 
 
 def emit_key(key: Any, layout: Layout) -> str:

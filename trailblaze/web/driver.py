@@ -36,6 +36,9 @@ CHROMIUM_ARGS = (
     "--disable-sync",
     "--no-first-run",
     "--disable-dev-shm-usage",
+    # a name pattern from a trail that backtracks catastrophically ((a+)+$) is matched by V8 in
+    # the page: let V8 switch to its linear-time engine instead of hanging the page
+    "--js-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
 )
 SYSTEM_CHROMIUMS = (
     "/usr/lib/chromium/chromium",  # Debian's binary, without the wrapper script's warning
@@ -49,6 +52,16 @@ NO_BROWSER = (
     "no browser for the web driver: install Playwright's Chromium (`python -m playwright install chromium`) "
     "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml"
 )
+
+
+def display_problem() -> str | None:
+    """Why a visible browser cannot open here (Linux without a display), or None."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None  # macOS and Windows always have one for a logged-in user
+    return "no display ($DISPLAY is unset)"
 
 
 def system_chromium() -> str | None:
@@ -231,7 +244,10 @@ class WebDevice(Device):
             return url
         if url.startswith("/"):
             if not self.base_url:
-                raise ToolFailure(f"{url!r} is relative to base_url, but no base_url is configured")
+                raise UsageError(
+                    f"{url!r} is relative to base_url, but no base_url is configured (base_url: in trailblaze.yaml, "
+                    "or --base-url)"
+                )
             return urljoin(self.base_url.rstrip("/") + "/", url.lstrip("/"))
         base = trail_path.parent if trail_path is not None else Path.cwd()
         return (base / url).resolve().as_uri()

@@ -14,13 +14,13 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import SecretStr
+from pydantic import AfterValidator, PositiveInt, SecretStr
 
-from trailblaze import ToolContext, ToolFailure, tool
+from trailblaze import ToolContext, ToolFailure, masking, tool
 from trailblaze.errors import InfrastructureError
-from trailblaze.selectors import NodeSelector, text_matches
+from trailblaze.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
 from trailblaze.web import locators
 from trailblaze.web.driver import scroll_delta
 
@@ -269,24 +269,54 @@ async def web_wait(seconds: float = 1) -> str:
     return f"waited {seconds:g}s"
 
 
+def _url_pattern(pattern: str) -> str:
+    """A URL pattern that uses regex syntax must be a valid regex (checked when the trail loads)."""
+    if _is_regex(pattern):
+        problem = regex_problem(pattern)
+        if problem is not None:
+            raise ValueError(problem)
+    return pattern
+
+
+def _is_regex(pattern: str) -> bool:
+    return any(c in pattern for c in "^$()|+\\[]{}")
+
+
 @tool(name="web_waitForUrl", platforms=WEB)
-async def web_wait_for_url(ctx: ToolContext, pattern: str, timeoutMs: int = 30000) -> str:
+async def web_wait_for_url(
+    ctx: ToolContext, pattern: Annotated[str, AfterValidator(_url_pattern)], timeoutMs: PositiveInt = 30000
+) -> str:
     """Wait until the page URL matches: a regex (if it uses regex syntax), a glob with * or **,
     or otherwise a part of the URL."""
     page = _device(ctx).page
-    matcher = url_matcher(pattern)
+    matcher, timed_out = url_matcher(pattern)
     async with _acting(ctx, f"wait for URL {pattern!r} (now {page.url})", timeoutMs / 1000):
         await page.wait_for_url(matcher, timeout=timeoutMs, wait_until="commit")
+    if timed_out:  # the pattern, not the page, ran out of time
+        raise timed_out[0]
     return page.url
 
 
-def url_matcher(pattern: str) -> Any:
-    if any(c in pattern for c in "^$()|+\\[]{}"):
-        compiled = re.compile(pattern)
-        return lambda url: compiled.search(url) is not None
+def url_matcher(pattern: str) -> tuple[Any, list[RegexTimeout]]:
+    """What Playwright waits for, and a list that receives the pattern's timeout if a match runs
+    out of time (Playwright calls the matcher itself; the wait then ends at once)."""
+    timed_out: list[RegexTimeout] = []
+    if _is_regex(pattern):
+        compiled = compile_search(pattern)
+
+        def matches(url: str) -> bool:
+            if timed_out:
+                return True  # end the wait: the failure is the timeout
+            try:
+                return compiled.search(url) is not None
+            except RegexTimeout as exc:
+                timed_out.append(exc)
+                return True
+
+        return matches, timed_out
     if "*" in pattern or "?" in pattern:
-        return pattern
-    return lambda url: pattern in url
+        return pattern, timed_out
+    return (lambda url: pattern in url), timed_out
 
 
 @tool(name="web_snapshot", platforms=WEB)
@@ -299,7 +329,8 @@ async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
         folder.mkdir(parents=True, exist_ok=True)
         stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in screenName) or "snapshot"
         await page.screenshot(path=str(folder / f"{stem}.png"), full_page=True)
-        (folder / f"{stem}.aria.yaml").write_text(await page.aria_snapshot(mode="ai"), encoding="utf-8")
+        aria = masking.redact(await page.aria_snapshot(mode="ai"), masking.of(ctx))  # a filled secret shows
+        (folder / f"{stem}.aria.yaml").write_text(aria, encoding="utf-8")
         files = [str(folder / f"{stem}.png"), str(folder / f"{stem}.aria.yaml")]
     return {"screenName": screenName, "url": page.url, "files": files}
 
@@ -419,9 +450,16 @@ async def web_current_url(ctx: ToolContext) -> str:
 
 @tool(name="web_evaluate", recordable=False, exposed_to_llm=False, platforms=WEB)
 async def web_evaluate(ctx: ToolContext, script: str) -> Any:
-    """Run JavaScript in the page and return its (JSON) result."""
+    """Run JavaScript in the page and return its (JSON) result; a script that does not finish
+    within the timeout fails the step."""
     async with _acting(ctx, "evaluate script", ctx.timeout):
-        result = await _device(ctx).page.evaluate(script)
+        try:
+            result = await asyncio.wait_for(_device(ctx).page.evaluate(script), ctx.timeout)
+        except TimeoutError:
+            raise ToolFailure(
+                f"evaluate script: it did not finish within {ctx.timeout:g}s (--timeout, or config.timeout of the "
+                "trail)"
+            ) from None
     try:
         json.dumps(result)
     except (TypeError, ValueError):
@@ -430,7 +468,7 @@ async def web_evaluate(ctx: ToolContext, script: str) -> Any:
 
 
 @tool(name="web_resize", platforms=WEB)
-async def web_resize(ctx: ToolContext, width: int, height: int) -> str:
+async def web_resize(ctx: ToolContext, width: PositiveInt, height: PositiveInt) -> str:
     """Resize the viewport."""
     await _device(ctx).page.set_viewport_size({"width": width, "height": height})
     return f"viewport {width}x{height}"

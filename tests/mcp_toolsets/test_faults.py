@@ -1,0 +1,99 @@
+"""Servers that break the protocol, or answer with far too much, get one clear, bounded answer.
+
+The server is ``servers/raw.py``, which writes JSON-RPC by hand to misbehave exactly; the
+device is the null driver (no browser: what is tested is the MCP side).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from conftest import CliResult, CliRunner, Project
+
+from .conftest import SERVERS
+
+NULL = ("-p", "tests.support.null_driver")
+TRAIL = "trail:\n  - step: Call the server\n    recording:\n      test:\n        - echo: {}\n"
+
+
+def _run(cli: CliRunner, project: Project, *mode: str, timeout_s: float = 30) -> CliResult:
+    args = ", ".join(f'"{a}"' for a in (str(SERVERS / "raw.py"), *mode))
+    project.write(
+        "trailblaze.yaml",
+        f"driver: null-test\nmcp_servers:\n  - {{command: {sys.executable}, args: [{args}], name: raw, "
+        f"startup_timeout_s: 3, timeout_s: {timeout_s}}}\n",
+    )
+    project.trail("t", TRAIL)
+    result = cli("run", *NULL, "--json", "r.json", "--junit", "r.xml")
+    assert "Traceback" not in result.output
+    assert "Future exception was never retrieved" not in result.output
+    assert "errors.pydantic.dev" not in result.output  # never pydantic's dump
+    return result
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        (
+            "bad-schema",
+            "MCP server raw (project, {config}:3:5) answered tools/list with something that is not valid MCP: "
+            "tools.0.inputSchema: Input should be a valid dictionary or instance of InputSchema",
+        ),
+        (
+            "reject-initialize",
+            "MCP server raw (project, {config}:3:5) refused initialize: unsupported protocol version, this server "
+            "speaks 1999-01-01 (error -32602)",
+        ),
+        (
+            "silent-start",
+            "MCP server raw (project, {config}:3:5) did not start and complete the MCP handshake within 3s",
+        ),
+    ],
+)
+def test_startup_errors_say_what_happened(cli: CliRunner, project: Project, mode: str, message: str) -> None:
+    result = _run(cli, project, mode)  # all three used to be "exited with code 0 before completing…"
+    assert result.returncode == 2, result.output
+    assert message.format(config=project.root / "trailblaze.yaml") in result.stdout
+
+
+def test_a_malformed_result_is_named_in_one_line(cli: CliRunner, project: Project) -> None:
+    result = _run(cli, project, "malformed-result")
+    assert result.returncode == 2, result.output
+    error = result.json("r.json")["trails"][0]["error"]
+    assert error == (
+        f"step 1 (Call the server): echo: MCP server raw (project, {project.root}/trailblaze.yaml:3:5) answered "
+        "tools/call echo with a malformed result: content: Input should be a valid list; isError: Input should "
+        "be a valid boolean, unable to interpret input"
+    )
+
+
+def test_a_huge_error_text_is_cut_in_the_terminal_and_the_reports(cli: CliRunner, project: Project) -> None:
+    result = _run(cli, project, "big-error", "20")  # 20 MB of isError text made 63 MB reports
+    assert result.returncode == 1, result.output
+    error = result.json("r.json")["trails"][0]["error"]
+    assert error.startswith("step 1 (Call the server): echo: 0123456789abcdef")
+    cut = re.search(r"… \((\d+) more characters not shown\)$", error)
+    assert cut is not None and int(cut.group(1)) > 20_000_000, error[-100:]
+    for report in ("r.json", "r.xml"):
+        assert (project.root / report).stat().st_size < 50_000, report
+    assert len(result.output) < 10_000
+
+
+def test_a_huge_result_arrives_in_time(cli: CliRunner, project: Project) -> None:
+    # 50 MB on one line: the reader used to rescan its buffer for every chunk (15 s), and the
+    # call was reported as a server that "did not answer within 8s"
+    result = _run(cli, project, "big-result", "50", timeout_s=8)
+    assert result.returncode == 0, result.output[-2000:]
+
+
+def test_a_servers_stderr_in_an_error_is_bounded(cli: CliRunner, project: Project) -> None:
+    result = _run(cli, project, "loud", "100")  # 100 lines of 10,000 characters, then it exits
+    assert result.returncode == 2, result.output[-2000:]
+    error = result.json("r.json")["trails"][0]["error"]
+    assert "exited with code 3 during a call to echo" in error
+    assert "last 20 stderr lines" in error  # it used to quote 64 whole lines: 640 KB in one message
+    assert len(error) <= 4_100
+    log = next((project.root / ".trailblaze" / "logs").glob("*/raw.stderr.log"))
+    assert log.stat().st_size > 1_000_000  # the log has it all

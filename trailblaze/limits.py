@@ -1,0 +1,73 @@
+"""The bounds Trailblaze puts on what it reads, matches, waits for and writes.
+
+Trail files and MCP servers are input like any other: a file can be an alias bomb, a regex can
+backtrack for hours, a server can answer with 50 MB of text. Each bound below turns such input
+into one readable error instead of a hang, a traceback or a gigabyte report. Every bound can be
+changed with its environment variable (README, "Limits"); the defaults are far above what real
+trails need.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+from trailblaze.errors import UsageError
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """One bound: the environment variable that changes it and its default."""
+
+    env: str
+    default: float
+    what: str
+
+    def get(self) -> float:
+        """The bound in force: the environment variable's value, else the default."""
+        raw = os.environ.get(self.env, "").strip()
+        if not raw:
+            return self.default
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value <= 0:
+            raise UsageError(f"{self.env}={raw!r}: expected a number > 0 ({self.what})")
+        return value
+
+    def get_int(self) -> int:
+        return max(1, int(self.get()))
+
+
+#: bytes of one YAML file (a trail, trailblaze.yaml)
+FILE_BYTES = Limit("TRAILBLAZE_MAX_FILE_BYTES", 10 * 1024 * 1024, "bytes a YAML file may have")
+#: nesting of YAML collections (mappings and lists inside each other)
+YAML_DEPTH = Limit("TRAILBLAZE_MAX_YAML_DEPTH", 100, "levels YAML mappings and lists may nest")
+#: uses of YAML aliases (``*name``) in one file
+YAML_ALIASES = Limit("TRAILBLAZE_MAX_YAML_ALIASES", 10_000, "YAML aliases (*name) one file may use")
+#: what aliases may add to a file: nodes plus characters of the scalars they repeat
+YAML_EXPANSION = Limit(
+    "TRAILBLAZE_MAX_YAML_EXPANSION", 1_000_000, "nodes and characters YAML aliases may add to one file"
+)
+#: seconds one match of a pattern from a trail (a ``…Regex`` field, a URL pattern) may take
+REGEX_SECONDS = Limit("TRAILBLAZE_REGEX_TIMEOUT", 1.0, "seconds one regex match may take")
+#: characters of an ``assertMath`` expression
+EXPRESSION_CHARS = Limit("TRAILBLAZE_MAX_EXPRESSION_CHARS", 1_000, "characters an assertMath expression may have")
+#: characters of one message (a tool's error, an MCP server's text) in the terminal and the reports
+MESSAGE_CHARS = Limit("TRAILBLAZE_MAX_MESSAGE_CHARS", 4_000, "characters one message may have")
+#: bytes of an MCP server's stderr log before it is rotated (one older log is kept)
+LOG_BYTES = Limit("TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log")
+
+ALL = (FILE_BYTES, YAML_DEPTH, YAML_ALIASES, YAML_EXPANSION, REGEX_SECONDS, EXPRESSION_CHARS, MESSAGE_CHARS, LOG_BYTES)
+
+
+def shorten(text: str, limit: int | None = None) -> str:
+    """``text`` cut to ``limit`` characters (default :data:`MESSAGE_CHARS`), with a note of
+    how much was left out: a tool's 20 MB error text must not become a 60 MB report."""
+    bound = MESSAGE_CHARS.get_int() if limit is None else limit
+    if len(text) <= bound or (text.endswith(" more characters not shown)") and len(text) <= bound + 64):
+        return text  # short, or already cut
+    left_out = len(text) - bound
+    return f"{text[:bound]}… ({left_out} more characters not shown)"

@@ -1,0 +1,77 @@
+"""Read the text of a file Trailblaze is given (a trail, trailblaze.yaml) without trusting it.
+
+Light on purpose (no YAML import): the CLI reads ``plugins:`` from trailblaze.yaml while it
+starts.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from trailblaze import limits
+from trailblaze.errors import Location, UsageError
+
+
+def read_source(path: Path) -> str:
+    """The text of a YAML file (a trail, trailblaze.yaml), refusing what is not one.
+
+    Only regular files are read — a FIFO would block for ever and ``/dev/zero`` never ends —
+    and only up to :data:`~trailblaze.limits.FILE_BYTES`. The file is opened non-blocking and
+    checked on the open descriptor, so nothing can be swapped in between. Text that is not
+    UTF-8 is refused with the line and column of the first bad byte.
+    """
+    where = Location(str(path))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise UsageError("file not found", where) from None
+    except IsADirectoryError:
+        raise UsageError("is a directory, expected a YAML file", where) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UsageError("symlink loop: the link leads back to itself", where) from None
+        raise UsageError(f"cannot read: {exc.strerror}", where) from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise UsageError("is a directory, expected a YAML file", where)
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"not a regular file ({_file_kind(mode)}); YAML is only read from files", where)
+        limit = limits.FILE_BYTES.get_int()
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise UsageError(f"cannot read: {exc.strerror}", where) from None
+    if len(data) > limit:
+        raise UsageError(f"the file is larger than {limit} bytes ({limits.FILE_BYTES.env} raises the limit)", where)
+    return decode_utf8(data, str(path))
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a plain file"
+
+
+def decode_utf8(data: bytes, path: str | None) -> str:
+    """``data`` as UTF-8 text; otherwise an error at the line and column of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
+        raise UsageError(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} (byte {exc.start} of the file) is not valid UTF-8; "
+            "save the file as UTF-8",
+            Location(path, line, column),
+        ) from None
