@@ -138,7 +138,10 @@ def find_workspace(start: Path) -> Path | None:
     if explicit:
         candidate = Path(explicit).expanduser() / CONFIG_FILE
         return _as_typed(candidate.resolve()) if candidate.is_file() else None
-    here = start.resolve()
+    try:
+        here = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: loading the file says so
+        here = Path(os.path.abspath(start))
     folder = here if here.is_dir() else here.parent
     for ancestor in (folder, *folder.parents):
         candidate = ancestor / "trails" / "config" / CONFIG_FILE
