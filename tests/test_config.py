@@ -4,25 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.argparsing import Parser
-from trailblaze.config import Config, find_config
-from trailblaze.config import load_config as load_core
+from tests.support.config import load_config
+from trailblaze.config import find_config
 from trailblaze.errors import ErrorList, UsageError
-from trailblaze.pluginmanager import collect_options, get_plugin_manager
 
 
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def builtin_parser() -> Parser:
-    """What the built-in plugins declare (their keys: ``base_url``, ``mcp_servers``, ``llm``…)."""
-    return collect_options(get_plugin_manager(autoload=False))
-
-
-def load_config(path: Path | None, *, discover: bool = True) -> Config:
-    return load_core(path, builtin_parser(), discover=discover)
 
 
 def test_defaults_without_a_file(tmp_path: Path) -> None:
