@@ -16,7 +16,7 @@ JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
 	touch $(STAMP)
 
 setup: $(STAMP) browser

@@ -136,7 +136,7 @@ def measure(runs: int, *, nodelay: bool, direct_transport: str) -> list[Timing]:
         settle_the_app(phone)
 
         async def main() -> list[Timing]:
-            driver = AndroidDriver(DriverOptions(timeout=5, extra={"adb_nodelay": nodelay}))
+            driver = AndroidDriver(DriverOptions(timeout=5), nodelay=nodelay)
             device = await driver.open("bench-1")
             if direct_transport == "trailblaze":
                 client: Any = connect_server(nodelay=nodelay)

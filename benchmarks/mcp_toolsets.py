@@ -38,12 +38,12 @@ def _config(servers: int) -> str:
 async def _session(project: Any) -> Any:
     from tests.support.null_driver import NullDriver
     from trailblaze.driver import DriverOptions
-    from trailblaze.runner.session import Run, RunOptions, Session
+    from trailblaze.session import Run, RunOptions, Session
 
-    driver = NullDriver(DriverOptions())
+    driver = NullDriver(DriverOptions(config=project.config))
     device = await driver.open(None)
     registry = project.tools.for_device(driver.key, driver.platform)
-    return Session(Run(project, RunOptions(verbosity=-1)), driver, device, registry)
+    return Session(Run(project, RunOptions(), project.config), driver, device, registry)
 
 
 def connect_once(servers: int) -> float:

@@ -135,7 +135,7 @@ def bench_engine(runs: int) -> list[Figure]:
     from tests.support.null_driver import NullDevice
     from tests.support.project import make_project, write
     from trailblaze.runner.run import execute, prepare
-    from trailblaze.runner.session import RunOptions
+    from trailblaze.session import RunOptions
 
     steps = "".join(
         f"  - step: step {i}\n    recording:\n      test:\n        - null_tap: {{text: Home}}\n" for i in range(5000)
@@ -145,10 +145,12 @@ def bench_engine(runs: int) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="tb-engine-") as tmp:
         root = Path(tmp)
         write(root, "trails/long.trail.yaml", "config: {id: long}\ntrail:\n" + steps)
-        project = make_project(root, "driver: null-test\n", plugins=("tests.support.null_driver",))
+        project = make_project(
+            root, "driver: null-test\n", plugins=("tests.support.null_driver",), options={"quiet": True}
+        )
         spec = project.tools.require("null_tap")
         for _ in range(runs):
-            run = prepare(project, RunOptions(verbosity=-1))
+            run = prepare(project, RunOptions())
             start = time.process_time()
             result = asyncio.run(execute(run))
             cpu.append(time.process_time() - start)

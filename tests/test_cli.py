@@ -444,7 +444,7 @@ def test_plugins_json_lists_the_builtins_with_their_hooks(cli: CliRunner, projec
         assert rows[name]["version"] == __version__
     assert rows["trail_files"]["hooks"] == ["trailblaze_collect_file"]
     assert "trailblaze_register_drivers" in rows["web_playwright"]["hooks"]
-    assert "trailblaze_run_finish" in rows["json_report"]["hooks"]
+    assert rows["json_report"]["hooks"] == ["trailblaze_addoption", "trailblaze_configure", "trailblaze_unconfigure"]
     blocked = {row["name"] for row in json.loads(cli("plugins", "--json", "-p", "no:junit_report").stdout)}
     assert "junit_report" not in blocked
     assert "json_report" in blocked

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from trailblaze.client import TrailblazeClient
-from trailblaze.commands import Commands, command_names
+from trailblaze.devicecommands import Commands, command_names
 
 
 def test_the_client_has_every_command_with_the_same_parameters() -> None:

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.config import find_config, load_config
+from tests.support.config import load_config
+from trailblaze.config import find_config
 from trailblaze.errors import ErrorList, UsageError
 
 
@@ -24,8 +25,8 @@ def test_snake_and_camel_case_are_both_accepted(tmp_path: Path) -> None:
     (tmp_path / "x").mkdir()  # a base_url that is not a URL is a folder
     snake = load_config(write(tmp_path / "a.yaml", "trails_dir: t\nmcp_servers: [{command: echo}]\nbase_url: x\n"))
     camel = load_config(write(tmp_path / "b.yaml", "trailsDir: t\nmcpServers: [{command: echo}]\nbaseUrl: x\n"))
-    assert snake.project == camel.project
-    assert camel.project.mcp_servers[0].command == "echo"
+    assert snake.project.model_dump() == camel.project.model_dump()
+    assert camel.getini("mcp_servers")[0].command == "echo"
 
 
 def test_unknown_keys_are_rejected_with_their_location(tmp_path: Path) -> None:

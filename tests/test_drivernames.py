@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import CliRunner, Project
 from tests.support.project import make_project, write
 from trailblaze.errors import ErrorList, UsageError
+from trailblaze.runner.checks import collect_trails
 
 UPSTREAM_KEYS = {
     "android-ondevice-accessibility": "android-uiautomator2",
@@ -116,7 +117,7 @@ def test_upstream_keys_in_config_devices_pick_our_driver(tmp_path: Path) -> None
               android: [{pressBack: {}}]
         """,
     )
-    trails, problems = project.collect([tmp_path / "trails"], {})
+    trails, problems = collect_trails(project, [tmp_path / "trails"], {})
     assert problems == []
     assert project.drivers.resolve(project.default_driver_name(None, trails[0])).key == "ios-wda"
 

@@ -10,7 +10,7 @@ import pytest
 import trailblaze
 from tests.support.project import make_project
 from trailblaze.errors import UsageError
-from trailblaze.pluginmanager import DEFAULT_PLUGINS, get_plugin_manager
+from trailblaze.pluginmanager import DEFAULT_PLUGINS, ESSENTIAL_PLUGINS, get_plugin_manager
 
 
 def fake_distribution(site: Path, name: str, module: str, body: str) -> None:
@@ -25,10 +25,23 @@ def fake_distribution(site: Path, name: str, module: str, body: str) -> None:
 def test_builtins_are_plugins_registered_by_name() -> None:
     plugins = get_plugin_manager(autoload=False)
     names = [row["name"] for row in plugins.describe()]
-    assert names[: len(DEFAULT_PLUGINS)] == list(DEFAULT_PLUGINS)
+    builtins = [*ESSENTIAL_PLUGINS, *DEFAULT_PLUGINS]
+    assert names[: len(builtins)] == builtins
     web = next(row for row in plugins.describe() if row["name"] == "web_playwright")
     assert web["kind"] == "builtin" and web["version"] == trailblaze.__version__
-    assert web["hooks"] == ["trailblaze_register_drivers", "trailblaze_register_tools"]
+    assert web["hooks"] == [
+        "trailblaze_addoption",
+        "trailblaze_check_run",
+        "trailblaze_configure",
+        "trailblaze_register_drivers",
+        "trailblaze_register_tools",
+        "trailblaze_session_setup",
+    ]
+
+
+def test_the_runners_own_options_cannot_be_blocked() -> None:
+    with pytest.raises(UsageError, match="plugin 'main' cannot be blocked"):
+        get_plugin_manager(["no:main"], autoload=False)
 
 
 def test_p_no_blocks_a_plugin_and_p_loads_a_module() -> None:
@@ -86,10 +99,10 @@ def test_trace_prints_every_hook_call(monkeypatch: pytest.MonkeyPatch, capsys: p
     err = capsys.readouterr().err
     assert "[trailblaze trace] trailblaze_step_start(step, trail, session) -> []" in err
     with pytest.raises(AttributeError):
-        plugins.hook.trailblaze_run_finish(run=None, result=None)
+        plugins.hook.trailblaze_check_run(run=None)
     err = capsys.readouterr().err
-    assert "[trailblaze trace] trailblaze_run_finish(run, result) -> [json_report, junit_report]" in err
-    assert "[trailblaze trace] trailblaze_run_finish raised AttributeError" in err
+    assert "[trailblaze trace] trailblaze_check_run(run) -> [web_playwright, mcp_toolsets]" in err
+    assert "[trailblaze trace] trailblaze_check_run raised AttributeError" in err
 
 
 def test_the_same_tool_from_two_plugins_names_both(tmp_path: Path) -> None:
@@ -124,7 +137,7 @@ def test_the_same_driver_name_from_two_plugins_names_both(tmp_path: Path) -> Non
             register(Clash)
 
     project.plugins.pm.register(Other(), "other")
-    with pytest.raises(UsageError, match=r"driver name 'web' is registered twice: by web_playwright"):
+    with pytest.raises(UsageError, match=r"driver 'web' is registered twice: by web_playwright \(PlaywrightDriver\)"):
         _ = project.drivers
 
 

@@ -12,6 +12,7 @@ from tests.support.project import make_project, write
 from trailblaze.errors import ErrorList
 from trailblaze.mcp.declarations import DriverContext, session_declarations
 from trailblaze.runner.agent_step import offered_tools
+from trailblaze.runner.checks import collect_trails
 from trailblaze.toolsets import builtin_toolsets, hidden_tools
 
 BUILT_IN = ("no:terminal",)
@@ -120,14 +121,17 @@ def test_mcp_servers_keyed_by_name(tmp_path: Path) -> None:
         ("shared", "trailblaze.yaml:6:9"),
         ("shop-tools", "trailblaze.yaml:10:19"),
     ]
-    with pytest.raises(ErrorList, match=r"trailblaze.yaml:2:10: mcp_servers.acme.comand: unknown key \(expected one"):
+    with pytest.raises(
+        ErrorList,
+        match=r"trailblaze.yaml:2:10: mcp_servers.acme.comand: unknown key \(did you mean 'command'\? expected one",
+    ):
         make_project(tmp_path, "mcp_servers:\n  acme: {comand: x}\n", BUILT_IN)
 
 
 def test_platform_picks_the_default_driver(tmp_path: Path) -> None:
     project = make_project(tmp_path, "platform: android\n", BUILT_IN)
     write(tmp_path, "trails/t.trail.yaml", "trail:\n  - step: s\n    recording:\n      android: [{pressBack: {}}]\n")
-    trails, problems = project.collect([tmp_path / "trails"], {})
+    trails, problems = collect_trails(project, [tmp_path / "trails"], {})
     assert problems == []
     assert project.drivers.resolve(project.default_driver_name(None, trails[0])).key == "android-uiautomator2"
     with pytest.raises(ErrorList, match=r"platform: input should be"):

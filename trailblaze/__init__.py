@@ -1,7 +1,9 @@
 """trailblaze: replay UI test trails deterministically on web, Android and iOS.
 
-The public API for plugin authors. Everything not listed in ``__all__`` is internal and may
-change without notice. Names are imported on first use, so ``import trailblaze`` (and the
+The public API for plugin authors: what hooks receive (``Run``, ``Session``, the results,
+``Config``, ``Parser``), what plugins register (``tool``, ``Driver``, ``Agent``) and what tools use
+(``ToolContext``, ``Commands``…). Everything not listed in ``__all__`` is internal and may change
+without notice. Names are imported on first use, so ``import trailblaze`` (and the
 CLI's start-up) stays cheap.
 """
 
@@ -13,16 +15,29 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "Parser": "trailblaze.argparsing",
+    "OptionGroup": "trailblaze.argparsing",
+    "Config": "trailblaze.config",
+    "AgentReport": "trailblaze.results",
+    "RunResult": "trailblaze.results",
+    "Status": "trailblaze.results",
+    "StepResult": "trailblaze.results",
+    "ToolReport": "trailblaze.results",
+    "TrailResult": "trailblaze.results",
+    "PlannedTrail": "trailblaze.session",
+    "Run": "trailblaze.session",
+    "RunOptions": "trailblaze.session",
+    "Session": "trailblaze.session",
     "Agent": "trailblaze.agents.base",
     "AgentSettings": "trailblaze.agents.base",
     "CallResult": "trailblaze.agents.base",
     "StepTask": "trailblaze.agents.base",
     "Usage": "trailblaze.agents.base",
     "Verdict": "trailblaze.agents.base",
-    "Commands": "trailblaze.commands",
-    "DeviceInfo": "trailblaze.commands",
-    "ScreenState": "trailblaze.commands",
-    "ViewNode": "trailblaze.commands",
+    "Commands": "trailblaze.devicecommands",
+    "DeviceInfo": "trailblaze.devicecommands",
+    "ScreenState": "trailblaze.devicecommands",
+    "ViewNode": "trailblaze.devicecommands",
     "TrailblazeClient": "trailblaze.client",
     "Device": "trailblaze.driver",
     "Driver": "trailblaze.driver",
@@ -39,22 +54,35 @@ _EXPORTS = {
 
 __all__ = [
     "Agent",
+    "AgentReport",
     "AgentSettings",
     "CallResult",
     "Commands",
+    "Config",
     "Delegate",
     "Device",
     "DeviceInfo",
     "Driver",
     "DriverOptions",
+    "OptionGroup",
+    "Parser",
+    "PlannedTrail",
+    "Run",
+    "RunOptions",
+    "RunResult",
     "ScreenState",
+    "Session",
+    "Status",
+    "StepResult",
     "StepTask",
     "ToolCall",
     "ToolContext",
     "ToolFailure",
     "ToolMetadata",
     "ToolOutcome",
+    "ToolReport",
     "ToolSpec",
+    "TrailResult",
     "TrailblazeClient",
     "Usage",
     "Verdict",
@@ -87,10 +115,14 @@ if TYPE_CHECKING:
     import pluggy
 
     from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Usage, Verdict
+    from trailblaze.argparsing import OptionGroup, Parser
     from trailblaze.client import TrailblazeClient
-    from trailblaze.commands import Commands, DeviceInfo, ScreenState, ViewNode
+    from trailblaze.config import Config
+    from trailblaze.devicecommands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.driver import Device, Driver, DriverOptions
     from trailblaze.errors import ToolFailure
+    from trailblaze.results import AgentReport, RunResult, Status, StepResult, ToolReport, TrailResult
+    from trailblaze.session import PlannedTrail, Run, RunOptions, Session
     from trailblaze.tools.authoring import tool
     from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolMetadata, ToolOutcome, ToolSpec
 

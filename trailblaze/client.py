@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from itertools import count
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.commands import ScreenState, ViewNode
+from trailblaze.devicecommands import ScreenState, ViewNode
 from trailblaze.errors import ToolFailure
 from trailblaze.mcp import wire
 

@@ -1,17 +1,26 @@
 """``trailblaze.yaml``: the project configuration, found by walking up from the working directory.
 
-Keys are accepted in ``snake_case`` and in the seeds' ``camelCase`` (``trails_dir`` or
-``trailsDir``, ``mcp_servers`` or ``mcpServers``); unknown keys are rejected with their
-location. Relative paths in the file resolve against the folder that holds it, so a project
-behaves the same from any working directory.
+The core's keys are :class:`ProjectConfig`'s; plugins add their own top-level settings and
+sections in ``trailblaze_addoption`` (``parser.addini``, ``parser.add_section``), and the file is
+validated against all of them at once, so a plugin's key gets the same ``file:line:col`` errors
+and an unknown key is still refused. Keys are accepted in ``snake_case`` and in the seeds'
+``camelCase`` (``trails_dir`` or ``trailsDir``, ``mcp_servers`` or ``mcpServers``). Relative
+paths in the file resolve against the folder that holds it, so a project behaves the same from
+any working directory.
+
+:class:`Config` is what plugins get in ``trailblaze_configure``: the file's values, and the
+command line's options (``config.getoption``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -23,10 +32,14 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from trailblaze.argparsing import NOTSET
 from trailblaze.errors import ErrorList, Location, UsageError
 from trailblaze.projectfile import CONFIG_NAME, find_config, plugins_listed_in
 from trailblaze.validation import describe_errors
 from trailblaze.yamlsource import YamlDocument, load_path
+
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
 
 __all__ = ["CONFIG_NAME", "SAMPLE_APP", "Config", "ProjectConfig", "find_config", "load_config", "plugins_listed_in"]
 
@@ -107,7 +120,7 @@ def server_entries(
 
 
 def _check_meta_overlay(meta: dict[str, Any], where: str) -> dict[str, Any]:
-    from trailblaze.mcp.metadata import check_overlay
+    from trailblaze.tools.metadata import check_overlay
 
     check_overlay(meta, where)
     return meta
@@ -179,6 +192,19 @@ def check_base_url(value: str | None) -> str | None:
     return value
 
 
+def base_url_problem(value: str | None, root: Path) -> str | None:
+    """Why ``value`` is no ``base_url``: neither a URL, ``sample-app`` nor a folder (relative to
+    ``root``) that exists."""
+    if value is None or value == SAMPLE_APP or "://" in value:
+        return None
+    folder = Path(value).expanduser()
+    if (folder if folder.is_absolute() else root / folder).is_dir():
+        return None
+    return (
+        f"base_url: {value!r} is neither a URL (http://…, https://…, file://…), {SAMPLE_APP!r} nor a folder that exists"
+    )
+
+
 def url_problem(value: str) -> str | None:
     """Why ``value`` is not a URL a browser can open, or None."""
     from urllib.parse import urlsplit
@@ -242,56 +268,50 @@ class TargetConfig(_Section):
         return list(dict.fromkeys(found))
 
 
-class LlmConfig(_Section):
-    """The LLM the ``openai`` agent talks to: any OpenAI-compatible chat-completions endpoint
-    (OpenAI, Ollama, vLLM, LM Studio, OpenRouter…)."""
-
-    base_url: str | None = Field(default=None, description="default: $OPENAI_BASE_URL, else OpenAI's")
-    model: str | None = Field(default=None, description="default: $OPENAI_MODEL")
-    api_key_env: str | None = Field(default=None, description="variable holding the key; default OPENAI_API_KEY")
-    max_turns: int = Field(default=15, ge=1, description="LLM round trips per step before giving up")
-    timeout_s: float = Field(default=120.0, gt=0, description="seconds to wait for one response")
-    temperature: float | None = Field(default=None, ge=0)
-    groups: list[str] | None = Field(
-        default=None, description="offer only tools in these groups (plus tools without a group)"
-    )
-
-
 class ProjectConfig(_Section):
+    """The core's keys. Plugins' keys (``base_url``, ``browser``, ``llm``, ``mcp_servers``…) are
+    added to a subclass of this model when the file is loaded (see :func:`load_config`)."""
+
     trails_dir: str = "trails"
     driver: str | None = None
     #: seed 000's ``platform:``: the default driver for that platform when ``driver:`` is not set
     platform: Literal["android", "ios", "web", "ANDROID", "IOS", "WEB"] | None = None
     device: str | None = None
     target: str | None = None
-    base_url: str | None = None
     timeout: float = Field(default=10.0, gt=0, description="seconds actions and assertions wait for the UI")
-    settle_timeout: float = Field(
-        default=2.0, ge=0, description="mobile: seconds an action waits for the screen to stop changing (0: off)"
-    )
-    headless: bool = True
-    browser: str | None = Field(default=None, description="path of a Chromium executable")
     plugins: list[str] = Field(default_factory=list)
     #: tools defined in YAML: paths of ``*.tool.yaml`` files or folders of them, or inline tools
     tools: list[str | dict[str, Any]] = Field(default_factory=list)
     args: dict[str, str | int | float | bool] = Field(default_factory=dict)
     targets: dict[str, TargetConfig] = Field(default_factory=dict)
-    mcp_servers: McpServers = Field(default_factory=list)
     toolsets: dict[str, ToolsetConfig] = Field(default_factory=dict)
     #: toolsets every session uses (a target's ``tool_sets`` add to these)
     tool_sets: list[str] = Field(default_factory=list)
-    #: port of the callback server MCP tools call back on (127.0.0.1); None: a free one
-    callback_port: int | None = Field(default=None, ge=1, le=65535)
     agent: str | None = Field(default=None, description="default agent for `record` and `run --self-heal`")
-    llm: LlmConfig | None = None
 
-    _base_url = field_validator("base_url")(check_base_url)
+
+#: a plugin setting's type for a ``base_url``-like value: checked as :func:`check_base_url` does
+BaseUrl = Annotated[str | None, AfterValidator(check_base_url)]
 
 
 class Config:
-    """The loaded configuration plus where it came from (``path`` is None without a file)."""
+    """The loaded configuration, the command line's options, and where they came from.
 
-    def __init__(self, project: ProjectConfig, path: Path | None, doc: YamlDocument | None = None) -> None:
+    ``project`` holds every key of the file (the core's and the plugins'); plugins read theirs
+    with :meth:`getini` and :meth:`section`, and options with :meth:`getoption`. ``path`` is
+    None without a file.
+    """
+
+    def __init__(
+        self,
+        project: ProjectConfig,
+        path: Path | None,
+        doc: YamlDocument | None = None,
+        *,
+        parser: Parser | None = None,
+        options: Mapping[str, Any] | None = None,
+        command: str | None = None,
+    ) -> None:
         self.project = project
         self.path = path
         #: the parsed file, to point at where something was declared (``doc.location(keys)``)
@@ -299,6 +319,68 @@ class Config:
         self.root = path.parent if path is not None else Path.cwd()
         #: the pluggy plugin manager, set when the project is assembled (as in pytest)
         self.pluginmanager: Any = None
+        #: what plugins declared in ``trailblaze_addoption`` (None: nothing was declared)
+        self.parser = parser
+        #: the command being run (``run``, ``record``, ``validate``, ``mcp``…), None in the library
+        self.command = command
+        #: every declared option's value, by dest: given on the command line, else its default
+        self.option = SimpleNamespace(**{**(parser.defaults() if parser is not None else {}), **dict(options or {})})
+
+    # -- what plugins declared ------------------------------------------------------------------
+
+    def getoption(self, name: str, default: Any = NOTSET) -> Any:
+        """An option's value by dest (``base_url``) or name (``--base-url``). Options apply to
+        some commands only; for the others this is the option's default. An option nobody
+        declared is ``default`` when one is given, else a ValueError (as in pytest)."""
+        found = self.parser.find(name) if self.parser is not None else None
+        dest = found.dest if found is not None else name.lstrip("-").replace("-", "_")
+        if hasattr(self.option, dest):
+            return getattr(self.option, dest)
+        if default is not NOTSET:
+            return default
+        raise ValueError(f"no option named {name!r} (no plugin declared it in trailblaze_addoption)")
+
+    def getini(self, name: str) -> Any:
+        """A top-level setting of ``trailblaze.yaml`` declared with ``parser.addini``: the file's
+        value, else the declared default."""
+        if self.parser is None or name not in self.parser.settings:
+            raise ValueError(f"no setting named {name!r} (no plugin declared it with parser.addini)")
+        return getattr(self.project, name)
+
+    def section(self, name: str) -> Any:
+        """A section declared with ``parser.add_section``: the validated model, or the model's
+        defaults when the file has no such key (a model with required fields then is an error
+        saying what to add)."""
+        section = self.parser.sections.get(name) if self.parser is not None else None
+        if section is None:
+            raise ValueError(f"no section named {name!r} (no plugin declared it with parser.add_section)")
+        value = getattr(self.project, name)
+        if value is not None:
+            return value
+        from pydantic import ValidationError
+
+        try:
+            return section.model()
+        except ValidationError:
+            required = ", ".join(n for n, f in section.model.model_fields.items() if f.is_required())
+            raise UsageError(
+                f"trailblaze.yaml needs a {name}: section (with {required}) for plugin {section.owner}",
+                self.location(()),
+            ) from None
+
+    def declares(self, key: str) -> bool:
+        """Whether the file sets ``key`` (by its snake_case or camelCase name)."""
+        return key in self.project.model_fields_set
+
+    def with_options(self, **values: Any) -> Config:
+        """A copy whose options ``values`` are changed (the file stays the same): for one client
+        of ``trailblaze mcp`` that wants a visible browser, say."""
+        copy = Config(self.project, self.path, self.doc, parser=self.parser, command=self.command)
+        copy.option = SimpleNamespace(**{**vars(self.option), **values})
+        copy.pluginmanager = self.pluginmanager
+        return copy
+
+    # -- the file ---------------------------------------------------------------------------------
 
     def base_url(self, value: str | None) -> str | None:
         """A ``base_url`` as the browser needs it: a folder becomes its ``file://`` URL (relative
@@ -326,12 +408,23 @@ class Config:
         return f"Config(path={self.path})"
 
 
-def load_config(path: Path | None = None, *, discover: bool = True) -> Config:
-    """Load ``path``, or the discovered ``trailblaze.yaml``, or defaults when there is none."""
+def load_config(
+    path: Path | None = None,
+    parser: Parser | None = None,
+    *,
+    discover: bool = True,
+    options: Mapping[str, Any] | None = None,
+    command: str | None = None,
+) -> Config:
+    """Load ``path``, or the discovered ``trailblaze.yaml``, or defaults when there is none.
+
+    ``parser`` holds what plugins declared: their settings and sections are validated with the
+    core's keys; ``options`` are the command line's values for its options."""
     if path is None and discover:
         path = find_config()
+    model = file_model(parser)
     if path is None:
-        return Config(ProjectConfig(), None)
+        return Config(model(), None, parser=parser, options=options, command=command)
     if not path.exists():
         raise UsageError("config file not found", Location(str(path)))
     doc = load_path(path)
@@ -339,33 +432,50 @@ def load_config(path: Path | None = None, *, discover: bool = True) -> Config:
     if not isinstance(data, dict):
         raise UsageError("trailblaze.yaml must be a mapping of settings", doc.location())
     try:
-        project = ProjectConfig.model_validate(data)
+        project = model.model_validate(data)
     except ValidationError as exc:
-        raise ErrorList(describe_errors(exc, doc=doc, model=ProjectConfig)) from None
+        raise ErrorList(describe_errors(exc, doc=doc, model=model)) from None
     problems = _reference_problems(project, doc, path.parent)
     if problems:
         raise ErrorList(problems)
-    return Config(project, path, doc)
+    return Config(project, path, doc, parser=parser, options=options, command=command)
+
+
+def file_model(parser: Parser | None) -> type[ProjectConfig]:
+    """The model of the whole file: the core's keys plus every plugin's settings and sections.
+    A plugin key that is also a core key is an error naming the plugin."""
+    if parser is None or not (parser.settings or parser.sections):
+        return ProjectConfig
+    from pydantic import create_model
+
+    fields: dict[str, Any] = {}
+    for name, setting in parser.settings.items():
+        fields[name] = (setting.type, setting.default)
+    for name, section in parser.sections.items():
+        fields[name] = (section.model | None, None)
+    taken = sorted(set(fields) & set(ProjectConfig.model_fields))
+    if taken:
+        owners = {
+            **{n: s.owner for n, s in parser.settings.items()},
+            **{n: s.owner for n, s in parser.sections.items()},
+        }
+        raise UsageError(
+            "; ".join(
+                f"{owners[name]} declares trailblaze.yaml key {name!r}, which is trailblaze's own" for name in taken
+            )
+        )
+    model: type[ProjectConfig] = create_model("TrailblazeYaml", __base__=ProjectConfig, **fields)
+    return model
 
 
 def _reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) -> list[UsageError]:
-    """Names that point at nothing: ``target:`` and ``tool_sets:`` entries, and a ``base_url``
-    that is neither a URL nor a folder."""
+    """Names that point at nothing: ``target:`` and ``tool_sets:`` entries, and a target's
+    ``base_url`` that is neither a URL nor a folder."""
     problems: list[UsageError] = []
-    urls: list[tuple[tuple[str | int, ...], str | None]] = [(("base_url",), project.base_url)]
-    urls += [(("targets", name, "base_url"), t.base_url) for name, t in project.targets.items()]
-    for key_path, value in urls:
-        if value is None or value == SAMPLE_APP or "://" in value:
-            continue
-        folder = Path(value).expanduser()
-        if not (folder if folder.is_absolute() else root / folder).is_dir():
-            problems.append(
-                UsageError(
-                    f"base_url: {value!r} is neither a URL (http://…, https://…, file://…), {SAMPLE_APP!r} nor a "
-                    "folder that exists",
-                    doc.location(key_path),
-                )
-            )
+    for name, t in project.targets.items():
+        problem = base_url_problem(t.base_url, root)
+        if problem is not None:
+            problems.append(UsageError(problem, doc.location(("targets", name, "base_url"))))
     if project.target is not None and project.targets and project.target not in project.targets:
         known = ", ".join(sorted(project.targets))
         problems.append(

@@ -10,37 +10,40 @@ fast.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from trailblaze.commands import Commands, DeviceInfo
+from trailblaze.devicecommands import Commands, DeviceInfo
 from trailblaze.drivernames import PLATFORM_SHORTHANDS, is_platform_shorthand, unavailable_driver
-from trailblaze.errors import UsageError
+from trailblaze.errors import Location, UsageError
+from trailblaze.registry import Registry
 
 if TYPE_CHECKING:
+    from trailblaze.config import Config
     from trailblaze.trail.model import Trail
 
 
 @dataclass(slots=True)
 class DriverOptions:
-    """What the run asks of a driver. ``extra`` carries driver-specific settings."""
+    """What the run asks of every driver. A driver's own settings (the web driver's
+    ``--headed`` and ``browser:``, the mobile drivers' ``settle_timeout:``) are its plugin's:
+    it reads them from ``config`` (``config.getoption``, ``config.getini``,
+    ``config.section``), which is None for a driver made outside a project."""
 
     timeout: float = 10.0
-    headless: bool = True
-    browser: str | None = None
-    base_url: str | None = None
     artifacts_dir: Path | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: mobile: seconds an action waits for two equal hierarchies in a row (0: do not settle)
-    settle_timeout: float = 2.0
+    config: Config | None = None
 
 
 class Device(Commands):
     """One connected device, for one session. Implements the :class:`Commands` API."""
 
     device: DeviceInfo
+    #: the URL ``/path`` navigation joins (web: ``base_url``, set per session for its app
+    #: target); None on devices without one. Tools see it as ``ctx.base_url``.
+    base_url: str | None = None
     #: the tools the generic ``tap`` / ``assertVisible`` delegate to on this driver
     selector_tap_tool: ClassVar[str] = "tapOnElementBySelector"
     selector_assert_tool: ClassVar[str] = "assertVisibleBySelector"
@@ -67,9 +70,29 @@ class Driver(abc.ABC):
     sessions_per_device: ClassVar[int] = 1
     #: what ``trailblaze devices`` says when :meth:`devices` finds none: how to make one known
     no_devices: ClassVar[str] = "no devices found"
+    #: modules the driver imports when it runs (its client library), and the extra of the
+    #: ``trailblaze`` distribution that installs them (``pip install 'trailblaze[android]'``)
+    requires: ClassVar[tuple[str, ...]] = ()
+    extra: ClassVar[str | None] = None
 
     def __init__(self, options: DriverOptions) -> None:
         self.options = options
+
+    @classmethod
+    def missing_requirement(cls) -> str | None:
+        """Why this driver cannot run here (a module of :attr:`requires` is not installed,
+        and how to install it), or None. Checked without importing anything."""
+        import importlib.util
+
+        for module in cls.requires:
+            try:
+                found = importlib.util.find_spec(module) is not None
+            except (ImportError, ValueError):
+                found = False
+            if not found:
+                how = f"pip install 'trailblaze[{cls.extra}]'" if cls.extra else f"pip install {module}"
+                return f"the {cls.key} driver needs the {module} package, which is not installed: {how}"
+        return None
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Acquire what every session shares (web: launch the browser). Called once, lazily."""
@@ -86,32 +109,55 @@ class Driver(abc.ABC):
         """Release what :meth:`start` acquired."""
 
 
-class DriverRegistry:
+@dataclass(frozen=True, slots=True)
+class DriverContext:
+    """A session's driver as ``drivers:``/``platforms:`` lists (of toolsets, MCP servers) match
+    it: its key, aliases and platform.
+
+    ``expand`` turns a ``drivers:`` entry into the driver keys it stands for (upstream's names
+    and platform shorthands included, see :meth:`trailblaze.driver.DriverRegistry.expand`);
+    without it, entries are compared with the key and aliases as written.
+    """
+
+    key: str
+    platform: str
+    aliases: tuple[str, ...] = ()
+    expand: Callable[[str], frozenset[str]] | None = field(default=None, compare=False)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(n.lower() for n in (self.key, *self.aliases))
+
+    def matches(self, drivers: Iterable[str] | None, platforms: Iterable[str] | None) -> bool:
+        if drivers is not None and not any(self.is_named(d) for d in drivers):
+            return False
+        return platforms is None or self.platform.lower() in {p.lower() for p in platforms}
+
+    def is_named(self, name: str) -> bool:
+        if self.expand is not None:
+            return self.key in self.expand(name)
+        return name.lower() in self.names
+
+
+class DriverRegistry(Registry[type[Driver]]):
     """Driver classes by key and alias (case-insensitive, as upstream matches driver names), with
     the plugin that registered each."""
 
-    def __init__(self) -> None:
-        self._by_name: dict[str, type[Driver]] = {}
-        self._sources: dict[str, str] = {}
+    kind = "driver"
+    case_sensitive = False
 
-    def add(self, driver: type[Driver], source: str = "") -> None:
-        if not (isinstance(driver, type) and issubclass(driver, Driver)):
-            raise TypeError(f"{driver!r} is not a trailblaze.Driver subclass")
-        for name in (driver.key, *driver.aliases):
-            other = self._by_name.get(name.lower())
-            if other is not None and other is not driver:
-                raise UsageError(
-                    f"driver name {name!r} is registered twice: by {self._sources[other.key]} "
-                    f"({other.__name__}) and by {source} ({driver.__name__})"
-                )
-            self._by_name[name.lower()] = driver
-        self._sources[driver.key] = source
+    def names_of(self, item: type[Driver]) -> Iterable[str]:
+        return (item.key, *item.aliases)
 
-    def get(self, name: str) -> type[Driver] | None:
-        """The driver ``name`` (a key or an alias, any case) means, or None."""
-        return self._by_name.get(name.lower())
+    def check(self, item: Any) -> type[Driver]:
+        if not (isinstance(item, type) and issubclass(item, Driver)):
+            raise TypeError(f"{item!r} is not a trailblaze.Driver subclass")
+        return item
 
-    def resolve(self, name: str) -> type[Driver]:
+    def describe(self, item: type[Driver], source: str) -> str:
+        return f"{source or '?'} ({item.__name__})"
+
+    def resolve(self, name: str, location: Location | None = None) -> type[Driver]:
         """The driver ``name`` means; a name that means none is an error that says why."""
         driver = self.get(name)
         if driver is not None:
@@ -120,10 +166,20 @@ class DriverRegistry:
         if missing is not None:
             raise UsageError(
                 f"driver {name!r} is {missing.what}, which this project does not have "
-                f"(drivers here: {', '.join(self.keys()) or 'none'})"
+                f"(drivers here: {', '.join(self.keys()) or 'none'})",
+                location,
             )
         known = ", ".join(self.keys()) or "none"
-        raise UsageError(f"unknown driver {name!r} (known drivers: {known}, or upstream's names for them)")
+        raise UsageError(f"unknown driver {name!r} (known drivers: {known}, or upstream's names for them)", location)
+
+    def require(self, name: str, location: Location | None = None) -> type[Driver]:
+        """The driver ``name`` means, ready to run here: one whose client library is missing is
+        an error naming the ``pip install`` that adds it (exit 3)."""
+        driver = self.resolve(name, location)
+        missing = driver.missing_requirement()
+        if missing is not None:
+            raise UsageError(missing, location)
+        return driver
 
     def expand(self, name: str) -> frozenset[str]:
         """The driver keys a ``drivers:`` entry stands for: one driver by key or alias, every
@@ -150,10 +206,7 @@ class DriverRegistry:
         return frozenset(keys)
 
     def keys(self) -> list[str]:
-        return sorted({d.key for d in self._by_name.values()})
+        return self.names()
 
     def drivers(self) -> list[type[Driver]]:
-        return sorted({d for d in self._by_name.values()}, key=lambda d: d.key)
-
-    def source(self, key: str) -> str:
-        return self._sources.get(key, "")
+        return sorted(self.items(), key=lambda d: d.key)

@@ -3,7 +3,8 @@
 Exit codes follow upstream Trailblaze: 0 all passed, 1 a trail failed, 2 infrastructure
 failure (driver, browser, device, server), 3 misuse (bad CLI arguments, config or trail file).
 Every expected error is one of the classes below; the CLI turns them into one readable line
-and the matching exit code at a single boundary.
+and the matching exit code at a single boundary. Anything else is a bug: exit 4, an internal
+error, with the traceback kept in a log file (:mod:`trailblaze.crashlog`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ class ExitCode(enum.IntEnum):
     FAILED = 1
     ERROR = 2
     USAGE = 3
+    #: an unexpected exception: a bug in trailblaze or a plugin, never a verdict on the trails
+    INTERNAL = 4
     INTERRUPTED = 130
 
 

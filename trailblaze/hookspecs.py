@@ -20,10 +20,14 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
+    from trailblaze.agents.base import Agent
+    from trailblaze.argparsing import Parser
     from trailblaze.config import Config
-    from trailblaze.runner.results import RunResult, StepResult, ToolReport, TrailResult
-    from trailblaze.runner.session import Run, Session
-    from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome
+    from trailblaze.driver import Driver
+    from trailblaze.errors import TrailblazeError
+    from trailblaze.results import RunResult, StepResult, ToolReport, TrailResult
+    from trailblaze.session import Run, Session
+    from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
     from trailblaze.trail.model import Step, Trail
 
 hookspec = pluggy.HookspecMarker("trailblaze")
@@ -39,11 +43,28 @@ def trailblaze_addhooks(pluginmanager: pluggy.PluginManager) -> None:
 
 
 @hookspec(historic=True)
+def trailblaze_addoption(parser: Parser) -> None:
+    """Called once, when the command line is built (before it is parsed and before
+    ``trailblaze.yaml`` is read), to declare what the plugin reads from them — with pytest's
+    names: ``parser.addoption("--name", help=…, default=…, metavar=…, type=…, action=…)`` (or
+    ``is_flag=True``/``multiple=True``) and ``parser.getgroup(name).addoption(…)`` for
+    command-line options (they apply to ``run`` and ``record``; ``commands=[…]`` names others),
+    ``parser.addini(name, help, type, default)`` for a top-level setting of trailblaze.yaml, and
+    ``parser.add_section(name, Model)`` for a section validated by a pydantic model. Read them
+    in ``trailblaze_configure`` with ``config.getoption(dest)``, ``config.getini(name)`` and
+    ``config.section(name)``. A name another plugin declared is an error naming both.
+    Historic: plugins registered later are called too. The return value is ignored."""
+
+
+@hookspec(historic=True)
 def trailblaze_configure(config: Config) -> None:
-    """Called once, after every plugin is loaded and ``trailblaze.yaml`` is read, before any
-    command runs. ``config`` is the project configuration (read-only by convention; plugins
-    keep their own state on themselves). Historic: plugins registered later are called too.
-    The return value is ignored."""
+    """Called once, after every plugin is loaded, the command line is parsed and
+    ``trailblaze.yaml`` is read, before any command runs. ``config`` is the project
+    configuration with the options (``config.getoption``), settings (``config.getini``) and
+    sections (``config.section``) plugins declared; plugins keep their own state on
+    themselves, or register an object as a plugin (``config.pluginmanager.register``), as
+    pytest's reporters do. Historic: plugins registered later are called too. The return
+    value is ignored."""
 
 
 @hookspec
@@ -53,7 +74,7 @@ def trailblaze_unconfigure(config: Config) -> None:
 
 
 @hookspec
-def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
+def trailblaze_register_tools(register: Callable[[ToolSpec | Callable[..., Any]], Any]) -> None:
     """Called once per process to collect tools. Call ``register(tool)`` for each tool, where
     ``tool`` is a function decorated with ``@trailblaze.tool`` (or a ``ToolSpec``). The host
     records which plugin registered it; a name registered by two plugins is an error naming
@@ -61,7 +82,7 @@ def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
 
 
 @hookspec
-def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
+def trailblaze_register_drivers(register: Callable[[type[Driver]], Any]) -> None:
     """Called once per process to collect drivers. Call ``register(driver_class)`` with a
     subclass of ``trailblaze.Driver`` (its ``key``, ``aliases`` and ``platform`` class
     attributes name it). A key or alias claimed twice is an error. The return value is
@@ -69,7 +90,7 @@ def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
 
 
 @hookspec
-def trailblaze_register_agents(register: Callable[[Any], Any]) -> None:
+def trailblaze_register_agents(register: Callable[[type[Agent]], Any]) -> None:
     """Called once per process to collect agents — who works out a step that has no
     recording (``trailblaze record``) or whose recording failed (``trailblaze run
     --self-heal``). Call ``register(agent_class)`` with a subclass of ``trailblaze.Agent``; its
@@ -88,14 +109,38 @@ def trailblaze_register_commands(cli: click.Group) -> None:
 
 @hookspec(firstresult=True)
 def trailblaze_collect_file(
-    path: Path, root: Path | None, arg_values: dict[str, str], require_args: bool
+    path: Path, root: Path | None, arg_values: dict[str, str], require_args: bool, given: bool
 ) -> Trail | None:
-    """Called for each file discovery finds, to turn the file at ``path`` into a
-    :class:`~trailblaze.trail.model.Trail`. ``root`` is the
-    folder ids are relative to; ``arg_values`` are the ``--arg`` values; ``require_args`` is
-    False when only validating (a required argument may then be missing). Return the trail, or
-    None to let the next plugin (finally the built-in YAML loader) try. First result wins.
-    Raise ``trailblaze.errors.UsageError`` (or ``ErrorList``) for a file that is yours but bad."""
+    """Called for every file under the paths a command was given (folders are searched
+    recursively, skipping VCS, dependency and build folders), as pytest offers every file to
+    its collectors, to turn the file at ``path`` into a :class:`~trailblaze.trail.model.Trail`.
+    ``given`` is True when the user named this file itself (read it whatever its name);
+    ``root`` is the folder ids are relative to; ``arg_values`` are the ``--arg`` values;
+    ``require_args`` is False when only validating (a required argument may then be missing).
+    Return the trail, or None when the file is not one of yours (the built-in YAML collector,
+    ``trylast``, reads ``*.trail.yaml`` and ``trail.yaml``). First result wins. Raise
+    ``trailblaze.errors.UsageError`` (or ``ErrorList``) for a file that is yours but bad. A
+    file the user named that no plugin reads is an error."""
+
+
+@hookspec
+def trailblaze_check_run(run: Run) -> list[TrailblazeError] | None:
+    """Called by ``run``, ``record`` and ``validate`` once the trails are collected and
+    planned (``run.planned``: each trail with its driver, target and skip reason), before any
+    device opens, so a plugin can report what could only fail later (the web driver: a
+    ``/path`` URL without a ``base_url``). Return the problems found — a
+    ``trailblaze.errors.UsageError`` with the location of each — or None. Every problem of
+    every plugin is reported together, and the command exits 3 (or the highest exit code of
+    the problems) without opening a device."""
+
+
+@hookspec
+def trailblaze_adds_session_tools(config: Config) -> bool | None:
+    """Called when a command needs to know whether sessions of this project get tools that
+    exist only once a session is open (added in ``trailblaze_session_setup``, like the tools
+    of MCP servers). ``config`` is the project configuration. Return True if this plugin adds
+    such tools for it; then a trail's unknown tool names are checked when its session opens
+    rather than before. None or False: it adds none."""
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -123,7 +168,7 @@ def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
 
     ``trailblaze tools --driver KEY`` calls it too, to list what a session would offer: then
     ``session.device`` is a stand-in that refuses commands
-    (``trailblaze.runner.discovery.ListingDevice``), and the session closes right after."""
+    (``trailblaze.runner.listing.ListingDevice``), and the session closes right after."""
 
 
 @hookspec
@@ -186,6 +231,13 @@ def trailblaze_tool_call(call: ToolCall, ctx: ToolContext) -> Awaitable[ToolOutc
 
             return timed()
     """
+
+
+@hookspec
+def trailblaze_pause_live() -> None:
+    """Called before something is printed for a person to read or answer at the terminal (an
+    agent's prompt, a recording's diff, a note): a reporter that draws live output (a spinner)
+    stops it until its next event. The return value is ignored."""
 
 
 @hookspec

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from trailblaze.commands import ViewNode
+from trailblaze.devicecommands import ViewNode
 
 MASK = "***"
 #: Shorter values are not masked in messages: hiding every "1" or "on" would garble them.

@@ -1,7 +1,8 @@
 """Build the plugin manager: built-in plugins, ``-p`` modules, then the ``trailblaze`` entry points.
 
-Load order follows pytest: names blocked with ``-p no:NAME`` first, then the built-ins in
-:data:`DEFAULT_PLUGINS`, then modules named with ``-p NAME`` or ``plugins:`` in
+Load order follows pytest: names blocked with ``-p no:NAME`` first, then the essential built-ins
+(:data:`ESSENTIAL_PLUGINS`, which cannot be blocked), the built-ins in :data:`DEFAULT_PLUGINS`,
+then modules named with ``-p NAME`` or ``plugins:`` in
 ``trailblaze.yaml``, then every entry point of group ``trailblaze`` (unless
 ``TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD`` is set), then ``check_pending()`` so a misspelled hook
 fails loudly. ``TRAILBLAZE_TRACE_PLUGINS=1`` prints every hook call to stderr.
@@ -12,16 +13,22 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from trailblaze import hookspecs
 from trailblaze.errors import UsageError
 
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
+    from trailblaze.registry import Registry
+
+#: Built-in plugins the runner cannot do without (its own options): never blocked.
+ESSENTIAL_PLUGINS: tuple[str, ...] = ("main",)
 #: Built-in plugins, registered by short name like any other (``-p no:terminal`` removes one).
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "trail_files",
@@ -100,12 +107,14 @@ def get_plugin_manager(
     requested: list[str] = []
     for arg in plugin_args:
         if arg.startswith("no:"):
+            if arg[3:] in ESSENTIAL_PLUGINS:
+                raise UsageError(f"plugin {arg[3:]!r} cannot be blocked: trailblaze needs it")
             pm.set_blocked(arg[3:])
         else:
             requested.append(arg)
     requested.extend(config_plugins)
 
-    for name in DEFAULT_PLUGINS:
+    for name in (*ESSENTIAL_PLUGINS, *DEFAULT_PLUGINS):
         if pm.is_blocked(name):
             continue
         module = importlib.import_module(f"trailblaze.plugins.{name}")
@@ -182,12 +191,34 @@ def _trace(pm: pluggy.PluginManager) -> None:
     pm.add_hookcall_monitoring(before, after)
 
 
-def call_registration(plugins: Plugins, hook_name: str, make_register: Any) -> None:
-    """Call a registration hook one plugin at a time, so ``register`` knows who is calling."""
+def collect_options(plugins: Plugins) -> Parser:
+    """What every plugin declares in ``trailblaze_addoption``: options, settings, sections."""
+    from trailblaze.argparsing import Parser
+
+    parser = Parser()
+    plugins.hook.trailblaze_addoption.call_historic(kwargs={"parser": parser})
+    return parser
+
+
+def collect(plugins: Plugins, hook_name: str, registry: Registry[Any]) -> None:
+    """Call the registration hook ``hook_name`` one plugin at a time (built-ins first) with a
+    ``register`` callback that adds to ``registry`` in that plugin's name; a contribution the
+    registry refuses is an error naming the plugin."""
     caller = getattr(plugins.pm.hook, hook_name)
     trace = bool(os.environ.get(TRACE_ENV))
-    for impl in caller.get_hookimpls():  # registration order: built-ins first
+    for impl in caller.get_hookimpls():
         if trace:
             print(f"[trailblaze trace] {hook_name}(register) -> [{impl.plugin_name}]", file=sys.stderr)
-        register = make_register(impl.plugin_name)
+        register = _register_for(registry, impl.plugin_name)
         impl.function(**{name: register for name in impl.argnames})
+
+
+def _register_for(registry: Registry[Any], plugin_name: str) -> Callable[[Any], Any]:
+    def register(item: Any) -> Any:
+        try:
+            registry.add(item, plugin_name)
+        except TypeError as exc:  # something the plugin declared wrongly
+            raise UsageError(f"plugin {plugin_name!r} registered a bad {registry.kind}: {exc}") from None
+        return item
+
+    return register

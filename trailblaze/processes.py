@@ -66,15 +66,24 @@ def grace(normal: float) -> float:
     return min(normal, HURRIED_GRACE_S) if _hurried else normal
 
 
+#: what kills the processes a part of Trailblaze started (the MCP servers), when it must end now
+_KILLERS: list[Callable[[], None]] = []
+
+
+def on_die_now(kill: Callable[[], None]) -> None:
+    """Have :func:`die_now` call ``kill`` (SIGKILL what its caller started) before exiting."""
+    if kill not in _KILLERS:
+        _KILLERS.append(kill)
+
+
 def die_now(message: str, code: int = 130) -> None:
     """End Trailblaze at once (a second Ctrl-C): kill what it started, then exit."""
     with contextlib.suppress(Exception):
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
-    with contextlib.suppress(Exception):
-        from trailblaze.mcp import stdio  # already imported when there are servers
-
-        stdio.kill_all()
+    for kill in list(_KILLERS):
+        with contextlib.suppress(Exception):
+            kill()
     with contextlib.suppress(Exception):
         sweep(reap=False)  # asyncio's watcher reaps its own children; exiting reaps the rest
     os._exit(code)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,7 +47,9 @@ def _message(err: Any, loc: tuple[str | int, ...], model: type[BaseModel] | None
     kind = err["type"]
     if kind == "extra_forbidden":
         known = _known_keys(model, loc[:-1]) if model is not None else []
-        hint = f" (expected one of: {', '.join(known)})" if known else ""
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6) if loc else []
+        guess = f"did you mean {close[0]!r}? " if close else ""
+        hint = f" ({guess}expected one of: {', '.join(known)})" if known else ""
         return f"unknown key{hint}"
     if kind == "missing":
         return "required"

@@ -9,9 +9,9 @@ import pytest
 
 import trailblaze
 from trailblaze.agents.base import AgentRegistry, StepTask, Verdict
-from trailblaze.config import Config, ProjectConfig
+from trailblaze.config import Config, file_model
 from trailblaze.errors import UsageError
-from trailblaze.pluginmanager import get_plugin_manager
+from trailblaze.pluginmanager import collect_options, get_plugin_manager
 from trailblaze.runner.project import Project
 
 
@@ -26,11 +26,12 @@ class OtherEcho(EchoAgent):
     pass
 
 
-def _project(*plugins: object, config: ProjectConfig | None = None) -> Project:
+def _project(*plugins: object, config: dict[str, Any] | None = None) -> Project:
     manager = get_plugin_manager(autoload=False)
     for plugin in plugins:
         manager.pm.register(plugin)
-    return Project(Config(config or ProjectConfig(), None), manager)
+    parser = collect_options(manager)
+    return Project(Config(file_model(parser).model_validate(config or {}), None, parser=parser), manager)
 
 
 def test_a_plugin_registers_an_agent_next_to_the_built_in_ones() -> None:
@@ -56,7 +57,7 @@ def test_the_same_agent_name_from_two_plugins_names_both() -> None:
         def trailblaze_register_agents(self, register: Callable[[Any], Any]) -> None:
             register(OtherEcho)
 
-    with pytest.raises(UsageError, match=r"agent name 'echo' is registered twice: by .* \(EchoAgent\) and by"):
+    with pytest.raises(UsageError, match=r"agent 'echo' is registered twice: by .* \(EchoAgent\) and by"):
         _ = _project(First(), Second()).agents
 
 
@@ -78,7 +79,7 @@ def test_the_default_agent_is_openai_when_an_llm_is_configured(monkeypatch: pyte
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert _project().default_agent_name(None) == "interactive"
     assert _project().default_agent_name("browser") == "browser"
-    assert _project(config=ProjectConfig.model_validate({"llm": {"model": "m"}})).default_agent_name(None) == "openai"
-    assert _project(config=ProjectConfig.model_validate({"agent": "browser"})).default_agent_name(None) == "browser"
+    assert _project(config={"llm": {"model": "m"}}).default_agent_name(None) == "openai"
+    assert _project(config={"agent": "browser"}).default_agent_name(None) == "browser"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
     assert _project().default_agent_name(None) == "openai"

@@ -26,7 +26,9 @@ FORMS_TAB = {"containsChild": {"textRegex": "Forms"}}
 
 @asynccontextmanager
 async def android(serial: str | None = None, **options: Any) -> AsyncIterator[AndroidDevice]:
-    device = await AndroidDriver(DriverOptions(**{"timeout": 3.0, **options})).open(serial)
+    """A device on the stand-in phone; ``options`` are the driver's own (``settle_timeout``) and ``timeout``."""
+    timeout = options.pop("timeout", 3.0)
+    device = await AndroidDriver(DriverOptions(timeout=timeout), **options).open(serial)
     try:
         yield device
     finally:

@@ -22,7 +22,9 @@ from trailblaze.ios.driver import IosDevice, IosDriver
 
 @asynccontextmanager
 async def iphone_at(url: str | None, **options: Any) -> AsyncIterator[IosDevice]:
-    device = await IosDriver(DriverOptions(**{"timeout": 3.0, **options})).open(url)
+    """A device on the WebDriverAgent stand-in; ``options``: ``timeout`` and the driver's own."""
+    timeout = options.pop("timeout", 3.0)
+    device = await IosDriver(DriverOptions(timeout=timeout), **options).open(url)
     try:
         yield device
     finally:

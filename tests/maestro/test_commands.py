@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import CliRunner, Project
 from trailblaze.maestro.commands import parse_commands
-from trailblaze.screen import MaestroSelector
+from trailblaze.mobile.matching import MaestroSelector
 
 
 def test_maestros_short_forms() -> None:

@@ -15,7 +15,7 @@ from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
 from tests.standins.wda import FakeIphone, WdaStandIn
 from tests.support.project import make_project, run, write
-from trailblaze.runner.results import RunResult
+from trailblaze.results import RunResult
 
 PLUGINS = ("no:terminal", "tests.maestro.capture")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailblaze.commands import DeviceInfo, QueryOnlyCommands, ScreenState, ViewNode, action, query
+from trailblaze.devicecommands import DeviceInfo, QueryOnlyCommands, ScreenState, ViewNode, action, query
 from trailblaze.driver import Device
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.model import ToolCall, ToolContext, ToolImplementation, ToolMetadata, ToolOutcome, ToolSpec

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import CliRunner, Project
 
-from trailblaze.config import load_config
+from tests.support.config import load_config
 from trailblaze.errors import ErrorList, InfrastructureError, UsageError
 from trailblaze.mcp import declarations
 from trailblaze.mcp.declarations import DriverContext, group_by_spawn, session_declarations

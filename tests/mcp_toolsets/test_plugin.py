@@ -100,7 +100,9 @@ def test_a_session_whose_servers_do_not_apply_never_loads_the_sdk(
 
 
 def test_blocking_the_plugin_leaves_servers_alone(cli: CliRunner, project: Project, probe: Path) -> None:
+    # the key belongs to the blocked plugin, so it is unknown (CHANGELOG): refused before any server starts
     project.write("trailblaze.yaml", f"mcp_servers:\n  - script: {probe}\n")
     result = cli("tools", "--driver", "web", "--json", "-p", "no:mcp_toolsets")
-    assert result.returncode == 0, result.output
+    assert result.returncode == 3, result.output
+    assert "trailblaze.yaml:1:1: mcp_servers: unknown key" in result.stderr
     assert '"report"' not in result.stdout

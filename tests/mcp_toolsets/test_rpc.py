@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from trailblaze.client import CommandFailed, TrailblazeClient, TrailblazeRPCError, close_connections
-from trailblaze.commands import ViewNode
+from trailblaze.devicecommands import ViewNode
 from trailblaze.mcp import rpc, wire
 from trailblaze.mcp.rpc import CallbackServer, Invocation
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from trailblaze.commands import Bounds, DeviceInfo, ViewNode
+from trailblaze.devicecommands import Bounds, DeviceInfo, ViewNode
 from trailblaze.errors import ToolFailure
 from trailblaze.mobile.device import MobileDevice, opposite, parse_relative_point, point_in
 from trailblaze.mobile.worker import DeviceWorker

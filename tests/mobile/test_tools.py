@@ -14,7 +14,7 @@ from tests.standins.sample_app import SAMPLE_APP
 from tests.standins.wda import FakeIphone, WdaStandIn
 from tests.support.project import make_project, run, write
 from trailblaze.android.hierarchy import parse_hierarchy
-from trailblaze.runner.results import RunResult
+from trailblaze.results import RunResult
 
 NO_PLUGINS = ("no:terminal",)
 LEGACY_FORMS = "legacy_v1/android-ondevice-instrumentation/forms/text-input/android-phone.trail.yaml"

@@ -2,9 +2,10 @@
 ``trailblaze`` entry points (importlib.metadata) with that folder on PYTHONPATH, so the test
 environment itself stays as it was.
 
-Three distributions: the bundled example ``plugins-examples/trailblaze-sample-tools``, a test
-package with a ``trailblaze_tool_call`` wrapper and a ``trailblaze_register_commands`` command,
-and a package whose module raises on import.
+Four distributions: the bundled examples ``plugins-examples/trailblaze-sample-tools`` (tools) and
+``plugins-examples/trailblaze-markdown-report`` (a reporter with its own option and config
+section), a test package with a ``trailblaze_tool_call`` wrapper and a
+``trailblaze_register_commands`` command, and a package whose module raises on import.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 from conftest import ROOT, CliResult, CliRunner, Project
 
 EXAMPLE = ROOT / "plugins-examples" / "trailblaze-sample-tools"
+REPORTER = ROOT / "plugins-examples" / "trailblaze-markdown-report"
 
 EXTRAS = {
     "pyproject.toml": """
@@ -144,12 +146,15 @@ class Installed:
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     sources = tmp_path_factory.mktemp("plugin-sources")
+    ignore = shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
     example = sources / "trailblaze-sample-tools"
-    shutil.copytree(EXAMPLE, example, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    shutil.copytree(EXAMPLE, example, ignore=ignore)
+    reporter = sources / "trailblaze-markdown-report"
+    shutil.copytree(REPORTER, reporter, ignore=ignore)
     extras = write_package(sources / "extras", EXTRAS)
     broken = write_package(sources / "broken", BROKEN)
     good_site, broken_site = tmp_path_factory.mktemp("site-good"), tmp_path_factory.mktemp("site-broken")
-    pip_install(good_site, example, extras)
+    pip_install(good_site, example, reporter, extras)
     pip_install(broken_site, broken)
     return Installed(good_site, broken_site)
 
@@ -340,3 +345,65 @@ def test_a_command_missing_because_its_plugin_is_broken_says_so(cli: CliRunner, 
     assert result.returncode == 3
     assert result.stderr.startswith('error: error importing plugin "broken" (from trailblaze-broken): RuntimeError')
     assert "No such command" not in result.output
+
+
+# -- a reporter from a plugin: its own option and config section ---------------------------------------------
+
+NULL_PROJECT = "driver: null-test\nplugins: [tests.support.null_driver]\n"
+PASSING_TRAIL = "config: {id: home}\ntrail:\n  - step: Tap\n    recording:\n      test: [{null_tap: {text: Home}}]\n"
+FAILING_TRAIL = "config: {id: away}\ntrail:\n  - step: Tap\n    recording:\n      test: [{null_tap: {text: Away}}]\n"
+
+
+def test_the_example_reporter_adds_its_option_to_run_and_record(run_with: Any) -> None:
+    help_text = run_with("run", "--help").stdout
+    reporting = help_text[help_text.index("Reporting:") :]
+    assert "--markdown FILE  Write a Markdown summary here." in reporting
+    assert "--markdown FILE" in run_with("record", "--help").stdout
+    rows = {row["name"]: row for row in json.loads(run_with("plugins", "--json").stdout)}
+    assert rows["markdown_report"]["hooks"] == [
+        "trailblaze_addoption",
+        "trailblaze_configure",
+        "trailblaze_unconfigure",
+    ]
+
+
+def test_the_example_reporter_writes_its_summary_as_its_section_says(run_with: Any, project: Project) -> None:
+    project.write("trailblaze.yaml", NULL_PROJECT + "markdown:\n  title: Nightly\n  show_passed: false\n")
+    project.trail("home", PASSING_TRAIL)
+    project.trail("away", FAILING_TRAIL)
+    result = run_with("run", "--markdown", "out/summary.md")
+    assert result.returncode == 1, result.output
+    summary = (project.root / "out" / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("# Nightly\n\n1 passed, 1 failed in ")
+    assert "| away | null-1 | failed |" in summary
+    assert "| home |" not in summary  # show_passed: false
+    assert "## away: failed\n\n```\nstep 1 (Tap): null_tap: no 'Away' on screen\n```\n" in summary
+    assert run_with("run").returncode == 1  # without the option the reporter does nothing
+    assert sorted(p.name for p in (project.root / "out").iterdir()) == ["summary.md"]
+
+
+def test_the_example_reporters_section_is_checked_like_trailblazes_own(run_with: Any, project: Project) -> None:
+    project.write("trailblaze.yaml", NULL_PROJECT + "markdown:\n  show_pased: false\n  max_error_chars: 0\n")
+    project.trail("home", PASSING_TRAIL)
+    config = project.root / "trailblaze.yaml"
+    for command in ("run", "validate"):
+        result = run_with(command)
+        assert result.returncode == 3
+        assert result.stderr.splitlines() == [
+            f"error: {config}:4:3: markdown.show_pased: unknown key (did you mean 'show_passed'? expected one of: "
+            "max_error_chars, show_passed, title)",
+            f"error: {config}:5:20: markdown.max_error_chars: input should be greater than 0",
+            "2 problems",
+        ]
+
+
+def test_blocking_the_example_reporter_takes_its_option_and_section_away(run_with: Any, project: Project) -> None:
+    project.trail("home", PASSING_TRAIL)
+    project.write("trailblaze.yaml", NULL_PROJECT)
+    option = run_with("run", "-p", "no:markdown_report", "--markdown", "x.md")
+    assert option.returncode == 3 and "No such option '--markdown'" in option.stderr
+    project.write("trailblaze.yaml", NULL_PROJECT + "markdown: {title: x}\n")
+    section = run_with("run", "-p", "no:markdown_report")
+    assert section.returncode == 3
+    config = project.root / "trailblaze.yaml"
+    assert section.stderr.startswith(f"error: {config}:3:1: markdown: unknown key (expected one of: ")

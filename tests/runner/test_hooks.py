@@ -11,6 +11,7 @@ import pytest
 
 import trailblaze
 from tests.support.project import make_project, run, write
+from trailblaze.errors import ErrorList
 from trailblaze.trail.model import Step, Trail
 
 TRAIL = """
@@ -241,3 +242,142 @@ def test_register_commands_adds_cli_commands(cli: Any, tmp_path: Path) -> None:
     result = cli("-p", "hello_plugin", "hello", env={"PYTHONPATH": str(tmp_path)})
     assert (result.returncode, result.stdout) == (0, "hello from a plugin\n"), result.output
     assert "hello" in cli("-p", "hello_plugin", "--help", env={"PYTHONPATH": str(tmp_path)}).stdout
+
+
+def test_collect_file_is_offered_every_file_and_told_which_were_named(tmp_path: Path) -> None:
+    write(tmp_path, "trails/flows/home.flow.txt", "Home\n")
+    write(tmp_path, "trails/notes.md", "not a trail\n")
+    write(tmp_path, "trails/demo.trail.yaml", TRAIL)
+    write(tmp_path, "elsewhere/named.flow.txt", "Sign in\n")
+    project = make_project(tmp_path, "driver: null-test\n")
+    offered: list[tuple[str, bool]] = []
+
+    class FlowFiles:
+        """Reads ``*.flow.txt``: one null_tap per line (a format trailblaze knows nothing of)."""
+
+        @trailblaze.hookimpl
+        def trailblaze_collect_file(self, path: Path, given: bool) -> Any:
+            from trailblaze.errors import Location
+            from trailblaze.tools.model import ToolCall
+            from trailblaze.trail.model import TrailConfig
+
+            offered.append((path.name, given))
+            if not path.name.endswith(".flow.txt"):
+                return None
+            calls = [ToolCall("null_tap", {"text": line}) for line in path.read_text().splitlines()]
+            step = Step(0, "step", "tap through", {"test": calls}, Location(str(path)))
+            return Trail(path, "flow/" + path.name.removesuffix(".flow.txt"), TrailConfig(), [step])
+
+    project.plugins.pm.register(FlowFiles(), "flow_files")
+    result = run(project, paths=[tmp_path / "trails", tmp_path / "elsewhere" / "named.flow.txt"])
+    assert sorted(offered) == [
+        ("demo.trail.yaml", False),
+        ("home.flow.txt", False),
+        ("named.flow.txt", True),
+        ("notes.md", False),
+    ]
+    assert sorted((t.id, t.status) for t in result.trails) == [
+        ("flow/home", "passed"),
+        ("flow/named", "passed"),
+        ("hooks/demo", "passed"),
+    ]
+
+
+def test_a_named_file_nobody_reads_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path, "notes.md", "not a trail\n")
+    project = make_project(tmp_path, "driver: null-test\n")
+    with pytest.raises(ErrorList, match=r"no plugin can read .*notes\.md"):
+        run(project, paths=[tmp_path / "notes.md"])
+
+
+class RefusesOnSundays:
+    """A plugin check before any device opens (``trailblaze_check_run``)."""
+
+    def __init__(self) -> None:
+        self.planned: list[tuple[str, str]] = []
+
+    @trailblaze.hookimpl
+    def trailblaze_check_run(self, run: trailblaze.Run) -> list[Any]:
+        from trailblaze.errors import UsageError
+
+        self.planned = [(p.trail.id, p.driver_key) for p in run.planned]
+        return [UsageError("no trails on Sundays", p.trail.config_location()) for p in run.planned]
+
+
+def test_check_run_problems_stop_run_and_validate_before_a_device_opens(tmp_path: Path) -> None:
+    from tests.support.null_driver import ACTIONS
+    from trailblaze.runner.validate import validate
+    from trailblaze.session import RunOptions
+
+    write(tmp_path, "trails/demo.trail.yaml", TRAIL)
+    project = make_project(tmp_path, "driver: null-test\n")
+    plugin = RefusesOnSundays()
+    project.plugins.pm.register(plugin, "sundays")
+    ACTIONS.clear()
+    with pytest.raises(ErrorList) as raised:
+        run(project)
+    assert str(raised.value).endswith("trails/demo.trail.yaml:1:9: no trails on Sundays")
+    assert plugin.planned == [("hooks/demo", "null-test")]
+    assert ACTIONS == []  # nothing was touched
+    with pytest.raises(ErrorList, match="no trails on Sundays"):
+        validate(project, RunOptions())
+
+
+@trailblaze.tool(name="late_see", platforms=["test"], verification=True)
+async def late_see(ctx: trailblaze.ToolContext, text: str) -> None:
+    """Check that a text is on the null screen (a tool a session gets late)."""
+    await ctx.commands.assert_visible(text=text, timeout_ms=0)
+
+
+def test_adds_session_tools_defers_unknown_tool_names_to_the_session(tmp_path: Path) -> None:
+    write(tmp_path, "trails/demo.trail.yaml", TRAIL.replace("null_see", "late_see"))
+    project = make_project(tmp_path, "driver: null-test\n")
+    with pytest.raises(ErrorList, match=r"demo.trail.yaml:10:11: unknown tool 'late_see'"):
+        run(project)
+
+    class LateTools:
+        """Tools that exist only once a session is open, as an MCP server's do."""
+
+        def __init__(self, offer: bool) -> None:
+            self.offer = offer
+
+        @trailblaze.hookimpl
+        def trailblaze_adds_session_tools(self, config: Any) -> bool:
+            return True
+
+        @trailblaze.hookimpl
+        def trailblaze_session_setup(self, session: Any) -> None:
+            if self.offer:
+                session.registry.add(late_see, "late")
+
+    late = make_project(tmp_path, "driver: null-test\n")
+    late.plugins.pm.register(LateTools(offer=False), "late")
+    result = run(late)  # planned without complaint; the session says what is missing
+    assert result.trails[0].status == "error" and "unknown tool 'late_see'" in (result.trails[0].error or "")
+    offered = make_project(tmp_path, "driver: null-test\n")
+    offered.plugins.pm.register(LateTools(offer=True), "late")
+    assert [t.status for t in run(offered).trails] == ["passed"]
+
+
+def test_pause_live_is_called_before_printing_for_a_person(tmp_path: Path) -> None:
+    from trailblaze.runner.record import RecordOptions, record_trails
+    from trailblaze.session import RunOptions
+
+    write(tmp_path, "trails/demo.trail.yaml", TRAIL)
+    project = make_project(tmp_path, "driver: null-test\n")
+    paused: list[str] = []
+
+    class Spinner:
+        @trailblaze.hookimpl
+        def trailblaze_pause_live(self) -> None:
+            paused.append("paused")
+
+    project.plugins.pm.register(Spinner(), "spinner")
+    notes: list[str] = []
+    options = RecordOptions(agent="interactive", echo=lambda text, err=False: notes.append(text))
+    result = record_trails(project, RunOptions(), options)
+    assert result.exit_code == 0
+    assert notes == [
+        "note: hooks/demo: nothing to record: every step has a recording that works (--rerecord records them again)"
+    ]
+    assert paused == ["paused"]

@@ -10,7 +10,7 @@ import pytest
 from tests.support import null_driver
 from tests.support.project import make_project, run, write
 from trailblaze.errors import ErrorList, UsageError
-from trailblaze.runner.results import RunResult
+from trailblaze.results import RunResult
 
 
 def trails(root: Path, count: int, *, fail: set[int] = frozenset()) -> None:  # type: ignore[assignment]
@@ -177,7 +177,7 @@ def test_an_interrupted_run_reports_the_trail_that_was_running(tmp_path: Path) -
 
     import trailblaze
     from trailblaze.runner.run import execute, prepare
-    from trailblaze.runner.session import RunOptions
+    from trailblaze.session import RunOptions
 
     trails(tmp_path, 3)
     project = make_project(tmp_path, "driver: null-test\n")

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import trailblaze
 from trailblaze import Device, DeviceInfo, Driver, ToolContext, ToolFailure, ViewNode
-from trailblaze.commands import action, query
+from trailblaze.devicecommands import action, query
 
 #: Everything every NullDevice did, in order: (device id, action, argument).
 ACTIONS: list[tuple[str, str, Any]] = []

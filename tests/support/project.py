@@ -4,27 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from trailblaze.config import load_config
-from trailblaze.pluginmanager import get_plugin_manager
-from trailblaze.runner.project import Project
-from trailblaze.runner.results import RunResult
+from trailblaze.results import RunResult
+from trailblaze.runner.project import Project, load_project
 from trailblaze.runner.run import execute, prepare
-from trailblaze.runner.session import RunOptions
+from trailblaze.session import RunOptions
 
 
 def make_project(
-    root: Path, config: str = "", plugins: Sequence[str] = ("tests.support.null_driver", "no:terminal")
+    root: Path,
+    config: str = "",
+    plugins: Sequence[str] = ("tests.support.null_driver", "no:terminal"),
+    options: Mapping[str, Any] | None = None,
 ) -> Project:
+    """A project as a command assembles it; ``options`` are command-line values by dest."""
     (root / "trailblaze.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
-    cfg = load_config(root / "trailblaze.yaml")
-    manager = get_plugin_manager(list(plugins), cfg.project.plugins, autoload=False)
-    cfg.pluginmanager = manager.pm
-    project = Project(cfg, manager)
-    project.configure()
-    return project
+    return load_project(root / "trailblaze.yaml", list(plugins), options=options, autoload=False)
 
 
 def write(root: Path, relative: str, text: str) -> Path:

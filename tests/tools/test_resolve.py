@@ -8,7 +8,7 @@ import pytest
 
 import trailblaze
 from tests.support.null_driver import ACTIONS, NullDevice
-from trailblaze.commands import QueryOnlyCommands
+from trailblaze.devicecommands import QueryOnlyCommands
 from trailblaze.errors import ExitCode
 from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolOutcome, ToolSpec
 from trailblaze.tools.registry import ToolRegistry

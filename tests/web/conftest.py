@@ -13,6 +13,7 @@ import pytest
 
 from trailblaze.driver import DriverOptions
 from trailblaze.web.driver import PlaywrightDriver, WebDevice
+from trailblaze.web.settings import WebSettings
 
 from .support import a_trail
 
@@ -24,7 +25,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 async def web_driver(browser: str) -> AsyncIterator[PlaywrightDriver]:
-    driver = PlaywrightDriver(DriverOptions(base_url="sample-app", timeout=5))
+    driver = PlaywrightDriver(DriverOptions(timeout=5), WebSettings(base_url="sample-app"))
     await driver.start()
     try:
         yield driver

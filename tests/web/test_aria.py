@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trailblaze.commands import ViewNode
+from trailblaze.devicecommands import ViewNode
 from trailblaze.web import aria, locators
 from trailblaze.web.driver import WebDevice
 

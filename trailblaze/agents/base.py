@@ -14,16 +14,16 @@ Agents are registered by plugins (``trailblaze_register_agents``) and picked wit
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from trailblaze.errors import UsageError
+from trailblaze.registry import Registry
 
 if TYPE_CHECKING:
-    from trailblaze.commands import ViewNode
     from trailblaze.config import Config
-    from trailblaze.runner.session import Session
+    from trailblaze.devicecommands import ViewNode
+    from trailblaze.session import Session
     from trailblaze.tools.model import ToolCall, ToolSpec
     from trailblaze.trail.model import Trail
 
@@ -32,11 +32,10 @@ VerdictStatus = Literal["complete", "failed", "skipped", "quit"]
 
 @dataclass(slots=True)
 class AgentSettings:
-    """What an agent is created with: the project configuration and the command's options."""
+    """What an agent is created with: the project configuration, with the command's options
+    (``config.getoption``) and the agent plugin's own settings (``config.section``)."""
 
     config: Config
-    #: the browser agent shows its window unless this is set (``--headless``)
-    headless: bool = False
 
 
 @dataclass(slots=True)
@@ -125,6 +124,16 @@ class StepTask(abc.ABC):
     def verify_only(self) -> bool:
         return self.kind == "verify"
 
+    def tools_in_groups(self, groups: Sequence[str] | None) -> Sequence[ToolSpec]:
+        """The step's tools narrowed to ``groups`` (an LLM agent's setting, ``llm.groups``):
+        tools in one of them or in none. None: :attr:`tools`. Trailblaze's own tasks also offer
+        then the tools whose groups are all off by default (seed 000's ``defaultEnabled:
+        false``) when ``groups`` names one; this default can only narrow :attr:`tools`."""
+        if not groups:
+            return self.tools
+        wanted = set(groups)
+        return [s for s in self.tools if not s.metadata.groups or wanted.intersection(s.metadata.groups)]
+
     @abc.abstractmethod
     async def screen(self) -> ViewNode:
         """The screen now, with ephemeral refs (``e12``) an agent can act on."""
@@ -169,6 +178,14 @@ class Agent(abc.ABC):
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings
 
+    @classmethod
+    def is_configured(cls, config: Config) -> bool:
+        """Whether the project sets this agent up, so it is the one ``record`` and ``run
+        --self-heal`` use when neither ``--agent`` nor ``agent:`` names one (``openai``: an
+        ``llm:`` section or the ``OPENAI_*`` variables). The first registered agent that says
+        so wins; without one, ``interactive``."""
+        return False
+
     async def start(self, session: Session) -> None:  # noqa: B027 - optional hook
         """Prepare for steps on ``session`` (check credentials, attach to the page…)."""
 
@@ -180,37 +197,21 @@ class Agent(abc.ABC):
         """Release what :meth:`start` acquired."""
 
 
-class AgentRegistry:
+class AgentRegistry(Registry[type[Agent]]):
     """Agent classes by name, with the plugin that registered each."""
 
-    def __init__(self) -> None:
-        self._agents: dict[str, type[Agent]] = {}
-        self._sources: dict[str, str] = {}
+    kind = "agent"
 
-    def add(self, agent: type[Agent], source: str = "") -> None:
-        if not (isinstance(agent, type) and issubclass(agent, Agent)):
-            raise TypeError(f"{agent!r} is not a trailblaze.Agent subclass")
-        name = getattr(agent, "name", None)
+    def names_of(self, item: type[Agent]) -> Iterable[str]:
+        return (item.name,)
+
+    def check(self, item: Any) -> type[Agent]:
+        if not (isinstance(item, type) and issubclass(item, Agent)):
+            raise TypeError(f"{item!r} is not a trailblaze.Agent subclass")
+        name = getattr(item, "name", None)
         if not isinstance(name, str) or not name:
-            raise TypeError(f"agent class {agent.__name__} has no `name`")
-        other = self._agents.get(name)
-        if other is not None and other is not agent:
-            raise UsageError(
-                f"agent name {name!r} is registered twice: by {self._sources[name]} ({other.__name__}) "
-                f"and by {source} ({agent.__name__})"
-            )
-        self._agents[name] = agent
-        self._sources[name] = source
+            raise TypeError(f"agent class {item.__name__} has no `name`")
+        return item
 
-    def resolve(self, name: str) -> type[Agent]:
-        agent = self._agents.get(name)
-        if agent is None:
-            known = ", ".join(self.names()) or "none"
-            raise UsageError(f"unknown agent {name!r} (known agents: {known})")
-        return agent
-
-    def names(self) -> list[str]:
-        return sorted(self._agents)
-
-    def source(self, name: str) -> str:
-        return self._sources.get(name, "")
+    def describe(self, item: type[Agent], source: str) -> str:
+        return f"{source or '?'} ({item.__name__})"

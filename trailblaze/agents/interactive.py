@@ -26,7 +26,7 @@ from trailblaze.agents.screen import render_screen
 from trailblaze.agents.terminal_input import say, stdin_lines, step_word
 
 if TYPE_CHECKING:
-    from trailblaze.runner.session import Session
+    from trailblaze.session import Session
 
 HELP = """\
 commands:

@@ -28,14 +28,15 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from trailblaze.agents.base import Agent, AgentSettings, StepTask, Usage, Verdict
+from trailblaze.agents.llm import llm_config, llm_configured
 from trailblaze.agents.screen import render_screen
-from trailblaze.config import LlmConfig
 from trailblaze.errors import InfrastructureError, UsageError
 
 if TYPE_CHECKING:
     import httpx
 
-    from trailblaze.runner.session import Session
+    from trailblaze.config import Config
+    from trailblaze.session import Session
     from trailblaze.tools.model import ToolSpec
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -82,9 +83,13 @@ class OpenAIAgent(Agent):
     name: ClassVar[str] = "openai"
     description: ClassVar[str] = "an LLM behind an OpenAI-compatible chat-completions endpoint (llm: in config)"
 
+    @classmethod
+    def is_configured(cls, config: Config) -> bool:
+        return llm_configured(config)
+
     def __init__(self, settings: AgentSettings) -> None:
         super().__init__(settings)
-        llm = settings.config.project.llm or LlmConfig()
+        llm = llm_config(settings.config)
         self.llm = llm
         self.base_url = (llm.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL).rstrip("/")
         key_variable = llm.api_key_env or "OPENAI_API_KEY"
@@ -118,8 +123,9 @@ class OpenAIAgent(Agent):
     # -- one step ---------------------------------------------------------------------------------
 
     async def solve(self, task: StepTask) -> Verdict:
-        offered = {spec.name: spec for spec in task.tools}
-        tools = [tool_schema(spec) for spec in task.tools]
+        step_tools = task.tools_in_groups(self.llm.groups)
+        offered = {spec.name: spec for spec in step_tools}
+        tools = [tool_schema(spec) for spec in step_tools]
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self._system_prompt(task)},
             {"role": "user", "content": await self._step_message(task)},

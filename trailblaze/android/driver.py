@@ -21,10 +21,11 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from trailblaze.commands import DeviceInfo, ViewNode, action, query
+from trailblaze.devicecommands import DeviceInfo, ViewNode, action, query
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.mobile.device import MobileDevice
+from trailblaze.mobile.settings import settle_timeout as mobile_settings
 from trailblaze.mobile.worker import DeviceWorker
 
 if TYPE_CHECKING:
@@ -64,10 +65,15 @@ class AndroidDriver(Driver):
     platform: ClassVar[str] = "android"
     description: ClassVar[str] = "Android devices through uiautomator2 and an adb server"
     no_devices: ClassVar[str] = "no devices: connect a phone or start an emulator (`adb devices` lists them)"
+    requires: ClassVar[tuple[str, ...]] = ("uiautomator2", "adbutils")
+    extra: ClassVar[str | None] = "android"
 
-    def __init__(self, options: DriverOptions) -> None:
+    def __init__(self, options: DriverOptions, *, settle_timeout: float | None = None, nodelay: bool = True) -> None:
         super().__init__(options)
-        self.nodelay = bool(options.extra.get("adb_nodelay", True))
+        #: seconds an action waits for the screen to stop changing (``settle_timeout:``)
+        self.settle_timeout = settle_timeout if settle_timeout is not None else mobile_settings(options.config)
+        #: TCP_NODELAY on adb connections (off only to measure what it gains)
+        self.nodelay = nodelay
 
     async def devices(self) -> list[DeviceInfo]:
         """Every device the adb server knows, with its state; screen size and model for the
@@ -129,7 +135,7 @@ class AndroidDriver(Driver):
             u2,
             client,
             timeout=self.options.timeout,
-            settle_timeout=self.options.settle_timeout,
+            settle_timeout=self.settle_timeout,
         )
 
 

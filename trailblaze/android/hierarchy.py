@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from trailblaze.commands import Bounds, ViewNode
+from trailblaze.devicecommands import Bounds, ViewNode
 from trailblaze.errors import InfrastructureError
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")

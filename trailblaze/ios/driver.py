@@ -21,12 +21,14 @@ import asyncio
 import os
 import re
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from trailblaze.commands import DeviceInfo, ViewNode, action, query
-from trailblaze.driver import Driver
+from trailblaze.devicecommands import DeviceInfo, ViewNode, action, query
+from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.mobile.device import MobileDevice
+from trailblaze.mobile.settings import settle_timeout as mobile_settings
 from trailblaze.mobile.worker import DeviceWorker
 
 if TYPE_CHECKING:
@@ -39,10 +41,10 @@ RUNNING_FOREGROUND = 4
 _TYPED_KEYS = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
 
 
-def endpoints(extra: Any = None) -> list[str]:
-    """WebDriverAgent URLs from ``WDA_URL`` (comma- or space-separated) and the driver options."""
+def endpoints(named: Iterable[str] = ()) -> list[str]:
+    """WebDriverAgent URLs from ``WDA_URL`` (comma- or space-separated), then ``named`` ones."""
     found = [u for u in re.split(r"[,\s]+", os.environ.get("WDA_URL", "")) if u]
-    for url in extra or []:
+    for url in named:
         if url not in found:
             found.append(url)
     return found
@@ -68,9 +70,22 @@ class IosDriver(Driver):
         "no WebDriverAgent named: set WDA_URL=http://HOST:8100 (several: comma-separated) or device: in "
         "trailblaze.yaml; starting WebDriverAgent is up to you (Xcode, Appium, tidevice)"
     )
+    requires: ClassVar[tuple[str, ...]] = ("wda",)
+    extra: ClassVar[str | None] = "ios"
+
+    def __init__(self, options: DriverOptions, *, settle_timeout: float | None = None) -> None:
+        super().__init__(options)
+        #: seconds an action waits for the screen to stop changing (``settle_timeout:``)
+        self.settle_timeout = settle_timeout if settle_timeout is not None else mobile_settings(options.config)
+
+    def named_urls(self) -> list[str]:
+        """The WebDriverAgent the project names (``device:`` in trailblaze.yaml, when a URL)."""
+        config = self.options.config
+        device = config.project.device if config is not None else None
+        return [device] if device and "://" in device else []
 
     async def devices(self) -> list[DeviceInfo]:
-        urls = endpoints(self.options.extra.get("wda_urls"))
+        urls = endpoints(self.named_urls())
         return list(await asyncio.gather(*(asyncio.to_thread(self._describe, check_url(u)) for u in urls)))
 
     def _describe(self, url: str) -> DeviceInfo:
@@ -139,7 +154,7 @@ class IosDriver(Driver):
             classifiers=("ios-ipad" if ipad else "ios-iphone", "ios"),
         )
         return IosDevice(
-            device, worker, client, timeouts, timeout=self.options.timeout, settle_timeout=self.options.settle_timeout
+            device, worker, client, timeouts, timeout=self.options.timeout, settle_timeout=self.settle_timeout
         )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from trailblaze.commands import Bounds, ViewNode
+from trailblaze.devicecommands import Bounds, ViewNode
 from trailblaze.errors import InfrastructureError
 
 _INPUTS = frozenset(

@@ -11,7 +11,7 @@ are found when the trail is validated, before any device is touched.
 Selectors are Maestro's (``text``, ``id``, ``index``, ``enabled``, ``checked``, ``selected``,
 ``focused``, ``below``/``above``/``leftOf``/``rightOf``, ``containsChild``, ``childOf``,
 ``containsDescendants``, ``traits``, ``width``/``height``/``tolerance``) and become a
-:class:`~trailblaze.screen.MaestroSelector`: the mobile selector engine's legacy selector with
+:class:`~trailblaze.mobile.matching.MaestroSelector`: the mobile selector engine's legacy selector with
 Maestro's matching rules (case-insensitive, whole-value regexes).
 """
 
@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
 
-from trailblaze.screen import MaestroSelector
+from trailblaze.mobile.matching import MaestroSelector
 from trailblaze.selectors import SizeSelector
 
 #: Maestro's key names (KeyCode.description), matched case-insensitively

@@ -31,7 +31,7 @@ from trailblaze.maestro import commands as m
 from trailblaze.mobile.device import LONG_PRESS_MS, MobileDevice, point_in
 
 if TYPE_CHECKING:
-    from trailblaze.commands import ViewNode
+    from trailblaze.devicecommands import ViewNode
     from trailblaze.tools.model import ToolContext
 
 #: the pause between the taps of a double tap (Maestro's DEFAULT_REPEAT_DELAY)

@@ -18,11 +18,12 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from trailblaze.driver import DriverContext
 from trailblaze.errors import InfrastructureError, Location, UsageError
 
 if TYPE_CHECKING:
@@ -32,35 +33,6 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PY = (".py",)
 _JS = (".js", ".mjs", ".cjs")
 _TS = (".ts", ".mts")
-
-
-@dataclass(frozen=True, slots=True)
-class DriverContext:
-    """The session's driver, as declarations match it: its key, aliases and platform.
-
-    ``expand`` turns a ``drivers:`` entry into the driver keys it stands for (upstream's names
-    and platform shorthands included, see :meth:`trailblaze.driver.DriverRegistry.expand`);
-    without it, entries are compared with the key and aliases as written.
-    """
-
-    key: str
-    platform: str
-    aliases: tuple[str, ...] = ()
-    expand: Callable[[str], frozenset[str]] | None = field(default=None, compare=False)
-
-    @property
-    def names(self) -> frozenset[str]:
-        return frozenset(n.lower() for n in (self.key, *self.aliases))
-
-    def matches(self, drivers: Iterable[str] | None, platforms: Iterable[str] | None) -> bool:
-        if drivers is not None and not any(self.is_named(d) for d in drivers):
-            return False
-        return platforms is None or self.platform.lower() in {p.lower() for p in platforms}
-
-    def is_named(self, name: str) -> bool:
-        if self.expand is not None:
-            return self.key in self.expand(name)
-        return name.lower() in self.names
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +108,15 @@ def active_toolsets(config: Config, driver: DriverContext, target: str | _Config
     return seen
 
 
+def root_servers(config: Config) -> list[McpServerConfig] | dict[str, McpServerConfig]:
+    """``mcp_servers:`` at the root of trailblaze.yaml (the ``mcp_toolsets`` plugin's key)."""
+    try:
+        servers: list[McpServerConfig] | dict[str, McpServerConfig] = config.getini("mcp_servers")
+    except ValueError:  # the plugin is blocked: its key is not part of the file
+        return []
+    return servers
+
+
 def session_declarations(
     config: Config,
     driver: DriverContext,
@@ -149,7 +130,7 @@ def session_declarations(
     from trailblaze.config import server_entries
 
     found: list[tuple[McpServerConfig, tuple[str | int, ...], str, str | None]] = []
-    found += [(s, ("mcp_servers", i), "project", None) for i, s in server_entries(project.mcp_servers)]
+    found += [(s, ("mcp_servers", i), "project", None) for i, s in server_entries(root_servers(config))]
     target_name = _target_name(config, target)
     if target_name and target_name in project.targets:
         found += [

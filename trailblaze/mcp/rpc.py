@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trailblaze import masking
-from trailblaze.commands import DelegationViolation, command_kind, command_names
+from trailblaze.devicecommands import DelegationViolation, command_kind, command_names
 from trailblaze.errors import ToolFailure, TrailblazeError
 from trailblaze.mcp import wire
 from trailblaze.tools.model import ToolContext

@@ -55,6 +55,7 @@ def kill_all() -> None:
 
 
 atexit.register(kill_all)
+processes.on_die_now(kill_all)
 
 
 class StderrLog:

@@ -21,7 +21,7 @@ import base64
 import re
 from typing import Any
 
-from trailblaze.commands import Bounds, ScreenState, ViewNode
+from trailblaze.devicecommands import Bounds, ScreenState, ViewNode
 
 #: JSON-RPC error codes of the callback API (the -32600..-32700 ones are JSON-RPC's own)
 PARSE_ERROR = -32700

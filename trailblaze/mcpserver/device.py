@@ -18,17 +18,18 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import masking
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, Location, TrailblazeError, UsageError
 from trailblaze.runner.agent_step import AgentStep
+from trailblaze.runner.checks import collect_trails, session_problems
 from trailblaze.runner.replay import ToolRunner, TrailReplay, effective_timeout
 from trailblaze.runner.run import Executor
-from trailblaze.runner.session import PlannedTrail, Run, RunOptions, Session
-from trailblaze.trail.checks import check_trail_tools
+from trailblaze.session import PlannedTrail, Run, RunOptions, Session
 from trailblaze.trail.model import Step, StepKind, Trail, TrailConfig
 
 if TYPE_CHECKING:
     from trailblaze.agents.base import CallResult
-    from trailblaze.commands import ScreenState, ViewNode
+    from trailblaze.config import Config
+    from trailblaze.devicecommands import ScreenState, ViewNode
+    from trailblaze.results import StepResult, TrailResult
     from trailblaze.runner.project import Project
-    from trailblaze.runner.results import StepResult, TrailResult
     from trailblaze.tools.model import ToolSpec
 
 Progress = Callable[[float, float | None, str], Awaitable[None]]
@@ -37,12 +38,16 @@ Progress = Callable[[float, float | None, str], Awaitable[None]]
 class DeviceSession:
     """One connected device: its runner session, the scratch trail and the tool runner."""
 
-    def __init__(self, project: Project, options: RunOptions, driver_key: str, device_id: str | None) -> None:
+    def __init__(
+        self, project: Project, options: RunOptions, driver_key: str, device_id: str | None, config: Config
+    ) -> None:
         self.project = project
         self.options = options
         self.driver_key = project.drivers.resolve(driver_key).key
         self.device_id = device_id
-        self.executor = Executor(Run(project, options))
+        #: the browser shows its window (the web driver's ``--headed``, or the client's ``headless=false``)
+        self.headed = bool(config.getoption("headed", False))
+        self.executor = Executor(Run(project, options, config))
         #: an upstream workspace the trails folder belongs to (its targets and tool files)
         self.workspace = project.workspace_for(project.config.trails_dir)
         self.session: Session | None = None
@@ -153,11 +158,11 @@ class DeviceSession:
         """Load a trail for this device, with the same checks ``trailblaze run`` makes."""
         project = self.project
         args = {k: str(v) for k, v in project.config.project.args.items()}
-        trails, problems = project.collect([path], args)
+        trails, problems = collect_trails(project, [path], args)
         if not problems and not trails:
             problems.append(UsageError("not a trail file", Location(str(path))))
         for trail in trails:
-            problems.extend(check_trail_tools(trail, self.live.registry, self.live.classifiers, driver=self.driver_key))
+            problems.extend(session_problems(trail, self.live))
         if problems:
             raise ErrorList(problems)
         return trails[0]
@@ -214,25 +219,14 @@ def _scratch_trail(project: Project) -> Trail:
     )
 
 
-def run_options(
-    project: Project,
-    *,
-    driver: str | None,
-    target: str | None,
-    headed: bool,
-    timeout: float | None,
-    base_url: str | None,
-) -> RunOptions:
+def run_options(project: Project, *, driver: str | None, target: str | None, timeout: float | None) -> RunOptions:
     config = project.config
     return RunOptions(
         driver=driver,
         target=target,
-        headed=headed,
         timeout=timeout,
-        base_url=base_url,
         arg_values={k: str(v) for k, v in config.project.args.items()},
         artifacts_dir=config.root / ".trailblaze" / "artifacts",
-        verbosity=-1,
     )
 
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import mcp_types as types
 
 from trailblaze.agents.base import Agent, AgentSettings, StepTask, Usage, Verdict
+from trailblaze.agents.llm import llm_config
 from trailblaze.agents.openai_chat import (
     ASK_PROMPT,
     MAX_RESULT_CHARS,
@@ -77,8 +78,9 @@ class SamplingAgent(Agent):
     # -- with tool_use ----------------------------------------------------------------------------------
 
     async def _solve_with_tools(self, task: StepTask) -> Verdict:
-        offered = {spec.name: spec for spec in task.tools}
-        tools = [_mcp_tool(tool_schema(spec)) for spec in task.tools]
+        step_tools = task.tools_in_groups(llm_config(task.session.run.config).groups)
+        offered = {spec.name: spec for spec in step_tools}
+        tools = [_mcp_tool(tool_schema(spec)) for spec in step_tools]
         messages = [_user(f"The step: {task.text}\n\n{await _screen(task)}")]
         usage = Usage()
         for _ in range(MAX_TURNS):
@@ -114,8 +116,9 @@ class SamplingAgent(Agent):
     # -- with JSON text ---------------------------------------------------------------------------------
 
     async def _solve_with_json(self, task: StepTask) -> Verdict:
-        offered = {spec.name: spec for spec in task.tools}
-        catalog = "\n".join(json.dumps(tool_schema(spec)["function"], ensure_ascii=False) for spec in task.tools)
+        step_tools = task.tools_in_groups(llm_config(task.session.run.config).groups)
+        offered = {spec.name: spec for spec in step_tools}
+        catalog = "\n".join(json.dumps(tool_schema(spec)["function"], ensure_ascii=False) for spec in step_tools)
         system = _system(task) + JSON_RULES + catalog
         messages = [_user(f"The step: {task.text}\n\n{await _screen(task)}")]
         usage = Usage()

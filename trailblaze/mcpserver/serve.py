@@ -40,6 +40,21 @@ class Transport:
     allowed_hosts: list[str] = field(default_factory=list)
 
 
+def check_transport(transport: Transport) -> None:
+    """Refuse what would let other machines drive the devices: a non-local address without a
+    token, or an empty token (before anything is loaded)."""
+    from trailblaze.errors import UsageError
+    from trailblaze.mcpserver.http import is_loopback
+
+    if transport.http and not is_loopback(transport.host) and not transport.token:
+        raise UsageError(
+            f"--host {transport.host} lets other machines drive your devices: give --token (or "
+            "TRAILBLAZE_MCP_TOKEN) too"
+        )
+    if transport.token is not None and not transport.token.strip():
+        raise UsageError("--token is empty")
+
+
 def run(project: Project, defaults: Defaults, transport: Transport) -> int:
     return asyncio.run(_main(project, defaults, transport))
 

@@ -32,14 +32,16 @@ from trailblaze.mcpserver.settings import (
     ViewHierarchyVerbosity,
     config_key,
 )
-from trailblaze.mcpserver.state import ClientState, list_devices, pick_driver
+from trailblaze.mcpserver.state import ClientState, pick_driver
 from trailblaze.runner.agent_step import AgentStep
+from trailblaze.runner.checks import collect_trails
+from trailblaze.runner.listing import list_devices
 from trailblaze.tools.model import REASON_KEYS, ToolCall
 from trailblaze.trail.model import Step, StepKind
 
 if TYPE_CHECKING:
     from trailblaze.agents.base import Agent, CallResult, Usage
-    from trailblaze.commands import ViewNode
+    from trailblaze.devicecommands import ViewNode
     from trailblaze.mcpserver.device import DeviceSession
     from trailblaze.mcpserver.sampling import Sampler
 
@@ -87,7 +89,7 @@ async def device(call: Call, arguments: dict[str, Any]) -> Reply:
     state = call.state
     project = state.project
     if args.action is A.DeviceAction.LIST:
-        return Reply({"devices": await list_devices(project)})
+        return Reply({"devices": (await list_devices(project)).rows})
     if args.action is A.DeviceAction.INFO:
         if state.device is None:
             return Reply({"connected": False, "message": "no device connected: device(action=WEB|ANDROID|IOS)"})
@@ -142,7 +144,7 @@ async def _driver_for_device(call: Call, device_id: str | None) -> tuple[str, st
         return state.default_driver(), state.defaults.device
     if "://" in device_id:
         return pick_driver(state.project, "ios", state.defaults.driver), device_id
-    rows = await list_devices(state.project)
+    rows = (await list_devices(state.project)).rows
     for row in rows:
         if row.get("id") == device_id:
             return str(row["driver"]), device_id
@@ -318,7 +320,7 @@ async def _agent(call: Call, device: DeviceSession) -> Agent:
     from trailblaze.agents.base import AgentSettings
 
     state = call.state
-    settings = AgentSettings(state.project.config, headless=True)
+    settings = AgentSettings(state.project.config.with_options(headless=True))
     if state.settings.llm_call_strategy is LlmCallStrategy.MCP_SAMPLING:
         if call.sampler is None:
             raise ToolError(
@@ -657,7 +659,7 @@ async def _run(call: Call, name: str | None, file: str | None) -> Reply:
     path = _find_trail(state, name, file)
     async with state.lock:
         if state.device is None:
-            trails, problems = state.project.collect([path], {}, require_args=False)
+            trails, problems = collect_trails(state.project, [path], {}, require_args=False)
             if problems or not trails:
                 raise ToolError("; ".join(str(p) for p in problems) or f"{path} is not a trail")
             driver = state.project.default_driver_name(state.defaults.driver, trails[0])

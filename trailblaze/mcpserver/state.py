@@ -13,7 +13,7 @@ import contextlib
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trailblaze.errors import InfrastructureError, TrailblazeError, UsageError
 from trailblaze.mcpserver.categories import Category, categories_of, offered
@@ -34,15 +34,35 @@ HIDDEN_TOOLS = frozenset({"objectiveStatus"})
 
 @dataclass(slots=True)
 class Defaults:
-    """What ``trailblaze mcp`` was started with (its command-line options)."""
+    """What ``trailblaze mcp`` was started with (its command-line options; the drivers read
+    their own, ``--headed`` and ``--base-url``, from the configuration)."""
 
     driver: str | None = None
     device: str | None = None
     target: str | None = None
     mode: Mode = Mode.MCP_CLIENT_AS_AGENT
-    headed: bool = False
     timeout: float | None = None
-    base_url: str | None = None
+
+
+def defaults_from(project: Project, mode: str) -> Defaults:
+    """The server's defaults from ``trailblaze mcp``'s options; an unknown ``--driver`` or
+    ``--target`` is misuse, found before the server starts."""
+    config = project.config
+    driver = config.getoption("driver", None)
+    target = config.getoption("target", None)
+    if driver:
+        project.drivers.resolve(driver)
+    workspace = project.workspace_for(config.trails_dir)
+    if target and project.target_config(target, workspace) is None:
+        known = sorted({*config.project.targets, *(workspace.targets if workspace else ())})
+        raise UsageError(f"unknown target {target!r} (targets: {', '.join(known) or 'none are configured'})")
+    return Defaults(
+        driver=driver,
+        device=config.getoption("device", None),
+        target=target or config.project.target,
+        mode=Mode(mode.upper()),
+        timeout=config.getoption("timeout", None),
+    )
 
 
 @dataclass(eq=False)
@@ -82,23 +102,19 @@ class ClientState:
         if self.closed:
             raise InfrastructureError("the MCP session is closing")
         driver = self.project.drivers.resolve(driver_key)
-        headed = self.defaults.headed if headless is None else not headless
+        headed = bool(self.project.config.getoption("headed", False)) if headless is None else not headless
         current = self.device
-        same = current is not None and current.driver_key == driver.key and current.options.headed == headed
+        same = current is not None and current.driver_key == driver.key and current.headed == headed
         if current is not None and same and device_id in (None, current.live.info.id):
             return current
         options = run_options(
-            self.project,
-            driver=driver.key,
-            target=self.settings.target,
-            headed=headed,
-            timeout=self.defaults.timeout,
-            base_url=self.defaults.base_url,
+            self.project, driver=driver.key, target=self.settings.target, timeout=self.defaults.timeout
         )
+        config = self.project.config.with_options(headed=headed)  # the web driver's option, for this client
         previous_platform = current.platform if current is not None else None
         if current is not None:
             await self.disconnect()
-        device = DeviceSession(self.project, options, driver.key, device_id)
+        device = DeviceSession(self.project, options, driver.key, device_id, config)
         await device.open()
         self.device = device
         if previous_platform not in (None, driver.platform) and self.recording.steps:
@@ -130,7 +146,7 @@ class ClientState:
         if device is None:
             return False
         await self.disconnect()
-        await self.connect(device.driver_key, device.device_id, not device.options.headed)
+        await self.connect(device.driver_key, device.device_id, not device.headed)
         return True
 
     async def close(self) -> None:
@@ -208,24 +224,3 @@ def pick_driver(project: Project, platform: str, preferred: str | None) -> str:
             if wanted.platform == platform:
                 return wanted.key
     return candidates[0].key
-
-
-async def list_devices(project: Project, driver: str | None = None) -> list[dict[str, Any]]:
-    """What ``trailblaze devices`` lists: every device each driver reaches now, or why not."""
-    from trailblaze.driver import DriverOptions
-
-    classes = [project.drivers.resolve(driver)] if driver else project.drivers.drivers()
-    configured = project.config.project.device
-    extra = {"wda_urls": [configured]} if configured and "://" in configured else {}
-    rows: list[dict[str, Any]] = []
-    for cls in classes:
-        instance = cls(DriverOptions(browser=project.config.project.browser, extra=extra))
-        try:
-            found = await instance.devices()
-        except TrailblazeError as exc:
-            rows.append({"driver": cls.key, "platform": cls.platform, "error": str(exc)})
-            continue
-        rows.extend(
-            {**d.to_dict(), "model": d.model, "classifiers": list(d.classifiers), "state": d.state} for d in found
-        )
-    return rows

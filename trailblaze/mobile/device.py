@@ -1,7 +1,7 @@
 """A device whose screen is a hierarchy of nodes with bounds, acted on by coordinates.
 
 Android (uiautomator2) and iOS (WebDriverAgent) work the same way from Trailblaze's side: fetch
-the hierarchy, find the node a selector means (:mod:`trailblaze.screen`), touch its centre. This
+the hierarchy, find the node a selector means (:mod:`trailblaze.mobile.matching`), touch its centre. This
 class implements the :class:`~trailblaze.Commands` API once on top of a few blocking primitives
 each platform provides (``dump``, ``tap_at``, ``swipe_between``, ``type_text``…).
 
@@ -31,11 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from trailblaze.commands import DeviceInfo, ScreenState, ViewNode, action, assertion, query
+from trailblaze.devicecommands import DeviceInfo, ScreenState, ViewNode, action, assertion, query
 from trailblaze.driver import Device
 from trailblaze.errors import InfrastructureError, ToolFailure, TrailblazeError
+from trailblaze.mobile.matching import Screen, Selector, as_selector, describe, text_selector
 from trailblaze.mobile.worker import DeviceWorker
-from trailblaze.screen import Screen, Selector, as_selector, describe, text_selector
 from trailblaze.selectors import NodeSelector, text_matches
 
 T = TypeVar("T")

@@ -95,7 +95,7 @@ async def swipe_with_relative_coordinates(
     """Swipe between two points given as percentages ("50%, 90%") of the screen, or of the
     element showing ``swipeOnElementText``."""
     from trailblaze.mobile.device import point_in
-    from trailblaze.screen import MaestroSelector
+    from trailblaze.mobile.matching import MaestroSelector
 
     try:
         start, end = parse_point(startRelative), parse_point(endRelative)

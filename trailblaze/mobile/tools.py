@@ -2,7 +2,7 @@
 
 They run on any driver whose device is a :class:`~trailblaze.mobile.device.MobileDevice`
 (``android-uiautomator2``, ``ios-wda``). Targets are upstream's legacy ``selector:`` or its
-``nodeSelector:`` (see :mod:`trailblaze.screen` for what they match); every action and check
+``nodeSelector:`` (see :mod:`trailblaze.mobile.matching` for what they match); every action and check
 waits for its target up to the step's timeout, or the call's ``timeoutMs`` — which the tapping
 tools accept as this project's addition, as on the web.
 
@@ -12,14 +12,15 @@ whole text, hint or accessibility text, as a regular expression or literally.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trailblaze import ToolContext, ToolFailure, tool
-from trailblaze.screen import describe, text_selector
+from trailblaze.mobile.matching import describe, text_selector
 from trailblaze.selectors import ElementSelector, NodeSelector
 
 if TYPE_CHECKING:
-    from trailblaze.commands import ViewNode
+    from trailblaze.android.driver import AndroidDevice
+    from trailblaze.devicecommands import ViewNode
     from trailblaze.mobile.device import MobileDevice
 
 MOBILE = ["android", "ios"]
@@ -324,12 +325,16 @@ async def assert_not_visible_by_selector(
 # -- Android only ------------------------------------------------------------------------------------------------
 
 
+def _android(ctx: ToolContext) -> AndroidDevice:
+    return cast("AndroidDevice", ctx.driver)  # these tools are registered for the android platform only
+
+
 @tool(name="android_adbShell", platforms=["android"], recordable=False, exposed_to_llm=False)
 async def android_adb_shell(ctx: ToolContext, command: list[str]) -> dict[str, Any]:
     """Run a shell command on the device (``["pm", "list", "packages"]``); fails on a non-zero exit."""
     if not command:
         raise ToolFailure("android_adbShell needs a command")
-    result: dict[str, Any] = await ctx.driver.adb_shell(command)
+    result: dict[str, Any] = await _android(ctx).adb_shell(command)
     if result["exitCode"] != 0:
         raise ToolFailure(f"`{' '.join(command)}` exited with {result['exitCode']}: {result['output'].strip()[:500]}")
     return result
@@ -339,7 +344,7 @@ async def android_adb_shell(ctx: ToolContext, command: list[str]) -> dict[str, A
 async def android_grant_permissions(ctx: ToolContext, appId: str, permissions: list[str]) -> str:
     """Grant runtime permissions to an app (``android.permission.CAMERA``…)."""
     for permission in permissions:
-        await ctx.driver.grant_permission(appId, permission)
+        await _android(ctx).grant_permission(appId, permission)
     return f"granted {len(permissions)} permission(s) to {appId}"
 
 

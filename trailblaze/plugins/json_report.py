@@ -1,24 +1,64 @@
-"""Built-in plugin: ``--json FILE`` writes the results document (README, "Results JSON")."""
+"""Built-in plugin: ``--json FILE`` writes the results document (README, "Results JSON").
+
+As pytest's ``junitxml``, the plugin owns its option and its output: ``trailblaze_addoption``
+declares ``--json``, and ``trailblaze_configure`` registers a :class:`JsonReport` only when it
+was given.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
 from trailblaze.fileio import write_atomic
 
 if TYPE_CHECKING:
-    from trailblaze.runner.results import RunResult
-    from trailblaze.runner.session import Run
+    from trailblaze.argparsing import Parser
+    from trailblaze.config import Config
+    from trailblaze.results import RunResult
+    from trailblaze.session import Run
+
+PLUGIN_NAME = "json_report.writer"
+
+
+class JsonReport:
+    """Writes ``result`` as JSON to ``path`` when the run is over."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @hookimpl
+    def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
+        try:
+            write_atomic(self.path, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            result.report_failed("--json", self.path, exc)
 
 
 @hookimpl
-def trailblaze_run_finish(run: Run, result: RunResult) -> None:
-    path = run.options.json_path
-    if path is None:
-        return
-    try:
-        write_atomic(path, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
-    except OSError as exc:
-        result.report_failed("--json", path, exc)
+def trailblaze_addoption(parser: Parser) -> None:
+    import click
+
+    parser.getgroup("reporting", "Reporting").addoption(
+        "--json",
+        metavar="FILE",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write results JSON here.",
+        commands=("run", "record"),
+    )
+
+
+@hookimpl
+def trailblaze_configure(config: Config) -> None:
+    path = config.getoption("json")
+    if path is not None:
+        config.pluginmanager.register(JsonReport(path), PLUGIN_NAME)
+
+
+@hookimpl
+def trailblaze_unconfigure(config: Config) -> None:
+    report = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if report is not None:
+        config.pluginmanager.unregister(report)

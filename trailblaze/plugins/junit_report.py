@@ -6,6 +6,10 @@ trails that could not run properly, ``skipped`` with the reason. The failure mes
 failing step and its error; the body lists every step. Times are seconds with millisecond
 precision. A trail healed by ``--self-heal`` passes, with a ``trailblaze.status`` property of
 ``healed`` (schema-valid; CI shows the properties) and the healing in ``system-out``.
+
+The plugin owns its option: ``--junit`` is declared in ``trailblaze_addoption``, and a
+:class:`JunitReport` is registered in ``trailblaze_configure`` only when it was given (as
+pytest's ``junitxml`` registers its ``LogXML``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import datetime as dt
 import functools
 import re
 import socket
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
@@ -22,8 +27,12 @@ from trailblaze.fileio import write_atomic
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
 
-    from trailblaze.runner.results import RunResult, TrailResult
-    from trailblaze.runner.session import Run
+    from trailblaze.argparsing import Parser
+    from trailblaze.config import Config
+    from trailblaze.results import RunResult, TrailResult
+    from trailblaze.session import Run
+
+PLUGIN_NAME = "junit_report.writer"
 
 
 def _seconds(ms: float) -> str:
@@ -111,17 +120,48 @@ def _make_xml_safe(root: ET.Element) -> None:
             element.set(key, xml_safe(value))
 
 
-@hookimpl
-def trailblaze_run_finish(run: Run, result: RunResult) -> None:
-    path = run.options.junit_path
-    if path is None:
-        return
-    import xml.etree.ElementTree as ET
+class JunitReport:
+    """Writes ``result`` as JUnit XML to ``path`` when the run is over."""
 
-    root = build(result)
-    _make_xml_safe(root)
-    ET.indent(root)
-    try:
-        write_atomic(path, '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
-    except OSError as exc:
-        result.report_failed("--junit", path, exc)
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @hookimpl
+    def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
+        import xml.etree.ElementTree as ET
+
+        root = build(result)
+        _make_xml_safe(root)
+        ET.indent(root)
+        document = '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        try:
+            write_atomic(self.path, document)
+        except OSError as exc:
+            result.report_failed("--junit", self.path, exc)
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    import click
+
+    parser.getgroup("reporting", "Reporting").addoption(
+        "--junit",
+        metavar="FILE",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write JUnit XML here.",
+        commands=("run",),
+    )
+
+
+@hookimpl
+def trailblaze_configure(config: Config) -> None:
+    path = config.getoption("junit")
+    if path is not None:
+        config.pluginmanager.register(JunitReport(path), PLUGIN_NAME)
+
+
+@hookimpl
+def trailblaze_unconfigure(config: Config) -> None:
+    report = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if report is not None:
+        config.pluginmanager.unregister(report)

@@ -1,30 +1,91 @@
-"""Built-in plugin: tools from MCP servers declared in trailblaze.yaml (``mcp_servers:``).
+"""Built-in plugin: tools from MCP servers declared in trailblaze.yaml.
 
-When a session opens, the servers that apply to it are spawned (or reached over HTTP) and
-handshaken concurrently, and their tools join ``session.registry``; they are shut down with
-the session. Projects without servers pay nothing: the ``mcp`` SDK is imported only here, and
-only when a session has servers. Block it with ``-p no:mcp_toolsets``.
+It owns the keys that declare servers for every session — ``mcp_servers:`` and
+``callback_port:`` (targets and toolsets declare their own servers in their sections) — and
+checks, before any device opens, that the servers a run needs can be started (a ``${VAR}``
+that is not set, a missing script). When a session opens, the servers that apply to it are
+spawned (or reached over HTTP) and handshaken concurrently, and their tools join
+``session.registry``; they are shut down with the session. Projects without servers pay
+nothing: the ``mcp`` SDK is imported only when a session has servers. Block it with
+``-p no:mcp_toolsets``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.runner.session import Session
+    from trailblaze.argparsing import Parser
+    from trailblaze.config import Config
+    from trailblaze.errors import TrailblazeError
+    from trailblaze.session import Run, Session
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    from pydantic import Field
+
+    from trailblaze.config import McpServers
+
+    #: port of the callback server MCP tools call back on (127.0.0.1); None: a free one
+    callback_port = Annotated[int | None, Field(ge=1, le=65535)]
+
+    parser.addini(
+        "mcp_servers",
+        "MCP servers every session gets: a list, or a mapping from each server's name to its entry",
+        type=McpServers,
+        default=[],
+    )
+    parser.addini("callback_port", "port of the callback server on 127.0.0.1 (default: a free one)", callback_port)
+
+
+@hookimpl
+def trailblaze_adds_session_tools(config: Config) -> bool:
+    """Sessions get tools from servers when any are declared: at the root, in a target or in a
+    toolset."""
+    project = config.project
+    return bool(
+        config.getini("mcp_servers")
+        or any(t.mcp_servers for t in project.targets.values())
+        or any(t.mcp_servers for t in project.toolsets.values())
+    )
+
+
+@hookimpl
+def trailblaze_check_run(run: Run) -> list[TrailblazeError] | None:
+    """What is wrong with the servers the planned sessions would start (an unset ``${VAR}``, a
+    missing script): found now instead of when a device is already open."""
+    if not trailblaze_adds_session_tools(run.config):
+        return None
+    from trailblaze.driver import DriverContext
+    from trailblaze.errors import TrailblazeError
+    from trailblaze.mcp.declarations import session_declarations
+
+    problems: list[TrailblazeError] = []
+    seen: set[str] = set()
+    for key, target in sorted({(p.driver_key, p.target or "") for p in run.planned if p.skip_reason is None}):
+        driver = run.project.drivers.resolve(key)
+        context = DriverContext(driver.key, driver.platform, tuple(driver.aliases))
+        try:
+            session_declarations(run.config, context, target=target or None)
+        except TrailblazeError as exc:
+            if str(exc) not in seen:
+                seen.add(str(exc))
+                problems.append(exc)
+    return problems
 
 
 @hookimpl
 def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
-    if not session.run.project.has_dynamic_tools:
+    if not trailblaze_adds_session_tools(session.run.config):
         return None
     return _attach(session)
 
 
 async def _attach(session: Session) -> None:
-    from trailblaze.mcp.session import attach
+    from trailblaze.mcp.attach import attach
 
     await attach(session)

@@ -1,12 +1,28 @@
 """Built-in plugin: upstream's mobile tools (``launchApp``, ``tapOnElementBySelector``,
-``inputText``, ``assertVisibleBySelector``…), offered on the Android and iOS drivers."""
+``inputText``, ``assertVisibleBySelector``…), offered on the Android and iOS drivers, and the
+setting both mobile drivers read, ``settle_timeout:``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    from trailblaze.mobile.settings import SETTLE_TIMEOUT, SettleTimeout
+
+    parser.addini(
+        SETTLE_TIMEOUT,
+        "mobile: seconds an action waits for the screen to stop changing (0: off)",
+        type=SettleTimeout,
+        default=2.0,
+    )
 
 
 @hookimpl

@@ -1,11 +1,22 @@
-"""Built-in plugin: the ``openai`` agent (any OpenAI-compatible chat-completions endpoint)."""
+"""Built-in plugin: the ``openai`` agent (any OpenAI-compatible chat-completions endpoint) and its
+section of ``trailblaze.yaml``, ``llm:``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    from trailblaze.agents.llm import SECTION, LlmConfig
+
+    parser.add_section(SECTION, LlmConfig, help="the LLM the openai agent talks to")
 
 
 @hookimpl

@@ -2,8 +2,9 @@
 
 On a TTY it shows a spinner with the trail, step and tool in flight, a line per finished trail
 and a summary table (rich). When output is not a terminal (CI logs, pipes) it prints plain
-lines only. ``-v`` adds a line per step and tool; ``-q`` keeps only failures and the summary.
-Block it with ``-p no:terminal`` to replace it with a reporter of your own.
+lines only. ``-v`` adds a line per step and tool; ``-q`` keeps only failures and the summary
+(both declared here, in ``trailblaze_addoption``). Block it with ``-p no:terminal`` to replace it
+with a reporter of your own.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.status import Status
 
+    from trailblaze.argparsing import Parser
     from trailblaze.config import Config
-    from trailblaze.runner.results import RunResult, StepResult, ToolReport, TrailResult
-    from trailblaze.runner.results import Status as TrailStatus
-    from trailblaze.runner.session import Run, Session
+    from trailblaze.results import RunResult, StepResult, ToolReport, TrailResult
+    from trailblaze.results import Status as TrailStatus
+    from trailblaze.session import Run, Session
     from trailblaze.trail.model import Step, Trail
 
 _STYLE = {
@@ -41,10 +43,11 @@ _WORD = {
 
 
 class TerminalReporter:
-    def __init__(self) -> None:
+    def __init__(self, verbosity: int = 0) -> None:
         self.console: Console | None = None
         self.status: Status | None = None
-        self.verbosity = 0
+        #: -1 quiet, 0 normal, 1 steps, 2 tool calls
+        self.verbosity = verbosity
         self.trail: str = ""
         self.step: str = ""
         self.total = 0
@@ -70,7 +73,8 @@ class TerminalReporter:
         else:
             self.status.update(text)
 
-    def pause_live(self) -> None:
+    @hookimpl
+    def trailblaze_pause_live(self) -> None:
         """Stop the spinner until the next event: an agent is about to talk to a person."""
         self._stop_live()
 
@@ -88,7 +92,6 @@ class TerminalReporter:
         from trailblaze import __version__
 
         options = run.options
-        self.verbosity = options.verbosity
         self.show_device = bool(
             len(options.devices) > 1 or options.all_devices or options.shard_split or options.shard_all
         )
@@ -191,5 +194,13 @@ class TerminalReporter:
 
 
 @hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    group = parser.getgroup("reporting", "Reporting")
+    group.addoption("-v", "--verbose", action="count", help="Show steps (-v) and tool calls (-vv).")
+    group.addoption("-q", "--quiet", is_flag=True, help="Only failures and the summary.", commands=("run",))
+
+
+@hookimpl
 def trailblaze_configure(config: Config) -> None:
-    config.pluginmanager.register(TerminalReporter(), "terminalreporter")
+    verbosity = -1 if config.getoption("quiet") else config.getoption("verbose")
+    config.pluginmanager.register(TerminalReporter(verbosity), "terminalreporter")

@@ -1,4 +1,5 @@
-"""Built-in collector: reads ``*.trail.yaml``, ``trail.yaml`` and legacy ``blaze.yaml`` files."""
+"""Built-in collector: reads trail files — ``*.trail.yaml`` and ``trail.yaml`` found in folders, and
+any YAML file the user names itself. ``trylast``, so a plugin's collector sees every file first."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ if TYPE_CHECKING:
 
 @hookimpl(trylast=True)
 def trailblaze_collect_file(
-    path: Path, root: Path | None, arg_values: dict[str, str], require_args: bool
+    path: Path, root: Path | None, arg_values: dict[str, str], require_args: bool, given: bool
 ) -> Trail | None:
-    if path.suffix not in (".yaml", ".yml"):
+    from trailblaze.trail.discovery import is_trail_file
+
+    if not (is_trail_file(path) or (given and path.suffix in (".yaml", ".yml"))):
         return None
     from trailblaze.trail.loader import load_trail
 

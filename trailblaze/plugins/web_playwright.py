@@ -1,11 +1,69 @@
-"""Built-in plugin: the ``playwright-native`` web driver and the ``web_*`` tools."""
+"""Built-in plugin: the ``playwright-native`` web driver, the ``web_*`` tools, and everything the
+web driver is set with — its options (``--headed``, ``--base-url``, ``--remote-debugging-port``),
+its keys of ``trailblaze.yaml`` (``base_url``, ``headless``, ``browser``) and its checks before a
+run (a ``/path`` URL without a ``base_url``, a visible browser without a display)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
+    from trailblaze.config import Config
+    from trailblaze.errors import TrailblazeError
+    from trailblaze.session import PlannedTrail, Run, Session
+    from trailblaze.trail.model import Trail
+
+#: the commands that open a browser
+BROWSING = ("run", "record", "mcp")
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    import click
+
+    from trailblaze.config import BaseUrl
+
+    group = parser.getgroup("web", "Web driver (playwright-native)")
+    group.addoption("--headed", is_flag=True, help="Show the browser window.", commands=BROWSING)
+    group.addoption(
+        "--base-url",
+        metavar="URL",
+        help="Base URL for '/path' navigation ('sample-app' serves the bundled app).",
+        commands=BROWSING,
+    )
+    group.addoption(
+        "--remote-debugging-port",
+        type=click.IntRange(0, 65535),
+        metavar="PORT",
+        help="Let other tools drive the browser over CDP on 127.0.0.1:PORT (0 picks a free port).",
+        commands=("record",),
+    )
+    parser.addini("base_url", "'/path' URLs join this; 'sample-app' serves the bundled app", type=BaseUrl)
+    parser.addini("headless", "run the browser without a window (--headed shows it)", type=bool, default=True)
+    parser.addini("browser", "a Chromium executable; default: Playwright's, else the system's", type=str | None)
+
+
+@hookimpl
+def trailblaze_configure(config: Config) -> None:
+    """A ``base_url`` that cannot work is misuse, found before anything runs."""
+    from trailblaze.config import SAMPLE_APP, base_url_problem, url_problem
+    from trailblaze.errors import ErrorList, UsageError
+
+    problems: list[TrailblazeError] = []
+    problem = base_url_problem(config.getini("base_url"), config.root)
+    if problem is not None:
+        problems.append(UsageError(problem, config.location(("base_url",))))
+    given = config.getoption("base_url")
+    if given and given != SAMPLE_APP and "://" in given:
+        problem = url_problem(given)
+        if problem is not None:
+            problems.append(UsageError(f"--base-url: {problem}"))
+    if problems:
+        raise ErrorList(problems)
 
 
 @hookimpl
@@ -23,3 +81,84 @@ def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     for fn in WEB_TOOLS:
         register(fn)
     register_trailmap(register, "web")
+
+
+@hookimpl
+def trailblaze_session_setup(session: Session) -> None:
+    """A session for an app target with a ``base_url`` of its own (or its web block's) starts
+    from there, unless ``--base-url`` was given."""
+    if session.info.platform != "web":
+        return
+    from trailblaze.web.driver import PlaywrightDriver, WebDevice
+
+    driver, device = session.driver, session.device
+    if not (isinstance(driver, PlaywrightDriver) and isinstance(device, WebDevice)):
+        return
+    config = session.run.config
+    target = session.run.project.target_config(session.target, session.workspace)
+    url = target.web_base_url if target is not None else None
+    if url and not config.getoption("base_url"):
+        device.base_url = driver.url_for(config.base_url(url))
+
+
+@hookimpl
+def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
+    from trailblaze.errors import UsageError
+
+    config = run.config
+    web = [p for p in run.planned if p.skip_reason is None and _is_web(run, p)]
+    problems: list[TrailblazeError] = []
+    for planned in web:
+        if not base_url_for(config, planned):
+            problems.extend(relative_urls(planned.trail))
+    if web and config.getoption("headed"):
+        from trailblaze.web.driver import display_problem
+
+        problem = display_problem()
+        if problem is not None:
+            hint = (
+                "record with --headless and drive the browser over --remote-debugging-port, or where a display is"
+                if config.command == "record"
+                else "run without --headed, or where there is a display"
+            )
+            problems.append(UsageError(f"a visible browser needs a display (--headed): {problem}; {hint}"))
+    return problems
+
+
+def _is_web(run: Run, planned: PlannedTrail) -> bool:
+    return run.project.drivers.resolve(planned.driver_key).platform == "web"
+
+
+def base_url_for(config: Config, planned: PlannedTrail) -> str | None:
+    """The ``base_url`` a trail's ``/path`` URLs join: ``--base-url``, its target's, the
+    default target's, trailblaze.yaml's."""
+    given: str | None = config.getoption("base_url")
+    if given:
+        return given
+    targets = config.project.targets
+    for name in (planned.target, config.getoption("target", None) or config.project.target):
+        target = targets.get(name) if name else None
+        if target is not None and target.base_url:
+            return target.base_url
+    setting: str | None = config.getini("base_url")
+    return setting
+
+
+def relative_urls(trail: Trail) -> list[TrailblazeError]:
+    """``web_navigate`` calls to ``/path`` in a session without a ``base_url``: they could only
+    fail, so they are misuse found now rather than a failed step later."""
+    from trailblaze.errors import UsageError
+
+    problems: list[TrailblazeError] = []
+    for step in trail.all_steps:
+        for call in step.recording_for(("web",)) or []:
+            url = call.args.get("url")
+            if call.name == "web_navigate" and isinstance(url, str) and url.startswith("/"):
+                problems.append(
+                    UsageError(
+                        f"web_navigate: {url!r} is relative to base_url, but no base_url is configured "
+                        "(base_url: in trailblaze.yaml, or --base-url)",
+                        call.arg_location(["url"]),
+                    )
+                )
+    return problems

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import masking
 from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Verdict
 from trailblaze.errors import ToolFailure
-from trailblaze.runner.results import AgentReport
+from trailblaze.results import AgentReport
 from trailblaze.tools.model import REASON_KEYS, ToolCall, ToolSpec
 from trailblaze.tools.resolve import CallFailed, ExecutedCall
 from trailblaze.trail.interpolate import references
 
 if TYPE_CHECKING:
-    from trailblaze.commands import ViewNode
+    from trailblaze.devicecommands import ViewNode
     from trailblaze.runner.replay import ToolRunner
-    from trailblaze.runner.session import Session
+    from trailblaze.session import Session
     from trailblaze.trail.model import Step, Trail
 
 #: the tool an agent ends a step with; it is never executed or recorded
@@ -68,7 +68,7 @@ def offered_tools(
 
 def session_hidden(session: Session) -> frozenset[str]:
     """The tools the session's toolsets keep from agents."""
-    from trailblaze.mcp.declarations import DriverContext
+    from trailblaze.driver import DriverContext
     from trailblaze.toolsets import hidden_tools
 
     project = session.run.project
@@ -84,7 +84,7 @@ async def agent_for(session: Session, name: str) -> Agent:
     agent: Agent | None = session.state.get(_AGENT_STATE)
     if agent is None:
         agent_class = session.run.project.agents.resolve(name)
-        agent = agent_class(AgentSettings(session.run.config, headless=not session.run.options.headed))
+        agent = agent_class(AgentSettings(session.run.config))
         await agent.start(session)
         session.state[_AGENT_STATE] = agent
         session.exit_stack.push_async_callback(agent.close)
@@ -92,28 +92,29 @@ async def agent_for(session: Session, name: str) -> Agent:
 
 
 def pause_live_output(session: Session) -> None:
-    """Stop the terminal reporter's live spinner (it comes back with the next event), so what
-    is printed next — a prompt for a person, a diff — is not drawn over."""
-    reporter = session.run.project.plugins.pm.get_plugin("terminalreporter")
-    pause = getattr(reporter, "pause_live", None)
-    if callable(pause):
-        pause()
+    """Ask reporters to stop their live output (``trailblaze_pause_live``; it comes back with
+    the next event), so what is printed next — a prompt for a person, a diff — is not drawn
+    over."""
+    session.run.project.hook.trailblaze_pause_live()
 
 
 class AgentStep(StepTask):
     """The step an agent works on, bound to a session and the trail's tool runner."""
 
     def __init__(self, session: Session, trail: Trail, step: Step, text: str, runner: ToolRunner) -> None:
-        llm = session.run.config.project.llm
         self.session = session
         self.trail = trail
         self.step = step
         self.text = text
         self.kind = step.kind
         self.label = step_label(step)
-        self.tools = offered_tools(session.registry, step.kind, llm.groups if llm else None, session_hidden(session))
+        self._hidden = session_hidden(session)
+        self.tools = offered_tools(session.registry, step.kind, None, self._hidden)
         self._runner = runner
         self._groups: list[list[ToolCall]] = []
+
+    def tools_in_groups(self, groups: Sequence[str] | None) -> list[ToolSpec]:
+        return offered_tools(self.session.registry, self.kind, groups, self._hidden)
 
     async def screen(self) -> ViewNode:
         """The screen with the session's secrets masked: a filled secret field shows ``***``

@@ -23,9 +23,9 @@ from trailblaze.trail.model import classifier_to_record
 from trailblaze.trail.writer import RecordingEdit, TrailFile
 
 if TYPE_CHECKING:
+    from trailblaze.results import StepResult, TrailResult
     from trailblaze.runner.replay import ToolRunner
-    from trailblaze.runner.results import StepResult, TrailResult
-    from trailblaze.runner.session import Session
+    from trailblaze.session import Session
     from trailblaze.trail.model import Step, Trail
 
 
@@ -41,8 +41,8 @@ class Healer:
     @classmethod
     def for_replay(cls, session: Session, trail: Trail) -> Healer:
         options = session.run.options
-        name = session.run.project.default_agent_name(options.agent)
-        return cls(session, trail, name, options.save_recording)
+        assert options.agent is not None, "run_trails names the agent of a --self-heal run"
+        return cls(session, trail, options.agent, options.save_recording)
 
     async def heal(self, step: Step, text: str, result: StepResult, runner: ToolRunner, *, recorded: bool) -> None:
         """Let the agent work out the step that just failed (``result``)."""

@@ -1,30 +1,57 @@
 """The project: configuration, plugins, and the tools and drivers they registered.
 
-Every command builds one :class:`Project`; it is the library API the CLI is thin over.
+Every command builds one :class:`Project` (:func:`load_project`); it is the library API the CLI
+is thin over.
 """
 
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.config import Config, TargetConfig
-from trailblaze.driver import Driver, DriverRegistry
+from trailblaze.config import Config, TargetConfig, load_config
+from trailblaze.driver import DriverRegistry
 from trailblaze.drivernames import unavailable_driver
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
-from trailblaze.pluginmanager import Plugins, call_registration
+from trailblaze.pluginmanager import Plugins, collect, collect_options, get_plugin_manager
+from trailblaze.projectfile import find_config, plugins_listed_in
 from trailblaze.tools.registry import ToolRegistry
-from trailblaze.trail.checks import check_trail_tools
-from trailblaze.trail.discovery import discover, resolved_path
-from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import Trail
 
 if TYPE_CHECKING:
-    from trailblaze.agents.base import Agent, AgentRegistry
+    from trailblaze.agents.base import AgentRegistry
+    from trailblaze.argparsing import Parser
     from trailblaze.workspace import Workspace
+
+
+def load_project(
+    config_path: Path | None = None,
+    plugin_args: Sequence[str] = (),
+    *,
+    options: Mapping[str, Any] | None = None,
+    command: str | None = None,
+    plugins: Plugins | None = None,
+    parser: Parser | None = None,
+    autoload: bool | None = None,
+) -> Project:
+    """Assemble a project as a command does: the plugins (``-p`` values in ``plugin_args``, the
+    file's ``plugins:``, entry points unless ``autoload`` is False), what they declare
+    (``trailblaze_addoption``), the file found from the working directory (or ``config_path``)
+    validated against it, the command line's ``options`` (by dest), then
+    ``trailblaze_configure``. ``plugins``/``parser`` reuse what the command line already built."""
+    path = config_path or find_config()
+    if plugins is None:
+        listed = plugins_listed_in(path) if path is not None and path.exists() else []
+        plugins = get_plugin_manager(plugin_args, listed, autoload=autoload)
+    if parser is None:
+        parser = collect_options(plugins)
+    config = load_config(path, parser, discover=False, options=options, command=command)
+    config.pluginmanager = plugins.pm
+    project = Project(config, plugins)
+    project.configure()
+    return project
 
 
 class Project:
@@ -53,18 +80,7 @@ class Project:
     def tools(self) -> ToolRegistry:
         """Every tool the Python plugins registered (MCP tools join per session)."""
         registry = ToolRegistry()
-
-        def make_register(plugin_name: str) -> Callable[[Any], Any]:
-            def register(tool: Any) -> Any:
-                try:
-                    registry.add(tool, source=plugin_name)
-                except TypeError as exc:  # a tool the plugin declared wrongly
-                    raise UsageError(f"plugin {plugin_name!r} registered a bad tool: {exc}") from None
-                return tool
-
-            return register
-
-        call_registration(self.plugins, "trailblaze_register_tools", make_register)
+        collect(self.plugins, "trailblaze_register_tools", registry)
         entries = self.config.project.tools
         if entries and self.config.doc is not None:
             from trailblaze.tools.yamltool import add_declarations, load_entries
@@ -124,18 +140,7 @@ class Project:
     @functools.cached_property
     def drivers(self) -> DriverRegistry:
         registry = DriverRegistry()
-
-        def make_register(plugin_name: str) -> Callable[[type[Driver]], type[Driver]]:
-            def register(driver: type[Driver]) -> type[Driver]:
-                try:
-                    registry.add(driver, plugin_name)
-                except TypeError as exc:
-                    raise UsageError(f"plugin {plugin_name!r} registered a bad driver: {exc}") from None
-                return driver
-
-            return register
-
-        call_registration(self.plugins, "trailblaze_register_drivers", make_register)
+        collect(self.plugins, "trailblaze_register_drivers", registry)
         problems = self._config_driver_problems(registry)
         if problems:
             raise ErrorList(problems)
@@ -170,28 +175,19 @@ class Project:
         from trailblaze.agents.base import AgentRegistry
 
         registry = AgentRegistry()
-
-        def make_register(plugin_name: str) -> Callable[[type[Agent]], type[Agent]]:
-            def register(agent: type[Agent]) -> type[Agent]:
-                registry.add(agent, plugin_name)
-                return agent
-
-            return register
-
-        call_registration(self.plugins, "trailblaze_register_agents", make_register)
+        collect(self.plugins, "trailblaze_register_agents", registry)
         return registry
 
     def default_agent_name(self, requested: str | None) -> str:
         """The agent for ``record`` and ``run --self-heal``: ``--agent``, else ``agent:`` in
-        trailblaze.yaml, else ``openai`` when an LLM is configured (``llm:`` or the
-        ``OPENAI_*`` variables), else ``interactive``."""
+        trailblaze.yaml, else the first agent the project configures (``Agent.is_configured``:
+        ``openai`` when ``llm:`` or the ``OPENAI_*`` variables are set), else ``interactive``."""
         if requested:
             return requested
         if self.config.project.agent:
             return self.config.project.agent
-        if self.config.project.llm is not None or any(os.environ.get(v) for v in ("OPENAI_API_KEY", "OPENAI_BASE_URL")):
-            return "openai"
-        return "interactive"
+        configured = next((a.name for a in self.agents if a.is_configured(self.config)), None)
+        return configured or "interactive"
 
     def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
         """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the
@@ -224,118 +220,8 @@ class Project:
                 return trail.config.platform.lower()
         return "playwright-native"
 
-    def check_drivers(self, trail: Trail) -> list[TrailblazeError]:
-        """Driver names in the trail's config that mean nothing (a typo never silently matches
-        no device): ``config.devices`` values and legacy ``config.driver``."""
-        named: list[tuple[tuple[str, ...], str]] = [(("devices", c), n) for c, n in trail.config.devices.items()]
-        if trail.config.driver:
-            named.append((("driver",), trail.config.driver))
-        problems: list[TrailblazeError] = []
-        for keys, name in named:
-            if self.drivers.get(name) is None and unavailable_driver(name) is None:
-                known = ", ".join(self.drivers.keys())
-                problems.append(
-                    UsageError(
-                        f"config.{'.'.join(keys)}: unknown driver {name!r} (drivers here: {known}, or upstream's "
-                        f"names for them such as ANDROID_ONDEVICE_ACCESSIBILITY, IOS_HOST, PLAYWRIGHT_NATIVE)",
-                        trail.config_location(*keys),
-                    )
-                )
-        return problems
-
-    # -- trails ----------------------------------------------------------------------------------
-
-    def discover(self, paths: Sequence[Path]) -> list[Path]:
-        return discover(paths or self._default_paths())
-
-    def collect(
-        self, paths: Sequence[Path], arg_values: Mapping[str, str], *, require_args: bool = True
-    ) -> tuple[list[Trail], list[TrailblazeError]]:
-        """Load every trail under ``paths``; return the trails and every problem found."""
-        trails: list[Trail] = []
-        problems: list[TrailblazeError] = []
-        given = list(paths) or self._default_paths()
-        files = discover(given, problems)
-        reported: set[Path] = set()
-        for path in files:
-            workspace = self.workspace_for(path)
-            if workspace is not None and workspace.config_file not in reported:
-                reported.add(workspace.config_file)
-                self.registry_for(workspace)
-                problems.extend(workspace.problems)
-            root = self._root_for(path, given)
-            try:
-                trail = self.hook.trailblaze_collect_file(
-                    path=path, root=root, arg_values=dict(arg_values), require_args=require_args
-                )
-            except TrailErrors as exc:
-                problems.extend(exc.errors)
-                if exc.trail is not None:  # what could be read is still worth checking
-                    problems.extend(
-                        check_trail_tools(
-                            exc.trail, self.registry_for(workspace), None, allow_unknown=self.has_dynamic_tools
-                        )
-                    )
-                continue
-            except ErrorList as exc:
-                problems.extend(exc.errors)
-                continue
-            except TrailblazeError as exc:
-                problems.append(exc)
-                continue
-            if trail is None:
-                problems.append(UsageError(f"no plugin can read {path}"))
-                continue
-            problems.extend(self.check_drivers(trail))
-            trails.append(trail)
-        return trails, problems
-
-    def _default_paths(self) -> list[Path]:
-        """``trails_dir``, relative to the working directory when it is inside it, so messages
-        and reports name files as the user would type them (``trails/a.trail.yaml:3:5``)."""
-        folder = self.config.trails_dir
-        try:
-            return [folder.relative_to(Path.cwd())]
-        except ValueError:
-            return [folder]
-
-    def _root_for(self, path: Path, given: Iterable[Path]) -> Path:
-        resolved = Path(resolved_path(path))
-        for candidate in (self.config.trails_dir, *given):
-            folder = candidate if candidate.is_dir() else candidate.parent
-            if resolved.is_relative_to(folder.resolve()):
-                return folder
-        return path.parent
-
-    def check(self, trail: Trail, driver_name: str | None, *, dynamic_tools: bool = False) -> list[TrailblazeError]:
-        """Problems with the tool calls of ``trail``: on ``driver_name`` only the recording that
-        driver would replay, otherwise every recording against every tool."""
-        workspace = self.workspace_for(trail.path)
-        tools = self.registry_for(workspace)
-        if driver_name is None:
-            problems = check_trail_tools(trail, tools, None, allow_unknown=dynamic_tools)
-        else:
-            driver = self.drivers.resolve(driver_name)
-            registry = tools.for_device(driver.key, driver.platform)
-            problems = check_trail_tools(
-                trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic_tools
-            )
-        exempt = workspace.exempt.get(trail.config.target or "") if workspace is not None else None
-        if exempt:  # the trailmap explains why (upstream: such findings do not fail its check)
-            problems = [
-                UsageError(f"{p.message} (trailmap {trail.config.target}: {exempt})", p.location)
-                if isinstance(p, UsageError) and p.message.startswith("unknown tool")
-                else p
-                for p in problems
-            ]
-        return problems
-
-    @property
+    @functools.cached_property
     def has_dynamic_tools(self) -> bool:
-        """Whether tools may appear only when a session opens (MCP servers are configured)."""
-        project = self.config.project
-        return bool(
-            project.mcp_servers
-            or any(t.mcp_servers for t in project.targets.values())
-            or any(t.mcp_servers for t in project.toolsets.values())
-        )
+        """Whether tools may appear only when a session opens (a plugin says so in
+        ``trailblaze_adds_session_tools``: MCP toolsets when servers are configured)."""
+        return any(self.hook.trailblaze_adds_session_tools(config=self.config))

@@ -30,20 +30,20 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.agents.base import AgentSettings
 from trailblaze.errors import ExitCode, Location, TrailblazeError, UsageError
+from trailblaze.results import RunResult, StepResult, TrailResult
 from trailblaze.runner.agent_step import agent_for, carry_reason, pause_live_output, solve_step, step_label
 from trailblaze.runner.progress import RecordingProgress
 from trailblaze.runner.replay import ToolRunner, TrailReplay
-from trailblaze.runner.results import RunResult, StepResult, TrailResult
 from trailblaze.runner.run import Executor, execute, prepare
 from trailblaze.tools.model import ToolCall
-from trailblaze.tools.resolve import CallFailed, ExecutedCall
+from trailblaze.tools.resolve import ExecutedCall
 from trailblaze.trail.loader import legacy_classifier
 from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail, classifier_to_record, lookup_order
 from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile
 
 if TYPE_CHECKING:
     from trailblaze.runner.project import Project
-    from trailblaze.runner.session import PlannedTrail, Run, RunOptions, Session
+    from trailblaze.session import PlannedTrail, Run, RunOptions, Session
 
 
 def _echo(text: str, err: bool = False) -> None:
@@ -65,16 +65,24 @@ class RecordOptions:
     echo: Callable[..., None] = _echo
 
 
+def record_options(project: Project, options: RunOptions) -> RecordOptions:
+    """What ``record`` was asked beyond a run (its own options, read from the configuration),
+    with the agent decided: ``--agent``, else the project's default."""
+    option = project.config.getoption
+    return RecordOptions(
+        agent=project.default_agent_name(options.agent),
+        rerecord=option("rerecord", False),
+        step=option("step", None),
+        dry_run=option("dry_run", False),
+        resume=option("resume", False),
+    )
+
+
 def record_trails(project: Project, options: RunOptions, record: RecordOptions) -> RunResult:
     """Prepare and record (the whole of ``trailblaze record``); returns the run's result."""
     agent_class = project.agents.resolve(record.agent)
-    agent_class(AgentSettings(project.config, headless=not options.headed))  # bad settings fail before a browser starts
-    run = prepare(
-        project,
-        options,
-        recordings=False,
-        headed_hint="record with --headless and drive the browser over --remote-debugging-port, or where a display is",
-    )
+    agent_class(AgentSettings(project.config))  # bad settings fail before a browser starts
+    run = prepare(project, options, recordings=False)
     platforms = set()
     for planned in run.planned:
         target_step(planned.trail, record.step)
@@ -209,26 +217,19 @@ class TrailRecorder(TrailReplay):
     ) -> list[ToolCall]:
         """Replay ``calls`` and return them with each delegating call replaced by what it executed."""
         captured: list[ToolCall] = []
-        for attempt in range(1, step.max_retries + 2):
-            result.attempts = attempt
-            result.tools = []
-            captured = []
-            try:
-                for call in calls:
-                    group: list[ExecutedCall] = []
-                    runner.on_executed = group.append
-                    try:
-                        await runner.run(call)
-                    finally:
-                        runner.on_executed = None
-                    captured.extend(self._resolved(step, call, group))
-            except CallFailed as exc:
-                if attempt <= step.max_retries:
-                    continue
-                result.status = exc.status  # type: ignore[assignment]
-                result.error = exc.message
-                self._exit_code = exc.exit_code
-            break
+
+        async def attempt() -> None:
+            captured.clear()
+            for call in calls:
+                group: list[ExecutedCall] = []
+                runner.on_executed = group.append
+                try:
+                    await runner.run(call)
+                finally:
+                    runner.on_executed = None
+                captured.extend(self._resolved(step, call, group))
+
+        await self._with_retries(step, result, attempt)
         return captured
 
     def _resolved(self, step: Step, call: ToolCall, executed: list[ExecutedCall]) -> list[ToolCall]:

@@ -6,17 +6,18 @@ status *error* and says how to record it. Steps after a failing one are reported
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from trailblaze.commands import QueryOnlyCommands
+from trailblaze.devicecommands import Commands, QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
-from trailblaze.runner.results import StepResult, ToolReport, TrailResult
-from trailblaze.runner.session import PlannedTrail, Session
+from trailblaze.results import Status, StepResult, ToolReport, TrailResult
+from trailblaze.session import PlannedTrail, Session
 from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
 from trailblaze.tools.resolve import CallFailed, ExecutedCall, Resolver
 from trailblaze.trail.interpolate import resolver, substitute
@@ -95,7 +96,8 @@ class ToolRunner:
         session = self.session
         device = session.device
         return ToolContext(
-            commands=QueryOnlyCommands(device, spec.name) if delegating else device,
+            # the query-only proxy answers as Commands does (its actions refuse)
+            commands=cast(Commands, QueryOnlyCommands(device, spec.name)) if delegating else device,
             driver=device,
             device=session.info,
             memory=session.memory,
@@ -105,9 +107,10 @@ class ToolRunner:
             call=call,
             timeout=self.timeout,
             trail_path=self.trail.path,
-            base_url=getattr(device, "base_url", None),
+            base_url=device.base_url,
             artifacts_dir=_artifacts_for(session, self.trail),
             session=session,
+            run_trail=functools.partial(replay_inline, session, self.trail, self.timeout),
         )
 
     def _executed(self, executed: ExecutedCall) -> None:
@@ -116,7 +119,7 @@ class ToolRunner:
         report = ToolReport(
             name=executed.call.name,
             args=executed.display_args,
-            status=executed.status,  # type: ignore[arg-type]
+            status=executed.status,
             duration_ms=executed.duration_ms,
             delegated_from=list(executed.delegated_from),
             recordable=executed.recordable,
@@ -143,15 +146,7 @@ class TrailReplay:
         self.session = session
         self.trail = planned.trail
         self.hook = session.run.project.hook
-        self.result = TrailResult(
-            path=str(self.trail.path),
-            id=self.trail.id,
-            title=self.trail.title,
-            status="passed",
-            driver=session.driver.key,
-            device=session.info.id,
-            tags=list(self.trail.config.tags),
-        )
+        self.result = TrailResult.for_trail(self.trail, session.driver.key, session.info.id)
         self._current: StepResult | None = None
         self._exit_code = ExitCode.FAILED
         self.healer: Healer | None = None
@@ -214,9 +209,9 @@ class TrailReplay:
         if self._current is not None:
             self._current.tools.append(report)
 
-    def _fail(self, status: str, message: str, exit_code: ExitCode) -> None:
+    def _fail(self, status: Status, message: str, exit_code: ExitCode) -> None:
         if self.result.status in ("passed", "healed"):
-            self.result.status = status  # type: ignore[assignment]
+            self.result.status = status
             self.result.error = message
             self.result.exit_code = exit_code
 
@@ -260,28 +255,36 @@ class TrailReplay:
             await self.healer.heal(step, text, result, runner, recorded=calls is not None)
 
     async def _replay_calls(self, step: Step, calls: list[ToolCall], result: StepResult, runner: ToolRunner) -> None:
-        for attempt in range(1, step.max_retries + 2):
-            result.attempts = attempt
+        async def attempt() -> None:
+            for call in calls:
+                await runner.run(call)
+
+        await self._with_retries(step, result, attempt)
+
+    async def _with_retries(self, step: Step, result: StepResult, attempt: Callable[[], Awaitable[None]]) -> None:
+        """Run ``attempt`` (a replay of the step's calls) until it passes or the step's
+        ``maxRetries`` are spent — the one retry loop of replay and record. ``result`` counts the
+        attempts, holds the last one's tools and, if it never passed, its failure."""
+        for number in range(1, step.max_retries + 2):
+            result.attempts = number
             result.tools = []
             try:
-                for call in calls:
-                    await runner.run(call)
+                await attempt()
+                return
             except CallFailed as exc:
-                if attempt <= step.max_retries:
+                if number <= step.max_retries:
                     continue
-                result.status = exc.status  # type: ignore[assignment]
+                result.status = exc.status
                 result.error = exc.message
                 self._exit_code = exc.exit_code
-            break
 
 
-async def replay_inline(ctx: ToolContext, path: str) -> str:
-    """``runTrail``: run another trail's recordings inside the current step, on the same
-    session and memory. The path is relative to the calling trail's folder."""
+async def replay_inline(session: Session, caller: Trail, timeout: float, path: str) -> str:
+    """``runTrail`` (``ctx.run_trail``): run another trail's recordings inside the current step,
+    on the same session and memory. The path is relative to the calling trail's folder."""
     from trailblaze.trail.loader import load_trail
 
-    session: Session = ctx.session
-    base = ctx.trail_path.parent if ctx.trail_path else Path.cwd()
+    base = Path(caller.path).parent
     depth = session.state.get("runTrail.depth", 0)
     if depth >= MAX_INLINE_DEPTH:
         raise ToolFailure(f"runTrail nested deeper than {MAX_INLINE_DEPTH} levels (does {path} run itself?)")
@@ -290,7 +293,7 @@ async def replay_inline(ctx: ToolContext, path: str) -> str:
         trail = load_trail((base / path).resolve(), arg_values={k: str(v) for k, v in outer_args.items()})
     except ErrorList as exc:  # a broken shared trail is a bad trail file, like a missing one (exit 3)
         raise UsageError(f"runTrail {path}: {exc.errors[0]}") from None
-    runner = ToolRunner(session, trail, ctx.timeout)
+    runner = ToolRunner(session, trail, timeout)
     session.state["runTrail.depth"] = depth + 1
     try:
         for step in trail.all_steps:

@@ -24,17 +24,17 @@ from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze import processes
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
+from trailblaze.results import RunResult, TrailResult
+from trailblaze.runner import checks
 from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
 from trailblaze.runner.replay import TrailReplay
-from trailblaze.runner.results import RunResult, TrailResult
-from trailblaze.runner.session import PlannedTrail, Run, RunOptions, Session
-from trailblaze.trail.checks import check_trail_tools
+from trailblaze.session import PlannedTrail, Run, RunOptions, Session
 
 if TYPE_CHECKING:
     from trailblaze.workspace import Workspace
@@ -64,7 +64,7 @@ class _Lane:
 class Executor:
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.project = run.project
+        self.project = cast("Project", run.project)  # the runner's own, not only the plugins' view
         self.hook = run.project.hook
         self.drivers: dict[str, Driver] = {}
         self._driver_locks: dict[str, asyncio.Lock] = {}
@@ -214,9 +214,6 @@ class Executor:
         device = await driver.open(device_id)
         registry = self.project.registry_for(workspace).for_device(driver.key, driver.platform)
         session = Session(self.run, driver, device, registry, target=target, workspace=workspace)
-        target_url = self._target_base_url(target, workspace)
-        if target_url is not None and hasattr(device, "base_url"):
-            device.base_url = target_url
         await session.exit_stack.__aenter__()
         session.exit_stack.push_async_callback(device.close)
         try:
@@ -237,9 +234,7 @@ class Executor:
 
     async def _run_trail(self, session: Session, planned: PlannedTrail, replay: TrailReplay) -> TrailResult:
         if self.project.has_dynamic_tools:  # tools from servers exist only now: check again
-            problems = check_trail_tools(
-                planned.trail, session.registry, session.classifiers, driver=session.driver.key
-            )
+            problems = checks.session_problems(planned.trail, session)
             if problems:
                 error = ErrorList(problems)
                 return self._errored(planned, str(error), error.exit_code)
@@ -256,30 +251,13 @@ class Executor:
             self.stop = True
 
     def _skipped(self, planned: PlannedTrail) -> TrailResult:
-        trail = planned.trail
-        return TrailResult(
-            str(trail.path),
-            trail.id,
-            trail.title,
-            "skipped",
-            planned.driver_key,
-            planned.device_id,
-            tags=list(trail.config.tags),
-            skip_reason=planned.skip_reason,
+        return TrailResult.for_trail(
+            planned.trail, planned.driver_key, planned.device_id, "skipped", skip_reason=planned.skip_reason
         )
 
     def _errored(self, planned: PlannedTrail, message: str, code: ExitCode) -> TrailResult:
-        trail = planned.trail
-        return TrailResult(
-            str(trail.path),
-            trail.id,
-            trail.title,
-            "error",
-            planned.driver_key,
-            planned.device_id,
-            error=message,
-            exit_code=code,
-            tags=list(trail.config.tags),
+        return TrailResult.for_trail(
+            planned.trail, planned.driver_key, planned.device_id, "error", error=message, exit_code=code
         )
 
     # -- drivers ----------------------------------------------------------------------------------
@@ -287,7 +265,7 @@ class Executor:
     def _driver_unstarted(self, key: str) -> Driver:
         driver = self.drivers.get(key)
         if driver is None:
-            driver = self.project.drivers.resolve(key)(self._driver_options())
+            driver = self.project.drivers.require(key)(self._driver_options())
             self.drivers[key] = driver
         return driver
 
@@ -300,32 +278,12 @@ class Executor:
                 self._started.add(key)
         return driver
 
-    def _target_base_url(self, target: str | None, workspace: Workspace | None = None) -> str | None:
-        """A target's own ``base_url`` (a URL or a folder; or its web block's) replaces the run's
-        for its sessions, unless ``--base-url`` was given."""
-        config = self.project.target_config(target, workspace)
-        url = config.web_base_url if config is not None else None
-        if not url or self.run.options.base_url or url == "sample-app":
-            return None
-        return self.project.config.base_url(url)
-
     def _driver_options(self) -> DriverOptions:
-        project = self.project.config.project
+        """What every driver of the run is made with; each reads its own settings from the
+        run's configuration."""
         options = self.run.options
-        default = options.target or project.target
-        target = self.project.target_config(default, self.project.workspace_for())
-        base_url = self.project.config.base_url(
-            options.base_url or (target.web_base_url if target else None) or project.base_url
-        )
-        return DriverOptions(
-            timeout=options.timeout or project.timeout,
-            headless=not options.headed and project.headless,
-            browser=str(self.project.config.resolve(project.browser)) if project.browser else None,
-            base_url=base_url,
-            artifacts_dir=options.artifacts_dir,
-            settle_timeout=project.settle_timeout,
-            extra=_driver_extra(options),
-        )
+        timeout = options.timeout or self.project.config.project.timeout
+        return DriverOptions(timeout=timeout, artifacts_dir=options.artifacts_dir, config=self.run.config)
 
     async def close_drivers(self) -> None:
         for driver in self.drivers.values():
@@ -339,11 +297,6 @@ def _shown(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd()))
     except (ValueError, OSError):
         return str(path)
-
-
-def _driver_extra(options: RunOptions) -> dict[str, Any]:
-    port = options.remote_debugging_port
-    return {} if port is None else {"remote_debugging_port": port}
 
 
 async def _gather(results: list[Awaitable[Any] | None]) -> None:
@@ -360,7 +313,7 @@ async def execute(run: Run, executor: Executor | None = None) -> RunResult:
     task = asyncio.current_task()
     remove = processes.install_interrupts(loop, task) if task is not None else None
     try:
-        with processes.guard(active=run.project.has_dynamic_tools):
+        with processes.guard(active=cast("Project", run.project).has_dynamic_tools):
             return await (executor or Executor(run)).execute()
     finally:
         if remove is not None:
@@ -369,5 +322,12 @@ async def execute(run: Run, executor: Executor | None = None) -> RunResult:
 
 def run_trails(project: Project, options: RunOptions) -> RunResult:
     """Prepare and execute a run (the whole of ``trailblaze run``); returns its result."""
+    if (options.agent or options.save_recording) and not options.self_heal:
+        raise UsageError("--agent and --save-recording go with --self-heal")
+    if options.self_heal:  # an unknown agent or bad LLM settings fail before a browser starts
+        from trailblaze.agents.base import AgentSettings
+
+        options = dataclasses.replace(options, agent=project.default_agent_name(options.agent))
+        project.agents.resolve(options.agent or "")(AgentSettings(project.config))
     run = prepare(project, options, recordings=not options.self_heal)  # the agent works such steps out
     return asyncio.run(execute(run))

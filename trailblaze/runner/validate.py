@@ -1,7 +1,8 @@
 """``trailblaze validate``: every check ``trailblaze run`` makes before a device opens, and the
 tools of the project's MCP servers, without running anything.
 
-The checks are :func:`~trailblaze.runner.plan.prepare`'s — the very function ``run`` calls —
+The checks are :func:`~trailblaze.runner.plan.prepare`'s — the very function ``run`` calls, which
+makes every check of :mod:`trailblaze.runner.checks` —
 so ``validate`` answers as ``run`` would: the same problems, the same first message, the same
 exit code, for the driver named with ``--driver``. What ``run`` learns only once a session is
 open is found here too: the tools MCP servers offer. The servers of each (driver, target) the
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError
 from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
-from trailblaze.runner.session import PlannedTrail, RunOptions
+from trailblaze.session import PlannedTrail, RunOptions
 from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.model import Trail
 
@@ -46,7 +47,7 @@ def validate(project: Project, options: RunOptions) -> list[Trail]:
 
 
 def _server_tool_problems(project: Project, planned: Sequence[PlannedTrail]) -> list[TrailblazeError]:
-    from trailblaze.runner.discovery import session_tools
+    from trailblaze.runner.listing import session_tools
 
     groups: dict[tuple[str, str | None], list[Trail]] = {}
     for item in planned:

@@ -163,9 +163,9 @@ def objective_status(status: Literal["COMPLETE", "FAILED", "IN_PROGRESS"], expla
 @tool(name="runTrail", groups=["core"])
 async def run_trail(ctx: ToolContext, path: str) -> str:
     """Run another trail file's steps inline (shared setup); the path is relative to this trail."""
-    from trailblaze.runner.replay import replay_inline
-
-    return await replay_inline(ctx, path)
+    if ctx.run_trail is None:
+        raise ToolFailure("runTrail needs a trail runner, and this call has none")
+    return await ctx.run_trail(path)
 
 
 CORE_TOOLS = (

@@ -9,15 +9,17 @@ to know where a tool came from.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from trailblaze.commands import Commands, DeviceInfo
+    from trailblaze.devicecommands import Commands, DeviceInfo
+    from trailblaze.driver import Device
     from trailblaze.errors import Location
+    from trailblaze.session import Session
 
 #: Arguments every tool accepts and ignores: the agent's explanation of why it chose the call.
 REASON_KEYS = frozenset({"reason", "reasoning"})
@@ -182,16 +184,22 @@ class ToolContext:
     """What a running tool knows and can use. Plugin authors receive this as ``ctx``.
 
     * ``commands`` — the device API (:class:`trailblaze.Commands`); query-only while delegating.
-    * ``driver`` — the driver's own device object for driver-specific tools
-      (``ctx.driver.page`` is the Playwright page on ``playwright-native``).
+    * ``driver`` — the driver's own device object (a :class:`trailblaze.Device`) for
+      driver-specific tools (``ctx.driver.page`` is the Playwright page on ``playwright-native``;
+      narrow the type with ``isinstance`` or ``typing.cast`` to use it).
     * ``device`` — id, platform, driver, width, height.
     * ``memory`` — values remembered during the trail (``{{memory.x}}`` in trails).
     * ``session_id`` / ``invocation_id`` — correlate logs and callbacks.
     * ``timeout`` — seconds an action or assertion may wait for the UI in this call.
+    * ``trail_path`` / ``base_url`` / ``artifacts_dir`` — where the trail is, what ``/path`` URLs
+      join, where snapshots go.
+    * ``session`` — the :class:`trailblaze.Session` the call runs in (None outside one).
+    * ``run_trail`` — run another trail's recordings inside this call (the ``runTrail`` tool);
+      the runner sets it, so tools never import the runner.
     """
 
-    commands: Commands | Any
-    driver: Any
+    commands: Commands
+    driver: Device
     device: DeviceInfo
     memory: dict[str, Any]
     session_id: str
@@ -202,7 +210,8 @@ class ToolContext:
     trail_path: Path | None = None
     base_url: str | None = None
     artifacts_dir: Path | None = None
-    session: Any = None
+    session: Session | None = None
+    run_trail: Callable[[str], Awaitable[str]] | None = None
 
     @property
     def delegating(self) -> bool:

@@ -6,11 +6,11 @@ import asyncio
 import dataclasses
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, get_type_hints
+from typing import Any, cast, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from trailblaze.commands import BlockingCommands
+from trailblaze.devicecommands import BlockingCommands, Commands
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,
@@ -99,7 +99,8 @@ class PythonTool(ToolImplementation):
         else:
             if self.context_param:
                 loop = asyncio.get_running_loop()
-                kwargs[self.context_param] = dataclasses.replace(ctx, commands=BlockingCommands(ctx.commands, loop))
+                blocking = cast(Commands, BlockingCommands(ctx.commands, loop))  # the same API, without awaits
+                kwargs[self.context_param] = dataclasses.replace(ctx, commands=blocking)
             result = await asyncio.to_thread(self.fn, **kwargs)
         return self._outcome(result)
 

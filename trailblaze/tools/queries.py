@@ -9,12 +9,19 @@ import asyncio
 import random
 import re
 import time
-from typing import Any
+from typing import Any, Protocol, cast
 
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import Delegate, ToolContext
+
+
+class _HidesKeyboard(Protocol):
+    """A phone's device (the mobile drivers'): it can put the keyboard away."""
+
+    async def hide_keyboard(self) -> bool: ...
+
 
 #: a number, with or without thousands separators
 _NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
@@ -142,7 +149,7 @@ async def input_text_random(
     ctx.memory[variable] = value
     await ctx.commands.input_text(value)
     if hideKeyboardAfter and ctx.device.platform in ("android", "ios"):
-        await ctx.driver.hide_keyboard()
+        await cast(_HidesKeyboard, ctx.driver).hide_keyboard()
     return f"typed {value!r} and remembered it as {variable!r}"
 
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trailblaze import masking
-from trailblaze.commands import DelegationViolation
+from trailblaze.devicecommands import DelegationViolation
 from trailblaze.errors import ExitCode, Location, ToolFailure, TrailblazeError
 from trailblaze.limits import shorten
+from trailblaze.results import Status
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,
@@ -36,7 +37,7 @@ MAX_DELEGATION_DEPTH = 16
 class CallFailed(Exception):
     """A tool call ended the step. ``status`` is "failed" (a check did not hold) or "error"."""
 
-    def __init__(self, message: str, status: str = "failed", exit_code: ExitCode = ExitCode.FAILED) -> None:
+    def __init__(self, message: str, status: Status = "failed", exit_code: ExitCode = ExitCode.FAILED) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
@@ -55,7 +56,7 @@ class ExecutedCall:
     display_args: dict[str, Any]
     delegated_from: tuple[str, ...]
     recordable: bool
-    status: str = "passed"
+    status: Status = "passed"
     duration_ms: float = 0.0
     error: str | None = None
     output: Any = None

@@ -1,10 +1,11 @@
-"""Find trail files: ``*.trail.yaml`` and ``trail.yaml``, recursively, in a stable order."""
+"""Find trail files (``*.trail.yaml`` and ``trail.yaml``), or every file for the collectors to
+choose from, recursively, in a stable order."""
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from trailblaze.errors import Location, TrailblazeError, UsageError
@@ -47,14 +48,27 @@ def discover(paths: Iterable[Path], problems: list[TrailblazeError] | None = Non
     loop) is not followed and is a problem of that link. Problems go into ``problems`` when it
     is given (so the other trails are still found), otherwise the first one is raised.
     """
-    found: list[Path] = []
+    return [path for path, _ in find_files(paths, problems, is_trail_file)]
+
+
+def find_files(
+    paths: Iterable[Path],
+    problems: list[TrailblazeError] | None = None,
+    select: Callable[[Path], bool] = lambda path: True,
+) -> list[tuple[Path, bool]]:
+    """Every file under ``paths`` that ``select`` accepts (default: all of them, for the
+    collectors to choose from), with whether the user named it (then it is taken whatever its
+    name), in the order :func:`discover` gives."""
+    found: list[tuple[Path, bool]] = []
     seen: set[str] = set()
     report = problems if problems is not None else []
     for given in paths:
+        named = False
         if given.is_file():
             candidates = [given]
+            named = True
         elif given.is_dir():
-            candidates = sorted(_walk(given, report))
+            candidates = sorted(_walk(given, report, select))
         elif given.is_symlink() and _is_loop(given):
             report.append(UsageError("symlink loop: the link leads back to itself", Location(str(given))))
             candidates = []
@@ -67,7 +81,7 @@ def discover(paths: Iterable[Path], problems: list[TrailblazeError] | None = Non
             key = resolved_path(path)
             if key not in seen:
                 seen.add(key)
-                found.append(path)
+                found.append((path, named))
     return found
 
 
@@ -87,8 +101,9 @@ def _is_loop(path: Path) -> bool:
     return False
 
 
-def _walk(root: Path, problems: list[TrailblazeError]) -> Iterable[Path]:
-    """Trail files under ``root``, following symlinked folders once and never in a circle."""
+def _walk(root: Path, problems: list[TrailblazeError], select: Callable[[Path], bool]) -> Iterable[Path]:
+    """Files under ``root`` that ``select`` accepts, following symlinked folders once and never
+    in a circle."""
     start = os.stat(root)
     visited = {(start.st_dev, start.st_ino)}
     stack: list[tuple[Path, frozenset[tuple[int, int]]]] = [(root, frozenset(visited))]
@@ -102,7 +117,7 @@ def _walk(root: Path, problems: list[TrailblazeError]) -> Iterable[Path]:
         for entry in entries:
             path = Path(folder, entry.name)
             if not _is_folder(entry):
-                if is_trail_file(path):
+                if select(path):
                     yield path
                 continue
             if entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):

@@ -11,7 +11,7 @@ import contextlib
 import json
 import re
 
-from trailblaze.commands import ViewNode
+from trailblaze.devicecommands import ViewNode
 
 _LINE = re.compile(r"^(?P<indent>\s*)- (?P<body>.*)$")
 _ATTR = re.compile(r"\[(?P<key>[\w-]+)(?:=(?P<value>[^\]]*))?\]")

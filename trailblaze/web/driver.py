@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin
 
-from trailblaze.commands import DeviceInfo, ScreenState, ViewNode, action, as_node_selector, query
 from trailblaze.config import SAMPLE_APP
-from trailblaze.driver import Device, Driver
+from trailblaze.devicecommands import DeviceInfo, ScreenState, ViewNode, action, as_node_selector, query
+from trailblaze.driver import Device, Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.selectors import NodeSelector
 from trailblaze.web import aria, locators
+from trailblaze.web.settings import WebSettings
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Locator, Page, Playwright
@@ -84,27 +85,38 @@ class PlaywrightDriver(Driver):
     _server: SampleAppServer | None = None
     base_url: str | None = None
 
-    async def start(self) -> None:
-        from playwright.async_api import Error, async_playwright
+    def __init__(self, options: DriverOptions, settings: WebSettings | None = None) -> None:
+        super().__init__(options)
+        self.settings = settings if settings is not None else WebSettings.from_config(options.config)
 
-        self.base_url = self.options.base_url
-        if self.base_url == SAMPLE_APP:
+    def url_for(self, base_url: str | None) -> str | None:
+        """``base_url`` as the browser opens it: ``sample-app`` is the bundled app, served on a
+        free port from the first time it is asked for."""
+        if base_url != SAMPLE_APP:
+            return base_url
+        if self._server is None:
             from trailblaze.web.sample_server import SampleAppServer
 
             self._server = SampleAppServer().start()
-            self.base_url = self._server.url
+        return self._server.url
+
+    async def start(self) -> None:
+        from playwright.async_api import Error, async_playwright
+
+        self.base_url = self.url_for(self.settings.base_url)
         manager = async_playwright()
         self._playwright = await manager.start()
         _quiet_driver_exit(manager)
-        launch: dict[str, Any] = {"headless": self.options.headless, "args": [*CHROMIUM_ARGS, *self._cdp_args()]}
+        launch: dict[str, Any] = {"headless": self.settings.headless, "args": [*CHROMIUM_ARGS, *self._cdp_args()]}
         chromium = self._playwright.chromium
-        if self.options.browser:
-            if not Path(self.options.browser).is_file():
-                raise UsageError(f"browser not found: {self.options.browser} (from `browser:` in trailblaze.yaml)")
+        browser = self.settings.browser
+        if browser:
+            if not Path(browser).is_file():
+                raise UsageError(f"browser not found: {browser} (from `browser:` in trailblaze.yaml)")
             try:
-                self._browser = await chromium.launch(executable_path=self.options.browser, **launch)
+                self._browser = await chromium.launch(executable_path=browser, **launch)
             except Error as exc:
-                raise InfrastructureError(launch_failure(self.options.browser, exc)) from None
+                raise InfrastructureError(launch_failure(browser, exc)) from None
             return
         if Path(chromium.executable_path).is_file():
             try:
@@ -123,7 +135,7 @@ class PlaywrightDriver(Driver):
     def _cdp_args(self) -> list[str]:
         """``--remote-debugging-port``: other tools (a test scripting a demonstration for the
         browser agent, DevTools) may connect over CDP; only on 127.0.0.1."""
-        port = self.options.extra.get("remote_debugging_port")
+        port = self.settings.remote_debugging_port
         if port is None:
             return []
         if port == 0:
@@ -137,7 +149,7 @@ class PlaywrightDriver(Driver):
         return [f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1"]
 
     async def devices(self) -> list[DeviceInfo]:
-        path = self.options.browser or (system_chromium() or "")
+        path = self.settings.browser or (system_chromium() or "")
         return [
             DeviceInfo(
                 id="chromium",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 import threading
+from collections.abc import Callable
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -55,3 +56,21 @@ class SampleAppServer:
         if self._serving:  # shutdown() waits for a serve_forever() loop, forever if none ever ran
             self._server.shutdown()
         self._server.server_close()
+
+
+def serve(host: str, port: int, echo: Callable[[str], Any]) -> int:
+    """``trailblaze sample-app``: serve until Ctrl-C. An address that cannot be bound is misuse."""
+    from trailblaze.errors import UsageError
+
+    try:
+        server = SampleAppServer(host, port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    echo(f"serving the sample app at {server.url}/ (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0

@@ -14,7 +14,7 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, PositiveInt, SecretStr
 
@@ -67,8 +67,7 @@ _PLAYWRIGHT_METHOD = re.compile(r"^[A-Z]\w*\.\w+: ")
 
 
 def _device(ctx: ToolContext) -> WebDevice:
-    device: WebDevice = ctx.driver
-    return device
+    return cast("WebDevice", ctx.driver)  # the web tools are registered for the web driver only
 
 
 def _seconds(ctx: ToolContext, timeout_ms: int | None) -> float:

@@ -1,10 +1,13 @@
-"""A run and its device sessions.
+"""A run and its device sessions: the types every running-hook receives (part of the plugin contract).
 
-A :class:`Run` is one ``trailblaze run``: the trails to run, the options, the results. A
-:class:`Session` is one device bound to one driver for the length of the run, with the tool
-registry that device offers and whatever plugins attached to it (MCP servers, for example,
-through ``trailblaze_session_setup``). Trails run one after another in a session; each gets
-a fresh memory and, on drivers that support it, a fresh browser context.
+A :class:`Run` is one ``trailblaze run`` (or ``record``): the trails to run, the options, the
+results. A :class:`Session` is one device bound to one driver for the length of the run, with the
+tool registry that device offers and whatever plugins attached to it (MCP servers, for example,
+through ``trailblaze_session_setup``). Trails run one after another in a session; each gets a
+fresh memory and, on drivers that support it, a fresh browser context.
+
+This module imports nothing at run time but the results, so a plugin can type its hooks with it
+(``from trailblaze import Run, Session``) without pulling in the runner.
 """
 
 from __future__ import annotations
@@ -13,32 +16,46 @@ import contextlib
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from trailblaze.runner.results import RunResult
+from trailblaze.results import RunResult
 
 if TYPE_CHECKING:
-    from trailblaze.commands import DeviceInfo
-    from trailblaze.driver import Device, Driver
-    from trailblaze.runner.project import Project
+    from trailblaze.agents.base import AgentRegistry
+    from trailblaze.config import Config, TargetConfig
+    from trailblaze.devicecommands import DeviceInfo
+    from trailblaze.driver import Device, Driver, DriverRegistry
     from trailblaze.tools.registry import ToolRegistry
     from trailblaze.trail.model import Trail
     from trailblaze.workspace import Workspace
 
 
-def new_artifacts_dir(root: Path) -> Path:
-    """A folder of its own for one run's artifacts, under ``.trailblaze/artifacts`` next to
-    trailblaze.yaml: ``2026-11-23T07-15-30-3f9c1a`` (time first, so the newest sorts last), so
-    two runs of one project never write over each other's snapshots."""
-    import datetime as dt
+class ProjectView(Protocol):
+    """What plugins may use of the project a run belongs to (``run.project``): its
+    configuration, hooks and registries. The runner's ``Project`` is one."""
 
-    stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
-    return root / ".trailblaze" / "artifacts" / f"{stamp}-{uuid.uuid4().hex[:6]}"
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def hook(self) -> Any: ...
+
+    @property
+    def tools(self) -> ToolRegistry: ...
+
+    @property
+    def drivers(self) -> DriverRegistry: ...
+
+    @property
+    def agents(self) -> AgentRegistry: ...
+
+    def target_config(self, name: str | None, workspace: Workspace | None = None) -> TargetConfig | None: ...
 
 
 @dataclass(slots=True)
 class RunOptions:
-    """Everything ``trailblaze run`` was asked to do (the CLI's options, as data)."""
+    """What the runner itself was asked to do. Options that belong to a plugin (``--json``,
+    ``--headed``, ``-v``) are not here: each plugin reads its own with ``config.getoption``."""
 
     paths: list[Path] = field(default_factory=list)
     driver: str | None = None
@@ -57,21 +74,13 @@ class RunOptions:
     given_args: list[str] = field(default_factory=list)
     timeout: float | None = None
     fail_fast: bool = False
-    headed: bool = False
-    base_url: str | None = None
-    json_path: Path | None = None
-    junit_path: Path | None = None
     artifacts_dir: Path | None = None
-    #: -1 quiet, 0 normal, 1 steps, 2 tool calls (the terminal reporter reads it)
-    verbosity: int = 0
     #: ``--self-heal``: a failing recorded step is worked out by ``agent`` from its text
     self_heal: bool = False
     #: the agent for ``--self-heal`` (and ``trailblaze record``)
     agent: str | None = None
     #: ``--save-recording``: a healed trail's new recordings replace the old ones in the file
     save_recording: bool = False
-    #: web: open the browser to CDP clients on this port (0: a free one), e.g. to script a demonstration
-    remote_debugging_port: int | None = None
 
 
 @dataclass(slots=True)
@@ -90,8 +99,14 @@ class PlannedTrail:
 
 @dataclass(slots=True)
 class Run:
-    project: Project
+    """One run: the project, the options, the planned trails and (as it goes) the result.
+
+    ``config`` is the project's configuration, or a copy with some options changed for this run
+    (``trailblaze mcp`` opens a visible browser for one client with ``config.with_options``)."""
+
+    project: ProjectView
     options: RunOptions
+    config: Config
     planned: list[PlannedTrail] = field(default_factory=list)
     result: RunResult = field(default_factory=RunResult)
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
@@ -99,10 +114,6 @@ class Run:
     @property
     def trails(self) -> list[Trail]:
         return [p.trail for p in self.planned]
-
-    @property
-    def config(self) -> Any:
-        return self.project.config
 
 
 @dataclass(eq=False)

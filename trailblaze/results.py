@@ -1,5 +1,9 @@
 """Results of a run, in the shape of the ``--json`` document (README: "Results JSON").
 
+Part of the plugin contract: reporters receive these in ``trailblaze_run_finish``,
+``trailblaze_trail_finish``, ``trailblaze_step_finish`` and ``trailblaze_tool_report``. Nothing
+here imports the runner.
+
 Keys may be added; none is renamed without a CHANGELOG entry. ``index`` counts steps from 0
 with the trailhead excluded (the trailhead has index -1 and kind ``trailhead``).
 """
@@ -7,9 +11,12 @@ with the trailhead excluded (the trailhead has index -1 and kind ``trailhead``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from trailblaze.errors import ExitCode
+
+if TYPE_CHECKING:
+    from trailblaze.trail.model import Trail
 
 #: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
 #: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended)
@@ -111,6 +118,16 @@ class TrailResult:
     skip_reason: str | None = None
     #: new recordings were written into the trail file (``record``, ``--save-recording``)
     recording_saved: bool = False
+
+    @classmethod
+    def for_trail(
+        cls, trail: Trail, driver: str, device: str | None, status: Status = "passed", **fields: Any
+    ) -> TrailResult:
+        """The result of ``trail`` on ``driver``/``device``, named as the trail names itself (path,
+        id, title, tags): every result of a run is made here, so reports never disagree."""
+        return cls(
+            str(trail.path), trail.id, trail.title, status, driver, device, tags=list(trail.config.tags), **fields
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,6 +1,7 @@
 """Attach a session's MCP servers: spawn and connect them all at once, register their tools.
 
-Called from the ``mcp_toolsets`` plugin's ``trailblaze_session_setup``. Everything it opens is
+Called from the ``mcp_toolsets`` plugin's ``trailblaze_session_setup`` (this module was
+``trailblaze.mcp.session``; it attaches servers to a :class:`trailblaze.session.Session`). Everything it opens is
 registered on ``session.exit_stack``, so it is closed when the session ends — passed, failed
 or interrupted.
 """
@@ -17,16 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze import masking
 from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
-from trailblaze.mcp import metadata, rpc
+from trailblaze.mcp import rpc
 from trailblaze.mcp.declarations import DriverContext, ServerDecl, group_by_spawn, session_declarations
 from trailblaze.mcp.tool import CallContext, McpTool, names_context, user_schema
+from trailblaze.tools import metadata
 from trailblaze.tools.model import ToolMetadata, ToolSpec
 
 if TYPE_CHECKING:
     import mcp_types
 
     from trailblaze.mcp.connection import Connection
-    from trailblaze.runner.session import Session
+    from trailblaze.session import Session
 
 STATE_KEY = "mcp_toolsets"
 
@@ -60,7 +62,7 @@ async def attach(session: Session) -> list[Connection]:
             session.exit_stack.push_async_callback(prefork.release, helper)
     from trailblaze.mcp.connection import Connection  # the mcp SDK: only when there is a server
 
-    server = await rpc.acquire(config.project.callback_port)
+    server = await rpc.acquire(config.getini("callback_port"))
     session.exit_stack.push_async_callback(rpc.release, server)
     token = server.new_session()
     session.exit_stack.callback(server.end_session, token)

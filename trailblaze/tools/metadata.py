@@ -1,4 +1,8 @@
-"""Trailblaze metadata of MCP tools: the ``trailblaze/*`` keys and how their layers merge.
+"""Trailblaze metadata of tools: the ``trailblaze/*`` keys and how their layers merge.
+
+The keys are Trailblaze's tool vocabulary (seed 000), read from MCP tools' ``_meta`` and from
+the ``default_meta:``/``tool_meta:`` overlays in ``trailblaze.yaml`` (which the configuration
+checks when it loads, so this module sits below both).
 
 A tool's flags can come from four places. Highest first (seed 002, "Annotation-overlay
 semantics"): the tool's own ``_meta`` in ``tools/list``, the server's ``trailblaze://registry``

@@ -1,4 +1,4 @@
-"""Upstream's web tools for the browser session itself: storage state, cookies, the network log
+"""Upstream's web tools for the browser context itself: storage state, cookies, the network log
 and richer snapshots (``web_getStorageState``, ``web_applyCookies``, ``web_assertNetworkEvent``,
 ``web_requestDetails``; upstream's names and arguments). Declared by the tool files in
 ``trailblaze/trailmaps/web/tools/``.

@@ -1,4 +1,4 @@
-"""Selector matching on the mobile screen model (trailblaze/screen.py), on hierarchies written
+"""Selector matching on the mobile screen model (trailblaze/mobile/matching.py), on hierarchies written
 the way uiautomator2 dumps them."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from trailblaze.android.hierarchy import parse_hierarchy
-from trailblaze.screen import Screen, SelectorError, as_selector, text_selector
+from trailblaze.mobile.matching import Screen, SelectorError, as_selector, text_selector
 from trailblaze.selectors import ElementSelector, NodeSelector
 
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trailblaze.commands import ViewNode
+from trailblaze.devicecommands import ViewNode
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import (
     AndroidAccessibilityMatch,

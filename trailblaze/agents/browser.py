@@ -41,7 +41,7 @@ from trailblaze.web import locators
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Frame, Page
 
-    from trailblaze.runner.session import Session
+    from trailblaze.session import Session
     from trailblaze.web.driver import WebDevice
 
 BINDING = "__trailblazeRecord"
@@ -80,7 +80,8 @@ class BrowserAgent(Agent):
         _out(f"── {task.label}: {task.text}")
         if task.verify_only:
             _out("   a verify step: click the elements that must be visible (the clicks do not act)")
-        where = "in the browser" if not self.settings.headless else "in the browser (headless: over CDP)"
+        headless = bool(self.settings.config.getoption("headless", False))
+        where = "in the browser (headless: over CDP)" if headless else "in the browser"
         _out(f"   do it {where}, then type done here (or undo, skip, fail, quit)")
         await recorder.begin(task)
         lines = stdin_lines()
@@ -128,7 +129,7 @@ class PageRecorder:
         self._busy = False
 
     async def attach(self) -> None:
-        script = resources.files("trailblaze.web").joinpath("recorder.js").read_text(encoding="utf-8")
+        script = resources.files("trailblaze.agents").joinpath("recorder.js").read_text(encoding="utf-8")
         await self.context.expose_binding(BINDING, self._on_binding)
         await self.context.add_init_script(script=script)
         await self.page.evaluate(script)

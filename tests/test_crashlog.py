@@ -1,0 +1,47 @@
+"""An unexpected exception is an internal error: exit 4 (not 1, a failed trail), one line naming
+the exception and a log file, the traceback in that file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import CliRunner, Project
+
+from trailblaze.crashlog import write_crash_log
+
+CRASHER = """
+import trailblaze
+
+
+@trailblaze.hookimpl
+def trailblaze_configure(config):
+    raise RuntimeError("the plugin has a bug")
+"""
+
+
+def test_an_unexpected_exception_is_one_line_exit_4_and_a_log(cli: CliRunner, project: Project, tmp_path: Path) -> None:
+    project.write("crasher.py", CRASHER)
+    result = cli("validate", "-p", "crasher", env={"PYTHONPATH": str(tmp_path)})
+    assert (result.returncode, result.stdout) == (4, "")
+    (line,) = result.stderr.splitlines()
+    prefix = "internal error: RuntimeError: the plugin has a bug; the traceback is in "
+    assert line.startswith(prefix)
+    log = Path(line.removeprefix(prefix))
+    assert log.parent == tmp_path / ".trailblaze" / "logs"
+    text = log.read_text(encoding="utf-8")
+    assert "command: trailblaze validate -p crasher" in text
+    assert "Traceback (most recent call last)" in text
+    assert 'raise RuntimeError("the plugin has a bug")' in text
+
+
+def test_the_log_goes_to_the_temporary_folder_when_the_project_cannot_take_it(tmp_path: Path) -> None:
+    (tmp_path / ".trailblaze").write_text("a file where a folder would go", encoding="utf-8")
+    try:
+        raise ValueError("boom")
+    except ValueError as exc:
+        log = write_crash_log(exc, ["run"], tmp_path)
+    assert log is not None and not log.is_relative_to(tmp_path)
+    try:
+        assert "ValueError: boom" in log.read_text(encoding="utf-8")
+    finally:
+        log.unlink()

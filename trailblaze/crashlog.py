@@ -1,0 +1,42 @@
+"""An unexpected exception, kept for the bug report: its traceback goes into a log file.
+
+The terminal gets one line naming the exception and the file (exit 4); the file gets the
+traceback, the command line and the versions, so a report can be filed with it. The file is
+under ``.trailblaze/logs/`` next to ``trailblaze.yaml`` (or in the working directory), and in
+the system's temporary folder when that cannot be written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import tempfile
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def write_crash_log(exc: BaseException, argv: Sequence[str], root: Path | None = None) -> Path | None:
+    """Write ``exc``'s traceback to a new log file and return its path (None if no folder could
+    take it)."""
+    from trailblaze import __version__
+
+    stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
+    text = "".join(
+        [
+            f"trailblaze {__version__} internal error at {dt.datetime.now().isoformat(timespec='seconds')}\n",
+            f"command: trailblaze {' '.join(argv)}\n",
+            f"python {platform.python_version()} on {platform.platform()}\n\n",
+            *traceback.format_exception(exc),
+        ]
+    )
+    for folder in ((root or Path.cwd()) / ".trailblaze" / "logs", Path(tempfile.gettempdir())):
+        path = folder / f"internal-error-{stamp}-{os.getpid()}.log"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError:
+            continue
+        return path
+    return None

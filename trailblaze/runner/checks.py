@@ -1,0 +1,216 @@
+"""Every check a trail gets before a device opens — the one home for them.
+
+``run``, ``record`` and ``validate`` (and ``trailblaze mcp``'s ``trail(action=RUN)``) check trails
+here and nowhere else, so ``validate`` answers as ``run`` would:
+
+1. :func:`collect_trails` — every file under the given paths is offered to the collectors
+   (``trailblaze_collect_file``); what does not load is a problem with its ``file:line``, and the
+   driver names in each trail's ``config`` must mean a driver;
+2. :func:`check_planned` — once each trail has its driver (:mod:`trailblaze.runner.plan`): its
+   tool calls against the tools of that driver, the steps without a recording for it, ``--arg``
+   names no trail declares, and whatever plugins check (``trailblaze_check_run``: the web
+   driver's ``/path`` URLs without a ``base_url``, the MCP servers' unset ``${VAR}``);
+3. :func:`session_problems` — tools that exist only once a session is open (MCP servers'): the
+   calls to them are checked again when the session is.
+
+Tool calls themselves are checked by :func:`trailblaze.trail.checks.check_trail_tools`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from trailblaze.drivernames import unavailable_driver
+from trailblaze.errors import ErrorList, Location, TrailblazeError, UsageError
+from trailblaze.trail.checks import check_trail_tools
+from trailblaze.trail.discovery import find_files, resolved_path
+from trailblaze.trail.loader import TrailErrors
+from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail
+
+if TYPE_CHECKING:
+    from trailblaze.runner.project import Project
+    from trailblaze.session import Run, Session
+
+
+# -- collecting ------------------------------------------------------------------------------------------
+
+
+def collect_trails(
+    project: Project, paths: Sequence[Path], arg_values: Mapping[str, str], *, require_args: bool = True
+) -> tuple[list[Trail], list[TrailblazeError]]:
+    """Load every trail under ``paths`` (default: ``trails_dir``); return the trails and every
+    problem found."""
+    trails: list[Trail] = []
+    problems: list[TrailblazeError] = []
+    given = list(paths) or default_paths(project)
+    reported: set[Path] = set()
+    for path, named in find_files(given, problems):
+        try:
+            trail = project.hook.trailblaze_collect_file(
+                path=path,
+                root=_root_for(project, path, given),
+                arg_values=dict(arg_values),
+                require_args=require_args,
+                given=named,
+            )
+        except TrailErrors as exc:
+            problems.extend(_workspace_problems(project, path, reported))
+            problems.extend(exc.errors)
+            if exc.trail is not None:  # what could be read is still worth checking
+                registry = project.registry_for(project.workspace_for(path))
+                problems.extend(check_trail_tools(exc.trail, registry, None, allow_unknown=project.has_dynamic_tools))
+            continue
+        except TrailblazeError as exc:  # a file a collector claimed, and could not read
+            problems.extend(_workspace_problems(project, path, reported))
+            problems.extend(exc.errors if isinstance(exc, ErrorList) else [exc])
+            continue
+        if trail is None:
+            if named:  # the user named it: a file nobody reads is not silently skipped
+                problems.append(UsageError(f"no plugin can read {path}"))
+            continue
+        problems.extend(_workspace_problems(project, path, reported))
+        problems.extend(driver_name_problems(project, trail))
+        trails.append(trail)
+    return trails, problems
+
+
+def _workspace_problems(project: Project, path: Path, reported: set[Path]) -> list[TrailblazeError]:
+    """The problems of the upstream workspace ``path`` belongs to, the first time one of its
+    trails is met."""
+    workspace = project.workspace_for(path)
+    if workspace is None or workspace.config_file in reported:
+        return []
+    reported.add(workspace.config_file)
+    project.registry_for(workspace)  # its tool files: their problems join the workspace's
+    return list(workspace.problems)
+
+
+def default_paths(project: Project) -> list[Path]:
+    """``trails_dir``, relative to the working directory when it is inside it, so messages
+    and reports name files as the user would type them (``trails/a.trail.yaml:3:5``)."""
+    folder = project.config.trails_dir
+    try:
+        return [folder.relative_to(Path.cwd())]
+    except ValueError:
+        return [folder]
+
+
+def _root_for(project: Project, path: Path, given: Iterable[Path]) -> Path:
+    resolved = Path(resolved_path(path))
+    for candidate in (project.config.trails_dir, *given):
+        folder = candidate if candidate.is_dir() else candidate.parent
+        if resolved.is_relative_to(folder.resolve()):
+            return folder
+    return path.parent
+
+
+def driver_name_problems(project: Project, trail: Trail) -> list[TrailblazeError]:
+    """Driver names in the trail's config that mean nothing (a typo never silently matches
+    no device): ``config.devices`` values and legacy ``config.driver``."""
+    named: list[tuple[tuple[str, ...], str]] = [(("devices", c), n) for c, n in trail.config.devices.items()]
+    if trail.config.driver:
+        named.append((("driver",), trail.config.driver))
+    drivers = project.drivers
+    problems: list[TrailblazeError] = []
+    for keys, name in named:
+        if drivers.get(name) is None and unavailable_driver(name) is None:
+            problems.append(
+                UsageError(
+                    f"config.{'.'.join(keys)}: unknown driver {name!r} (drivers here: {', '.join(drivers.keys())}, or "
+                    "upstream's names for them such as ANDROID_ONDEVICE_ACCESSIBILITY, IOS_HOST, PLAYWRIGHT_NATIVE)",
+                    trail.config_location(*keys),
+                )
+            )
+    return problems
+
+
+# -- once trails are planned ----------------------------------------------------------------------------
+
+
+def check_planned(run: Run, project: Project, *, recordings: bool, per_driver: bool) -> list[TrailblazeError]:
+    """Problems with the planned trails of ``run`` (see the module's docstring).
+
+    ``recordings``: a step without a recording for its trail's driver is a problem (``run``; not
+    ``record`` nor ``run --self-heal``, whose agent works such steps out). ``per_driver``: calls
+    are checked against the tools of each trail's driver (``run``); when False, every recording
+    in a file against every tool (``validate`` without ``--driver``)."""
+    problems: list[TrailblazeError] = []
+    for planned in run.planned:
+        if planned.skip_reason is not None:
+            continue
+        trail = planned.trail
+        problems.extend(tool_problems(project, trail, planned.driver_key if per_driver else None))
+        if recordings:
+            platform = project.drivers.resolve(planned.driver_key).platform
+            problems.extend(missing_recordings(trail, platform, planned.driver_key))
+    for found in project.hook.trailblaze_check_run(run=run):
+        problems.extend(found or ())
+    return problems
+
+
+def tool_problems(project: Project, trail: Trail, driver_name: str | None) -> list[TrailblazeError]:
+    """Problems with the tool calls of ``trail``: on ``driver_name`` only the recording that
+    driver would replay, otherwise every recording against every tool."""
+    workspace = project.workspace_for(trail.path)
+    tools = project.registry_for(workspace)
+    dynamic = project.has_dynamic_tools
+    if driver_name is None:
+        problems = check_trail_tools(trail, tools, None, allow_unknown=dynamic)
+    else:
+        driver = project.drivers.resolve(driver_name)
+        registry = tools.for_device(driver.key, driver.platform)
+        problems = check_trail_tools(trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic)
+    exempt = workspace.exempt.get(trail.config.target or "") if workspace is not None else None
+    if exempt:  # the trailmap explains why (upstream: such findings do not fail its check)
+        problems = [
+            UsageError(f"{p.message} (trailmap {trail.config.target}: {exempt})", p.location)
+            if isinstance(p, UsageError) and p.message.startswith("unknown tool")
+            else p
+            for p in problems
+        ]
+    return problems
+
+
+def missing_recordings(trail: Trail, platform: str, driver_key: str) -> list[TrailblazeError]:
+    """Steps a device of ``platform`` has no recording to replay for (any classifier of the
+    platform's family counts: which one a device has is known only once it is open)."""
+    from trailblaze.runner.replay import no_recording_message, step_text
+
+    problems: list[TrailblazeError] = []
+    for step in trail.all_steps:
+        if not _has_recording(step, platform):
+            where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
+            message = no_recording_message(step, trail, platform, driver_key)
+            problems.append(UsageError(f"{where} ({step_text(step, trail, {})}): {message}", step.location))
+    return problems
+
+
+def _has_recording(step: Step, platform: str) -> bool:
+    return any(key in (ANY_CLASSIFIER, platform) or key.startswith(platform + "-") for key in (step.recordings or {}))
+
+
+def unknown_args(trails: Iterable[Trail], given: Iterable[str]) -> list[TrailblazeError]:
+    """``--arg`` names no trail declares: a typo that would otherwise be silently ignored."""
+    declared = sorted({name for trail in trails for name in trail.config.args})
+    known = ", ".join(declared) if declared else "the trails declare none"
+    return [
+        UsageError(f"--arg {name}: no trail declares an argument {name!r} in config.args ({known})")
+        for name in given
+        if name not in declared
+    ]
+
+
+# -- once a session is open -----------------------------------------------------------------------------
+
+
+def session_problems(trail: Trail, session: Session) -> list[TrailblazeError]:
+    """The calls of ``trail`` against what ``session`` offers, tools from its MCP servers
+    included (they exist only now)."""
+    return check_trail_tools(trail, session.registry, session.classifiers, driver=session.driver.key)
+
+
+def located(problem: UsageError, trail: Trail) -> UsageError:
+    """``problem`` with the trail's file as its location when it has none."""
+    return UsageError(problem.message, problem.location or Location(str(trail.path)))

@@ -1,0 +1,39 @@
+"""The web driver's own settings: its options (``--headed``, ``--base-url``,
+``--remote-debugging-port``) and its keys of ``trailblaze.yaml`` (``headless``, ``browser``,
+``base_url``), all declared by the ``web_playwright`` plugin and read from the configuration
+here, so nothing outside the web driver knows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trailblaze.config import Config
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """How the browser is launched, and the URL ``/path`` navigation joins by default."""
+
+    #: no window (``headless:`` in trailblaze.yaml, unless ``--headed``)
+    headless: bool = True
+    #: a Chromium executable (``browser:``); None: Playwright's, else the system's
+    browser: str | None = None
+    #: ``--base-url`` or ``base_url:`` (``sample-app``, a URL, or a folder's ``file://`` URL)
+    base_url: str | None = None
+    #: open the browser to CDP clients on this port (0: a free one), ``record --remote-debugging-port``
+    remote_debugging_port: int | None = None
+
+    @classmethod
+    def from_config(cls, config: Config | None) -> WebSettings:
+        if config is None:
+            return cls()
+        browser = config.getini("browser")
+        return cls(
+            headless=not config.getoption("headed") and bool(config.getini("headless")),
+            browser=str(config.resolve(browser)) if browser else None,
+            base_url=config.base_url(config.getoption("base_url") or config.getini("base_url")),
+            remote_debugging_port=config.getoption("remote_debugging_port"),
+        )
