@@ -4,14 +4,15 @@ Two shapes exist: the legacy element ``selector:`` (Maestro-style) and the ``nod
 that carries one driver-specific block plus spatial and hierarchy relations. Both are pydantic
 models with the exact upstream field names, so trail files round-trip unchanged.
 
-Every ``…Regex`` field matches the **whole** value, or equals it literally (upstream and
-Maestro semantics: ``regex.matches(value) || pattern == value``); see :func:`text_matches`.
+Every ``…Regex`` field is a regex in Java's syntax (what upstream records) that matches the
+**whole** value, or equals it literally (upstream and Maestro semantics:
+``regex.matches(value) || pattern == value``); see :func:`text_matches`.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -21,6 +22,8 @@ from trailblaze.errors import ToolFailure
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+    #: ``…Regex`` fields matched by the page's V8 rather than by trailblaze
+    _browser_patterns: ClassVar[frozenset[str]] = frozenset()
 
     @field_validator("*")
     @classmethod
@@ -28,7 +31,7 @@ class _Model(BaseModel):
         """A ``…Regex`` field must be a valid regex: an invalid one would otherwise be matched
         as literal text and cost the whole timeout before failing for no visible reason."""
         if isinstance(value, str) and info.field_name and info.field_name.endswith("Regex"):
-            problem = regex_problem(value)
+            problem = regex_problem(value, browser=info.field_name in cls._browser_patterns)
             if problem is not None:
                 raise ValueError(problem)
         return value
@@ -40,6 +43,8 @@ class _Model(BaseModel):
 
 class WebMatch(_Model):
     """Web (Playwright) matcher: ARIA role/name, CSS, test id."""
+
+    _browser_patterns: ClassVar[frozenset[str]] = frozenset({"ariaNameRegex", "ariaDescriptorRegex"})
 
     ariaRole: str | None = None
     ariaNameRegex: str | None = None
@@ -230,13 +235,18 @@ class BoundedPattern:
             raise RegexTimeout(self.pattern, seconds) from None
 
 
-def regex_problem(pattern: str) -> str | None:
-    """Why ``pattern`` is not a valid regex, or None when it is."""
+def regex_problem(pattern: str, flags: str = "s", *, browser: bool = False) -> str | None:
+    """Why ``pattern`` is not a valid regex in Java's syntax (what upstream records), or None
+    when it is. ``browser``: it must also be matchable by the page's V8 (a web name)."""
     import regex
 
+    from trailblaze.javaregex import JavaRegexError, to_javascript, to_python
+
     try:
-        regex.compile(pattern, regex.DOTALL)
-    except regex.error as exc:
+        regex.compile(to_python(pattern, flags), regex.DOTALL)
+        if browser:
+            to_javascript(pattern, flags)
+    except (regex.error, JavaRegexError) as exc:
         return f"invalid regex {pattern!r}: {exc}"
     except (ValueError, OverflowError, RecursionError) as exc:
         return f"invalid regex {pattern!r}: {exc}"
@@ -244,20 +254,25 @@ def regex_problem(pattern: str) -> str | None:
 
 
 def compile_search(pattern: str) -> BoundedPattern:
-    """``pattern`` as a time-bounded regex to search with (a URL pattern, say); raises
-    :class:`ValueError` when it is not a valid regex."""
+    """``pattern`` (Java syntax) as a time-bounded regex to search with (a URL pattern, say);
+    raises :class:`ValueError` when it is not a valid regex."""
     import regex
+
+    from trailblaze.javaregex import to_python
 
     problem = regex_problem(pattern)
     if problem is not None:
         raise ValueError(problem)
-    return BoundedPattern(regex.compile(pattern, regex.DOTALL), pattern)
+    return BoundedPattern(regex.compile(to_python(pattern), regex.DOTALL), pattern)
 
 
 @functools.lru_cache(maxsize=1024)
-def compile_pattern(pattern: str) -> BoundedPattern:
+def compile_pattern(pattern: str, flags: str = "s") -> BoundedPattern:
     """The regex a selector field means: the pattern, or failing that the literal text.
 
+    The pattern is read in Java's syntax, as upstream records it (``\\Q…\\E`` quoting,
+    possessive quantifiers, ``\\p{…}`` classes; see :mod:`trailblaze.javaregex`), with the
+    Java ``flags`` in effect (``s`` DOTALL by default; Maestro's matching adds ``i`` and ``m``).
     The compiled pattern must match the whole value; literal equality with the pattern text
     also counts, so ``Price (USD)`` matches the text ``Price (USD)`` even though, as a regex,
     the parentheses form a group. Every match is time-bounded (:class:`BoundedPattern`): a
@@ -267,18 +282,21 @@ def compile_pattern(pattern: str) -> BoundedPattern:
     """
     import regex  # ~10 ms: only when a selector is matched
 
+    from trailblaze.javaregex import JavaRegexError, to_python
+
+    literal = regex.escape(pattern)
     try:
-        compiled = regex.compile(f"(?:{pattern})|{regex.escape(pattern)}", regex.DOTALL)
-    except (regex.error, ValueError, OverflowError, RecursionError):
-        compiled = regex.compile(regex.escape(pattern), regex.DOTALL)
+        compiled = regex.compile(f"(?:{to_python(pattern, flags)})|{literal}", regex.DOTALL)
+    except (regex.error, JavaRegexError, ValueError, OverflowError, RecursionError):
+        compiled = regex.compile(f"(?i:{literal})" if "i" in flags else literal, regex.DOTALL)
     return BoundedPattern(compiled, pattern)
 
 
-def text_matches(pattern: str, value: str | None) -> bool:
+def text_matches(pattern: str, value: str | None, flags: str = "s") -> bool:
     """Whole-value regex match, or literal equality (upstream semantics); time-bounded."""
     if value is None:
         return False
-    return compile_pattern(pattern).fullmatch(value) is not None
+    return compile_pattern(pattern, flags).fullmatch(value) is not None
 
 
 NodeSelector.model_rebuild()

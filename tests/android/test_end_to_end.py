@@ -90,6 +90,57 @@ def test_a_trail_that_fails_says_what_was_on_screen(cli: CliRunner, adb: AdbHost
     assert "TextView 'Welcome to the sample app'" in result.output
 
 
+def test_patterns_in_javas_syntax_match_on_the_phone(cli: CliRunner, adb: AdbHostStandIn, project: Project) -> None:
+    """Upstream records names quoted the JVM way (\\Q…\\E) and writes Java regexes: possessive
+    quantifiers, \\p{…} classes; nodeSelectors, legacy selectors and Maestro's rules alike."""
+    project.write("trailblaze.yaml", "driver: android\ntimeout: 5\n")
+    project.trail(
+        "java",
+        f"""
+        trail:
+          - step: fill in the form
+            recording:
+              android:
+                - launchApp: {{appId: {SAMPLE_APP}}}
+                - tapOnElementBySelector: {{selector: {{textRegex: "(?i)\\\\Qforms\\\\E"}}}}
+                - tapOnElementBySelector:
+                    nodeSelector: {{androidAccessibility: {{resourceIdRegex: "n\\\\p{{Ll}}++_input"}}}}
+                - inputText: {{text: Zoë}}
+                - tapOnElementBySelector: {{nodeSelector: {{androidMaestro: {{textRegex: "S\\\\p{{Ll}}++"}}}}}}
+          - verify: the result
+            recording:
+              android:
+                - assertVisibleBySelector:
+                    nodeSelector:
+                      androidAccessibility: {{textRegex: "Name: \\\\p{{IsLatin}}{{3}}\\\\RE\\\\Qmail: \\\\E"}}
+        """,
+    )
+    result = cli("run", "--json", "r.json")
+    assert result.returncode == 0, result.output
+    trail = result.json("r.json")["trails"][0]
+    assert trail["status"] == "passed"
+
+
+def test_a_java_class_with_no_equivalent_is_an_error_before_the_phone_is_touched(
+    cli: CliRunner, adb: AdbHostStandIn, project: Project
+) -> None:
+    project.trail(
+        "java-only",
+        """
+        trail:
+          - step: tap
+            recording:
+              android:
+                - tapOnElementBySelector: {selector: {textRegex: "\\\\p{javaJavaIdentifierStart}+"}}
+        """,
+    )
+    result = cli("run", "--driver", "android")
+    assert result.returncode == 3, result.output
+    assert "java-only.trail.yaml:5:58: tapOnElementBySelector: selector.textRegex: invalid regex" in result.output
+    assert "\\p{javaJavaIdentifierStart} is a Java-only class with no equivalent here" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_no_adb_server_is_exit_2_and_no_daemon_is_started(cli: CliRunner, project: Project) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

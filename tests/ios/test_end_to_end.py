@@ -40,6 +40,21 @@ def test_an_ios_trail_through_the_cli(
     assert iphone.app.submissions == 1
 
 
+def test_patterns_in_javas_syntax_match_on_the_iphone(
+    cli: CliRunner, wda_server: WdaStandIn, iphone: FakeIphone, project: Project
+) -> None:
+    java = (
+        TRAIL.replace("{text: Forms}", '{text: "\\\\QForms\\\\E"}')
+        .replace("resourceIdRegex: email_input", 'resourceIdRegex: "\\\\p{Ll}++_input(?<!name_input)"')
+        .replace('"Name: \\nEmail: a@b.c"', '"\\\\QName: \\\\E\\\\REmail: \\\\p{Alnum}@b\\\\.c"')
+    )
+    assert java.count("\\\\") == 8
+    project.trail("ios-form", java)
+    result = cli("run", "--driver", "ios", "--device", wda_server.url)
+    assert result.returncode == 0, result.output
+    assert iphone.app.submissions == 1
+
+
 def test_wda_url_picks_the_endpoint_and_devices_lists_it(
     cli: CliRunner, wda_server: WdaStandIn, project: Project
 ) -> None:

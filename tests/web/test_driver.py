@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.errors import UsageError
+from trailblaze.errors import ToolFailure, UsageError
 from trailblaze.web.driver import PlaywrightDriver, WebDevice, system_chromium
 
-from .support import a_trail, ref_of
+from .support import a_trail, shown_ref
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -77,42 +77,46 @@ async def test_the_web_device_has_one_device(web_driver: PlaywrightDriver) -> No
 
 async def test_selector_for_ref_gives_a_stable_selector(device: WebDevice) -> None:
     await device.navigate("/forms.html")
-    snapshot = await device.page.aria_snapshot(mode="ai")
-    assert await device.selector_for_ref(ref_of(snapshot, "textbox", "Name")) == {"web": {"dataTestId": "name-input"}}
-    assert await device.selector_for_ref(ref_of(snapshot, "button", "Clear All")) == {
+    root = await device.view_hierarchy()
+    assert await device.selector_for_ref(shown_ref(root, "textbox", "Name")) == {"web": {"dataTestId": "name-input"}}
+    assert await device.selector_for_ref(shown_ref(root, "button", "Clear All")) == {
         "web": {"ariaRole": "button", "ariaNameRegex": "Clear All"}
     }
     assert await device.selector_for_ref("e999") is None
 
 
-async def test_refs_are_numbered_per_document(device: WebDevice) -> None:
+async def test_the_screen_numbers_elements_as_upstream_and_a_ref_names_one_of_the_current_page(
+    device: WebDevice,
+) -> None:
     await device.navigate("/forms.html")
-    forms = await device.page.aria_snapshot(mode="ai")
-    assert await device.selector_for_ref(ref_of(forms, "textbox", "Name")) == {"web": {"dataTestId": "name-input"}}
+    forms = await device.view_hierarchy()
+    assert shown_ref(forms, "textbox", "Name") == "e7"  # after the nav (e1-e5) and the heading
+    assert shown_ref(forms, "option", "Team") == "e13"  # an option has no handle of Playwright's: still listed
+    assert await device.selector_for_ref("e13") == {"web": {"ariaRole": "option", "ariaNameRegex": "Team"}}
     await device.navigate("/lists.html")
-    lists = await device.page.aria_snapshot(mode="ai")  # what an agent sees now
-    filter_ref = ref_of(lists, "searchbox", "Filter items")
-    assert filter_ref not in forms
-    assert await device.selector_for_ref(filter_ref) == {"web": {"dataTestId": "filter-input"}}
-    assert await device.selector_for_ref(ref_of(forms, "textbox", "Name")) is None  # gone with its page
+    lists = await device.view_hierarchy()  # what an agent sees now
+    assert shown_ref(lists, "searchbox", "Filter items") == "e7"
+    assert await device.selector_for_ref("e7") == {"web": {"dataTestId": "filter-input"}}
 
 
-async def _snapshot_elsewhere(device: WebDevice, path: str) -> str:
-    """The snapshot of ``path`` as a fresh page shows it (refs are numbered per document)."""
-    assert device.base_url is not None
-    page = await device.page.context.new_page()
-    try:
-        await page.goto(device.base_url + path)
-        return await page.aria_snapshot(mode="ai")
-    finally:
-        await page.close()
-
-
-async def test_an_element_ref_works_before_any_snapshot_of_the_page(device: WebDevice) -> None:
-    ref = ref_of(await _snapshot_elsewhere(device, "/forms.html"), "combobox", "Plan")
+async def test_a_ref_of_the_page_elements_list_works_before_any_snapshot_of_the_page(device: WebDevice) -> None:
     await device.navigate("/forms.html")
-    locator = await device.locate(None, ref, timeout=2)
+    locator = await device.locate(None, "e10", timeout=2)  # combobox "Plan", as upstream numbers it
     assert await locator.get_attribute("id") == "plan"
+    with pytest.raises(ToolFailure, match=r"no element e99 on the page \(waited 0\.3s\); the page lists 17 elements"):
+        await device.locate(None, "e99", timeout=0.3)
+
+
+async def test_a_handle_inside_a_frame_is_a_ref_too(device: WebDevice) -> None:
+    await device.page.set_content(
+        '<button>Go</button><iframe srcdoc="<button>Go</button><button>Stay</button>"></iframe>'
+    )
+    frame = device.page.frame_locator("iframe")
+    await frame.get_by_role("button", name="Stay").wait_for()
+    root = await device.view_hierarchy()
+    (stay,) = [n for n in root.walk() if n.text == "Stay"]
+    assert stay.ref is not None and stay.ref.startswith("f")  # upstream lists no element inside a frame
+    assert await (await device.locate(None, stay.ref, timeout=2)).inner_text() == "Stay"
 
 
 # -- Commands, as ctx.commands exposes them ---------------------------------------------------------------

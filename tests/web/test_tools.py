@@ -339,7 +339,11 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ("no-such-option", "web_selectOption: select ['gold'] in ref 'css=#plan': not possible within 0.3s"),
         ("disabled-stays-disabled", "web_click: click ref 'button \"Continue\"': not possible within 0.3s"),
         ("selector-for-android", "the nodeSelector is for androidMaestro, not the web; this call was recorded for"),
-        ("bad-ref", "web_click: ref '#submit' is neither an element ref (e12), css=<selector> nor 'role \"name\"'"),
+        (
+            "bad-ref",
+            "web_click: click ref '#submit' (read as text: it is not e12, css=<selector> nor role \"name\"): "
+            "not possible within",
+        ),
         ("script-throws", "web_evaluate: evaluate script: Error: boom"),
         ("script-never-returns", "web_evaluate: evaluate script: it did not finish within 2s (--timeout"),
         ("script-loops", "web_evaluate: evaluate script: it did not finish within 2s (--timeout"),
@@ -480,6 +484,69 @@ def test_refs_from_a_snapshot_delegate_to_stable_selectors(cli: CliRunner, proje
         ("web_click", {"ref": 'button "Clear All"', "nodeSelector": {"web": {"cssSelector": "#submit"}}}, []),
         ("web_click", {"nodeSelector": {"web": {"ariaRole": "button", "ariaNameRegex": "Submit"}}}, ["tap"]),
     ]
+
+
+UPSTREAM_SHAPED = r"""
+config:
+  devices: {web: PLAYWRIGHT_NATIVE}
+  title: Duplicate names, as upstream records them
+trail:
+  - step: Open the products
+    recording:
+      web:
+        - web_navigate: {url: /products.html}
+  - step: Open the third cable by its quoted name and position
+    recording:
+      web:
+        - web_click:
+            ref: e15
+            nodeSelector:
+              web:
+                ariaRole: listitem
+                ariaNameRegex: \QPremium Cable (1 m) - $9.99\E
+                nthIndex: 1
+        - web_verifyTextVisible: {text: "(ID: cable-3)"}
+  - step: A ref alone, after a selector that only knows an index
+    recording:
+      web:
+        - web_click: {ref: e23, nodeSelector: {index: 4}}
+        - web_verifyTextVisible: {text: "Adapter v2x0 - $19.99 (ID: adapter-2)"}
+        - web_click: {ref: e24}
+        - web_verifyTextVisible: {text: "(ID: cable-4)"}
+  - step: A quoted name that as a regex would also match another
+    recording:
+      web:
+        - web_click: {nodeSelector: {web: {ariaRole: listitem, ariaNameRegex: \QAdapter v2.0 - $19.99\E}}}
+        - web_verifyTextVisible: {text: "(ID: adapter-1)"}
+"""
+
+
+def test_upstreams_selectors_and_refs_replay(cli: CliRunner, project: Project, browser: str) -> None:
+    project.trail("upstream-shaped", UPSTREAM_SHAPED)
+    assert cli("validate").returncode == 0
+    result, document = run_json(cli)
+    (trail,) = document["trails"]
+    assert result.returncode == 0, trail["error"]
+
+
+def test_a_recording_quotes_a_name_as_upstream_does(cli: CliRunner, project: Project, browser: str) -> None:
+    project.trail(
+        "quoted",
+        """
+        trail:
+          - step: Select the two-metre cable
+            recording:
+              web:
+                - web_navigate: {url: /products.html}
+                - tap: {ref: e13}
+        """,
+    )
+    result, document = run_json(cli)
+    assert result.returncode == 0, result.output
+    (tap,) = [t for t in document["trails"][0]["steps"][0]["tools"] if t["delegated_from"] == ["tap"]]
+    assert tap["args"] == {
+        "nodeSelector": {"web": {"ariaRole": "listitem", "ariaNameRegex": "\\QPremium Cable (2 m) - $12.50\\E"}}
+    }
 
 
 def test_a_ref_that_is_not_on_screen(cli: CliRunner, project: Project, browser: str) -> None:

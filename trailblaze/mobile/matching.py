@@ -84,8 +84,10 @@ def maestro_matches(pattern: str | None, value: str | None) -> bool:
         return False
     if value == pattern:
         return True
-    scoped = f"(?i:{pattern})"
-    return text_matches(scoped, value) or ("\n" in value and text_matches(scoped, value.replace("\n", " ")))
+    flags = "ism"  # Maestro's REGEX_OPTIONS: IGNORE_CASE, DOT_MATCHES_ALL, MULTILINE
+    return text_matches(pattern, value, flags) or (
+        "\n" in value and text_matches(pattern, value.replace("\n", " "), flags)
+    )
 
 
 class SelectorError(ToolFailure):

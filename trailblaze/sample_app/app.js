@@ -175,6 +175,15 @@
     from.hidden = queryParam("from") !== "delayed";
   }
 
+  // ----- products.html -----
+  function setupProducts(selected) {
+    document.querySelectorAll("li[data-product]").forEach(function (item) {
+      item.addEventListener("click", function () {
+        selected.textContent = "Selected: " + item.getAttribute("aria-label") + " (ID: " + item.getAttribute("data-product") + ")";
+      });
+    });
+  }
+
   var form = byId("contact-form");
   if (form) setupForm(form);
   var list = byId("items");
@@ -184,4 +193,6 @@
   if (byId("delayed-page")) setupDelayed();
   var from = byId("from");
   if (from) setupAbout(from);
+  var selected = byId("selected");
+  if (selected) setupProducts(selected);
 })();

@@ -1,8 +1,9 @@
 """Read Playwright's ARIA snapshot (``aria_snapshot(mode="ai")``) into the shared ViewNode model.
 
 Each line is ``- role "name" [attr=value] [ref=e5]: inline text``; indentation nests children;
-``- /url: …`` lines are properties of their parent. Refs are the ephemeral handles an agent
-acts on (``aria-ref=e5`` locates the element while the snapshot is current).
+``- /url: …`` lines are properties of their parent. Playwright writes its own handles as refs
+(``aria-ref=e5`` locates the element while the snapshot is current); the web driver shows
+upstream's page-elements ids in their place (:func:`with_refs`, :mod:`trailblaze.web.elements`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Mapping
 
 from trailblaze.devicecommands import ViewNode
 
 _LINE = re.compile(r"^(?P<indent>\s*)- (?P<body>.*)$")
 _ATTR = re.compile(r"\[(?P<key>[\w-]+)(?:=(?P<value>[^\]]*))?\]")
 _NAME = re.compile(r'"(?:[^"\\]|\\.)*"')
+_TOP_HANDLE = re.compile(r" ?\[ref=e\d+\]")
 
 
 def parse_snapshot(text: str) -> ViewNode:
@@ -40,6 +43,33 @@ def parse_snapshot(text: str) -> ViewNode:
         parent.children.append(node)
         stack.append((indent, node))
     return root
+
+
+def with_refs(text: str, refs: Mapping[int, str]) -> str:
+    """The snapshot with other refs: ``refs`` gives the ref of a line by its index; Playwright's
+    handles of the top document (``[ref=e5]``) are dropped, those inside frames (``f1e3``) kept."""
+    lines = text.splitlines()
+    for index, raw in enumerate(lines):
+        m = _LINE.match(raw)
+        if not m or m.group("body").startswith("/"):
+            continue
+        body = _TOP_HANDLE.sub("", m.group("body"))
+        if index in refs:
+            end = _head_length(body)
+            body = f"{body[:end]} [ref={refs[index]}]{body[end:]}"
+        lines[index] = m.group("indent") + "- " + body
+    return "\n".join(lines)
+
+
+def _head_length(body: str) -> int:
+    """Where a line's role, name and attributes end (its inline text or ``:`` follows)."""
+    at = len(body) - len(_split_role(body)[1])
+    while True:
+        stripped = body[at:].lstrip()
+        m = _NAME.match(stripped) if stripped.startswith('"') else _ATTR.match(stripped)
+        if not m:
+            return at
+        at = len(body) - len(stripped) + m.end()
 
 
 def _parse_line(body: str) -> ViewNode:

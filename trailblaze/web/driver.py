@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Locator, Page, Playwright
 
     from trailblaze.trail.model import Trail
+    from trailblaze.web.elements import PageElement
     from trailblaze.web.sample_server import SampleAppServer
 
 #: Chromium flags that keep it quiet on a closed network and in containers.
@@ -206,6 +207,8 @@ class WebDevice(Device):
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._snapshot: ViewNode | None = None
+        #: the page-elements list of the last snapshot: what its refs name
+        self._elements: dict[str, PageElement] = {}
         #: every request the trail's pages sent: (URL, body as text), for web_assertNetworkEvent
         self.requests: list[tuple[str, str]] = []
 
@@ -235,6 +238,7 @@ class WebDevice(Device):
 
     async def end_trail(self, trail: Trail | None) -> None:
         context, self._context, self._page, self._snapshot = self._context, None, None, None
+        self._elements = {}
         if context is None:
             return
         from playwright.async_api import Error
@@ -272,28 +276,18 @@ class WebDevice(Device):
         ref: str | None = None,
         timeout: float | None = None,
     ) -> Locator:
-        node_selector = as_node_selector(selector)
-        if node_selector is None and ref is not None:
-            await self._ensure_refs(ref)
         return await locators.resolve(
-            self.page, node_selector, ref, self.default_timeout if timeout is None else timeout
+            self.page, as_node_selector(selector), ref, self.default_timeout if timeout is None else timeout
         )
-
-    async def _ensure_refs(self, ref: str) -> None:
-        """Element refs (``e12``; ``f2e12`` after navigations) exist once the document showing
-        was snapshotted. A ref written in a trail may come before any snapshot of this page:
-        take one (elements keep the refs they already have)."""
-        if locators.is_element_ref(ref) and await locators.for_ref(self.page, ref).count() == 0:
-            await self.view_hierarchy()
 
     def _text_or_id(self, text: str | None, id: str | None) -> Locator:
         page = self.page
         if text is not None and id is not None:
-            return self._by_id(id).and_(page.get_by_text(locators.name_pattern(text)))
+            return self._by_id(id).and_(locators.by_text(page, text))
         if id is not None:
             return self._by_id(id)
         if text is not None:
-            return page.get_by_text(locators.name_pattern(text))
+            return locators.by_text(page, text)
         raise ToolFailure("give text, id or a selector")
 
     def _by_id(self, id: str) -> Locator:
@@ -369,7 +363,10 @@ class WebDevice(Device):
 
     @query
     async def view_hierarchy(self) -> ViewNode:
-        self._snapshot = aria.parse_snapshot(await self.page.aria_snapshot(mode="ai"))
+        """The page as an ARIA tree; its refs are upstream's page-elements ids (``e5``), and
+        Playwright's handles (``f1e3``) for what is inside frames, which upstream does not list."""
+        text, self._elements = await locators.read_page(self.page)
+        self._snapshot = aria.parse_snapshot(text)
         return self._snapshot
 
     @query
@@ -403,8 +400,8 @@ class WebDevice(Device):
         if node is None:
             await self.view_hierarchy()
             node = self._find_ref(ref)
-        locator = locators.for_ref(self.page, ref)
-        if await locator.count() != 1:
+        locator = await locators.for_ref(self.page, ref, self._elements)
+        if locator is None or await locator.count() != 1:
             return None
         if node is None:  # a css= or descriptor ref: ask the page for the element's role and name
             node = await self._aria_node(locator)

@@ -7,10 +7,17 @@
 * ``below``/``above``/``leftOf``/``rightOf`` and the top-level ``index`` (0-based among all
   matches sorted top-to-bottom, then left-to-right) need the elements' boxes, so they are
   applied by :func:`resolve` once the candidates are on the page.
-* A ``ref`` is ``e12``-style (an ARIA snapshot handle), ``css=<selector>``, or an ARIA
-  descriptor ``role "name"``. A ``nodeSelector`` wins over a ``ref``.
+* A ``ref`` is ``e12`` (an element of the page-elements list upstream numbers, see
+  :mod:`trailblaze.web.elements`), ``f2e12`` (Playwright's handle of an element inside a
+  frame), ``css=<selector>``, or an ARIA descriptor ``role "name"`` read as upstream reads it.
+  A ``nodeSelector`` and a ``ref`` given together are alternatives, as upstream has them:
+  whichever finds an element (the first in document order when both do); a ``nodeSelector``
+  without a ``web:`` block leaves the ``ref`` alone.
 
-Name fields match the whole accessible name, or equal it literally (upstream semantics).
+Name fields are regexes in Java's syntax matching the whole accessible name, or equal to it
+literally (upstream semantics); a name that is plain text (``View``, ``\\Q$29.99\\E``,
+``^Total$``) is an exact name, as upstream's ``getByRole(role, name, exact=True)``. Other
+patterns are matched in the page by V8 (:func:`name_match`).
 """
 
 from __future__ import annotations
@@ -21,32 +28,100 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import javaregex
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, WebMatch
+from trailblaze.web import aria, elements
 
 if TYPE_CHECKING:
     from playwright.async_api import ElementHandle, Locator, Page
 
-_ARIA_REF = re.compile(r"^(?:f\d+)?e\d+$")
+    from trailblaze.web.elements import PageElement
+
+#: Playwright's handle of an element inside a frame (the page-elements list stays in the top document)
+_FRAME_HANDLE = re.compile(r"f\d+e\d+")
 _DESCRIPTOR = re.compile(r'^\s*([a-z][\w-]*)\s*(?:"(.*)")?\s*$', re.DOTALL)
+# upstream's reading of a descriptor ref (PlaywrightAriaSnapshot.resolveByRoleName)
+_TRAILING_ATTRIBUTES = re.compile(r"\s+\[.*]$")
+_ROLE_NAME = re.compile(r'(\w+)\s+"(.+)"', re.ASCII)
+_ROLE = re.compile(r"\w+", re.ASCII)
+_ROLE_TEXT = re.compile(r"(\w+)\s+(.+)", re.ASCII)
+_TEXT_ROLES = ("textbox", "searchbox", "combobox", "button", "link", "checkbox", "radio", "tab", "menuitem", "option")
 
 
-def name_pattern(text: str) -> re.Pattern[str]:
-    """A pattern Playwright applies (as a JS regex, searching) that means "whole value matches
-    ``text`` as a regex, or equals it literally"."""
-    literal = re.escape(text)
+def name_match(text: str) -> str | javaregex.JsPattern:
+    """What a name field finds: an exact name (a string), or a V8 pattern meaning "the whole
+    name matches ``text`` as a Java regex, or equals it, or equals the name upstream's replay
+    reads from it (:func:`~trailblaze.javaregex.upstream_name`)". Text that is no valid
+    pattern (a tool's free-text argument) matches literally."""
+    exact = javaregex.literal_text(text)
+    if exact is not None:
+        return exact
+    parts = [javaregex.javascript_literal(literal) for literal in dict.fromkeys([text, javaregex.upstream_name(text)])]
+    sources = [f"^{part.source}$" for part in parts]
     try:
-        re.compile(text)
-        source = f"^(?:{text})$|^{literal}$"
-    except re.error:
-        source = f"^{literal}$"
-    return re.compile(source, re.DOTALL)
+        translated = javaregex.to_javascript(text)
+    except javaregex.JavaRegexError:
+        pass
+    else:
+        parts.append(translated)
+        sources.insert(0, f"^(?:{translated.source})$")
+    return javaregex.JsPattern("|".join(sources), "u" if any(part.flags for part in parts) else "")
+
+
+def _pattern_value(pattern: javaregex.JsPattern) -> str:
+    # Playwright's Python API takes only patterns Python's re compiles, with re's flags; its
+    # selector syntax takes any V8 pattern (what get_by_role and friends write for a pattern)
+    return f"/{pattern.source}/{pattern.flags}"
+
+
+def by_role(base: Any, role: str, name: str | None = None, level: int | None = None) -> Locator:
+    """Elements with this ARIA role and (:func:`name_match`) name."""
+    options: dict[str, Any] = {} if level is None else {"level": level}
+    if name is None:
+        return base.get_by_role(role, **options)
+    match = name_match(name)
+    if isinstance(match, str):
+        return base.get_by_role(role, name=match, exact=True, **options)
+    level_part = "" if level is None else f"[level={level}]"
+    return base.locator(f"internal:role={role}{level_part}[name={_pattern_value(match)}]")
+
+
+def by_text(base: Any, text: str) -> Locator:
+    """Elements whose text matches ``text`` (:func:`name_match`)."""
+    match = name_match(text)
+    if isinstance(match, str):
+        return base.get_by_text(match, exact=True)
+    return base.locator(f"internal:text={_pattern_value(match)}")
+
+
+def by_label(base: Any, text: str) -> Locator:
+    """Form controls whose label matches ``text`` (:func:`name_match`)."""
+    match = name_match(text)
+    if isinstance(match, str):
+        return base.get_by_label(match, exact=True)
+    return base.locator(f"internal:label={_pattern_value(match)}")
 
 
 def describe_web(selector: NodeSelector | None, ref: str | None) -> str:
     if selector is not None:
         return selector.describe()
-    return f"ref {ref!r}" if ref else "the page"
+    if not ref:
+        return "the page"
+    if _is_text(ref.strip()):
+        return f'ref {ref!r} (read as text: it is not e12, css=<selector> nor role "name")'
+    return f"ref {ref!r}"
+
+
+def _is_text(ref: str) -> bool:
+    """Whether upstream's reading of ``ref`` ends at names and text (no role, id or CSS in it)."""
+    if ref.startswith("css=") or elements.element_id(ref) or _FRAME_HANDLE.fullmatch(ref):
+        return False
+    text = _TRAILING_ATTRIBUTES.sub("", ref)
+    if _ROLE_NAME.fullmatch(text) or _ROLE.fullmatch(text):
+        return False
+    unquoted = _ROLE_TEXT.fullmatch(text)
+    return not (unquoted and unquoted.group(1).lower() in elements.ROLES)
 
 
 def build(page: Page, selector: NodeSelector, scope: Any = None) -> Locator:
@@ -94,15 +169,9 @@ def _web_block(base: Any, match: WebMatch) -> Locator:
     if match.headingLevel is not None and role is None:
         role = "heading"
     if role:
-        kwargs: dict[str, Any] = {}
-        if name is not None:
-            kwargs["name"] = name_pattern(name)
-        if match.headingLevel is not None:
-            kwargs["level"] = match.headingLevel
-        parts.append(base.get_by_role(role, **kwargs))
+        parts.append(by_role(base, role, name, match.headingLevel))
     elif name is not None:
-        pattern = name_pattern(name)
-        parts.append(base.get_by_label(pattern).or_(base.get_by_text(pattern)))
+        parts.append(by_label(base, name).or_(by_text(base, name)))
     if not parts:
         raise ToolFailure("the web selector sets no field to match on")
     locator = parts[0]
@@ -111,23 +180,89 @@ def _web_block(base: Any, match: WebMatch) -> Locator:
     return locator
 
 
-def is_element_ref(ref: str) -> bool:
-    """Whether ``ref`` is a snapshot handle (``e12``, ``f1e3`` in a frame)."""
-    return _ARIA_REF.match(ref) is not None
+# -- refs ---------------------------------------------------------------------------------------------
 
 
-def for_ref(page: Page, ref: str) -> Locator:
+async def read_page(page: Page) -> tuple[str, dict[str, PageElement]]:
+    """The page's elements numbered as upstream numbers them (from a default-mode snapshot, as
+    upstream takes it), and the page's AI-mode ARIA snapshot showing those ids as its refs."""
+    root = page.locator(":root")
+    numbered = await root.aria_snapshot()
+    handles = await root.aria_snapshot(mode="ai")  # after: any other snapshot drops the handles
+    listing = elements.page_elements(numbered, handles)
+    ids = {element.line: element.id for element in listing.values() if element.line is not None}
+    return aria.with_refs(handles, ids), listing
+
+
+def for_element(page: Page, element: PageElement) -> Locator:
+    """The element a page-elements id names: by its handle, else as upstream finds it
+    (its descriptor, the nth among equals)."""
+    if element.handle is not None:
+        return page.locator(f"aria-ref={element.handle}")
+    return by_descriptor(page, element.role, element.name).nth(element.nth)
+
+
+def by_descriptor(page: Page, role: str, name: str | None) -> Locator:
+    """``role "name"`` as upstream resolves it: that role (an unknown one reads as ``generic``)
+    and exactly that name."""
+    role = role.lower() if role.lower() in elements.ROLES else "generic"
+    if name is None:
+        return page.get_by_role(role)  # type: ignore[arg-type]
+    return page.get_by_role(role, name=_unquote(name), exact=True)  # type: ignore[arg-type]
+
+
+async def for_ref(page: Page, ref: str, listing: dict[str, PageElement] | None = None) -> Locator | None:
+    """The locator a ref names, or None when it is a page-elements id the page does not list
+    (``listing`` is the page's list when it was just read)."""
+    ref = ref.strip()
     if ref.startswith("css="):
-        return page.locator(ref[4:])
-    if _ARIA_REF.match(ref):
-        return page.locator(f"aria-ref={ref}")
-    described = _DESCRIPTOR.match(ref)
-    if described:
-        role, name = described.group(1), described.group(2)
-        if name is None:
-            return page.get_by_role(role)  # type: ignore[arg-type]
-        return page.get_by_role(role, name=_unquote(name), exact=True)  # type: ignore[arg-type]
-    raise ToolFailure(f"ref {ref!r} is neither an element ref (e12), css=<selector> nor 'role \"name\"'")
+        return page.locator(ref)
+    element_id = elements.element_id(ref)
+    if element_id is not None:
+        fresh = listing is None
+        if listing is None:
+            _, listing = await read_page(page)
+        element = listing.get(element_id)
+        if element is None:
+            return None
+        located = for_element(page, element)
+        if not fresh and element.handle is not None and await located.count() == 0:  # a later snapshot took it
+            located = by_descriptor(page, element.role, element.name).nth(element.nth)
+        return located
+    if _FRAME_HANDLE.fullmatch(ref):
+        handle = page.locator(f"aria-ref={ref}")
+        if await handle.count() == 0:  # handles exist once a snapshot of the frame assigned them
+            await page.locator(":root").aria_snapshot(mode="ai")
+        return handle
+    return await _by_descriptor_text(page, ref)
+
+
+async def _by_descriptor_text(page: Page, ref: str) -> Locator:
+    """A descriptor written in a ref, tried as upstream tries it: ``role "name"``, ``role``,
+    ``role name`` (when that finds something), then the text as the name of a control, as a
+    label, and at last as text on the page."""
+    text = _TRAILING_ATTRIBUTES.sub("", ref)
+    quoted = _ROLE_NAME.fullmatch(text)
+    if quoted:
+        return by_descriptor(page, quoted.group(1), quoted.group(2))
+    if _ROLE.fullmatch(text):
+        return by_descriptor(page, text, None)
+    unquoted = _ROLE_TEXT.fullmatch(text)
+    if unquoted and unquoted.group(1).lower() in elements.ROLES:
+        name = unquoted.group(2)
+        if len(name) >= 2 and name[0] == name[-1] == "'":
+            name = name[1:-1]
+        found = page.get_by_role(unquoted.group(1).lower(), name=name, exact=True)  # type: ignore[arg-type]
+        if await found.count() > 0:
+            return found
+    for role in _TEXT_ROLES:
+        found = page.get_by_role(role, name=text, exact=True)  # type: ignore[arg-type]
+        if await found.count() > 0:
+            return found
+    labelled = page.get_by_label(text, exact=True)
+    if await labelled.count() > 0:
+        return labelled
+    return page.get_by_text(text)
 
 
 def _unquote(name: str) -> str:
@@ -144,24 +279,56 @@ def needs_layout(selector: NodeSelector) -> bool:
 
 
 async def resolve(page: Page, selector: NodeSelector | None, ref: str | None, timeout: float) -> Locator:
-    """The locator a tool acts on. Spatial relations and ``index`` are resolved here, waiting
-    up to ``timeout`` seconds for matching elements to be laid out."""
+    """The locator a tool acts on: the ``nodeSelector``'s, the ``ref``'s, or, given both,
+    either's (upstream ORs them: the first element in document order that either finds).
+
+    Spatial relations and ``index`` are resolved here, waiting up to ``timeout`` seconds for
+    matching elements to be laid out; so is a page-elements id (``e5``) when it is all there
+    is, waiting for the page to list it. A ``nodeSelector`` without a ``web:`` block (one that
+    only says ``index: 2``, or one recorded for a phone) gives way to the ``ref``."""
+    ref = ref.strip() if ref and ref.strip() else None
+    if selector is not None and selector.web is None and ref is not None:
+        selector = None
     if selector is None:
-        if not ref:
+        if ref is None:
             raise ToolFailure("give a nodeSelector or a ref")
-        return for_ref(page, ref)
+        return (await _ref_alone(page, ref, timeout)).first
+    by_ref = await for_ref(page, ref) if ref is not None else None
     locator = build(page, selector)
-    if not needs_layout(selector):
-        return locator
+    if needs_layout(selector):
+        locator = await _laid_out(page, selector, locator, by_ref, timeout)
+    return locator if by_ref is None else locator.or_(by_ref).first
+
+
+async def _ref_alone(page: Page, ref: str, timeout: float) -> Locator:
+    deadline = time.monotonic() + timeout
+    while True:
+        listing = (await read_page(page))[1] if elements.element_id(ref) else None
+        found = await for_ref(page, ref, listing)
+        if found is not None:
+            return found
+        if time.monotonic() >= deadline:
+            ids = list(listing or {})
+            listed = f"{len(ids)} elements, {ids[0]}…{ids[-1]}" if ids else "no elements"
+            raise ToolFailure(f"no element {ref} on the page (waited {timeout:g}s); the page lists {listed}")
+        await asyncio.sleep(0.2)
+
+
+async def _laid_out(
+    page: Page, selector: NodeSelector, locator: Locator, alternative: Locator | None, timeout: float
+) -> Locator:
+    """The match that the spatial relations and ``index`` pick, waiting for the layout; or,
+    when ``alternative`` (a ref's locator) finds an element first, the alternative alone."""
     deadline = time.monotonic() + timeout
     while True:
         chosen = await _pick_by_layout(page, selector, locator)
-        if chosen is not None or time.monotonic() >= deadline:
-            break
+        if chosen is not None:
+            return locator.nth(chosen)
+        if alternative is not None and await alternative.count() > 0:
+            return alternative
+        if time.monotonic() >= deadline:
+            raise ToolFailure(f"no element matches {selector.describe()} (waited {timeout:g}s)")
         await asyncio.sleep(0.1)
-    if chosen is None:
-        raise ToolFailure(f"no element matches {selector.describe()} (waited {timeout:g}s)")
-    return locator.nth(chosen)
 
 
 async def _boxes(locator: Locator) -> list[dict[str, float] | None]:
@@ -227,7 +394,7 @@ async def stable_selector(
     if facts.get("testId"):
         candidates.append({"dataTestId": facts["testId"]})
     if role and name:
-        candidates.append({"ariaRole": role, "ariaNameRegex": name})
+        candidates.append({"ariaRole": role, "ariaNameRegex": javaregex.escape_for_selector(name)})
     if facts.get("id"):
         candidates.append({"cssSelector": f"#{facts['id']}"})
     candidates.append({"cssSelector": facts["css"] or "body"})
@@ -238,9 +405,10 @@ async def stable_selector(
         if await found.count() == 1 and await found.evaluate("(e, h) => e === h", handle):
             return {"web": candidate}
     if role and name:  # ambiguous by name: pin the position among equals
-        same = build(page, NodeSelector.model_validate({"web": {"ariaRole": role, "ariaNameRegex": name}}))
+        named = {"ariaRole": role, "ariaNameRegex": javaregex.escape_for_selector(name)}
+        same = build(page, NodeSelector.model_validate({"web": named}))
         total = await same.count()
         for i in range(total):
             if await same.nth(i).evaluate("(e, h) => e === h", handle):
-                return {"web": {"ariaRole": role, "ariaNameRegex": name, "nthIndex": i}}
+                return {"web": {**named, "nthIndex": i}}
     return {"web": {"cssSelector": facts["css"]}}

@@ -328,7 +328,7 @@ async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
         folder.mkdir(parents=True, exist_ok=True)
         stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in screenName) or "snapshot"
         await page.screenshot(path=str(folder / f"{stem}.png"), full_page=True)
-        aria = masking.redact(await page.aria_snapshot(mode="ai"), masking.of(ctx))  # a filled secret shows
+        aria = masking.redact((await locators.read_page(page))[0], masking.of(ctx))  # a filled secret shows
         (folder / f"{stem}.aria.yaml").write_text(aria, encoding="utf-8")
         files = [str(folder / f"{stem}.png"), str(folder / f"{stem}.aria.yaml")]
     return {"screenName": screenName, "url": page.url, "files": files}
