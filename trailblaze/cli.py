@@ -266,6 +266,12 @@ def run(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | No
     from trailblaze.runner.run import run_trails
 
     project = _project("run", options)
+    if project.config.getoption("list_only", False):
+        from trailblaze.runner.plan import prepare
+        from trailblaze.selection import print_listing
+
+        print_listing(prepare(project, run_options(project.config, paths, artifacts=False)))
+        return 0
     return int(run_trails(project, run_options(project.config, paths)).exit_code)
 
 

@@ -132,7 +132,12 @@ def trailblaze_addoption(parser: Parser) -> None:
         commands=("run", "record", "mcp"),
     )
     group.addoption(
-        "-x", "--fail-fast", is_flag=True, help="Stop after the first trail that fails or errors.", commands=("run",)
+        "-x",
+        "--fail-fast",
+        "--exitfirst",
+        is_flag=True,
+        help="Stop after the first trail that fails or errors; the trails not run are reported as skipped.",
+        commands=("run",),
     )
     group.addoption(
         "--artifacts-dir",

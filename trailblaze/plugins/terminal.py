@@ -31,6 +31,7 @@ _STYLE = {
     "skipped": "yellow",
     "healed": "magenta",
     "incomplete": "yellow bold",
+    "flaky": "yellow",
 }
 _WORD = {
     "passed": "PASSED",
@@ -39,12 +40,15 @@ _WORD = {
     "skipped": "SKIPPED",
     "healed": "HEALED",
     "incomplete": "INCOMPLETE",
+    "flaky": "FLAKY",
 }
 
 
 class TerminalReporter:
-    def __init__(self, verbosity: int = 0) -> None:
+    def __init__(self, verbosity: int = 0, *, stderr: bool = False) -> None:
         self.console: Console | None = None
+        #: write to stderr: stdout holds a document (``--json -``)
+        self.stderr = stderr
         self.status: Status | None = None
         #: -1 quiet, 0 normal, 1 steps, 2 tool calls
         self.verbosity = verbosity
@@ -60,7 +64,7 @@ class TerminalReporter:
 
             # what is printed comes from pages, trails and servers: text, never markup or
             # emoji codes (a page's "root:x:0:0" must not turn into "root❌0:0")
-            self.console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+            self.console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False, stderr=self.stderr)
         return self.console
 
     def _live(self, text: str) -> None:
@@ -134,6 +138,8 @@ class TerminalReporter:
             return
         seconds = result.duration_ms / 1000
         detail = f" ({seconds:.1f}s)" if result.status != "skipped" else f" ({result.skip_reason})"
+        if result.attempts:
+            detail += f" after {len(result.attempts) + 1} attempts"
         device = f" [{result.device}]" if self.show_device and result.device else ""
         self._line(f"{_WORD[result.status] + ' ':<8}{result.id}{device}{detail}", _STYLE[result.status])
         if result.error and result.status in ("failed", "error", "incomplete"):
@@ -164,9 +170,11 @@ class TerminalReporter:
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
         self._stop_live()
         console = self._out()
-        statuses: tuple[TrailStatus, ...] = ("passed", "healed", "incomplete", "failed", "error", "skipped")
+        statuses: tuple[TrailStatus, ...] = ("passed", "flaky", "healed", "incomplete", "failed", "error", "skipped")
         counts = [(s, result.count(s)) for s in statuses if result.count(s)]
         summary = ", ".join(f"{n} {s}" for s, n in counts) or "no trails ran"
+        if result.deselected:
+            summary += f", {result.deselected} deselected"
         seconds = result.duration_ms / 1000
         if result.interrupted:
             summary += " (interrupted)"
@@ -203,4 +211,7 @@ def trailblaze_addoption(parser: Parser) -> None:
 @hookimpl
 def trailblaze_configure(config: Config) -> None:
     verbosity = -1 if config.getoption("quiet") else config.getoption("verbose")
-    config.pluginmanager.register(TerminalReporter(verbosity), "terminalreporter")
+    from trailblaze.plugins.json_report import to_stdout
+
+    stderr = to_stdout(config.getoption("json", None))
+    config.pluginmanager.register(TerminalReporter(verbosity, stderr=stderr), "terminalreporter")
