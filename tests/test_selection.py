@@ -83,7 +83,6 @@ def test_k_and_tags_choose_trails_and_the_rest_are_deselected(cli: CliRunner, pr
 
 @pytest.mark.browser
 def test_last_failed_runs_what_failed_last_time(cli: CliRunner, project: Project, browser: str) -> None:
-    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 1\n")
     ci_project(project, "passes", "fails")
     first = cli("run", "--lf", "--json", "r.json")
     assert first.returncode == 1 and ran(first.json("r.json")) == ["fails", "passes"]

@@ -54,7 +54,7 @@ def test_without_retries_the_flaky_trail_fails(cli: CliRunner, project: Project,
 
 def test_retries_from_the_config_and_a_trail_that_keeps_failing(cli: CliRunner, project: Project, browser: str) -> None:
     ci_project(project, "fails")
-    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 1\nretries: 2\n")
+    project.write("trailblaze.yaml", "base_url: sample-app\nretries: 2\n")
     result = cli("run", "-p", "flaky_tools", "--json", "r.json", "--junit", "r.xml")
     assert result.returncode == 1, result.output
     trail = result.json("r.json")["trails"][0]
@@ -76,7 +76,6 @@ def test_a_bad_retries_value_is_misuse(cli: CliRunner, project: Project) -> None
 
 
 def test_exitfirst_reports_the_trails_that_never_ran_as_skipped(cli: CliRunner, project: Project, browser: str) -> None:
-    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 1\n")
     ci_project(project, "fails", "passes")  # "fails" sorts first
     result = cli("run", "-x", "--json", "-", "--junit", "r.xml")
     assert result.returncode == 1, result.output

@@ -35,7 +35,7 @@ TRAILS = {
                 - web_navigate: {url: /about.html}
     """,
     "fails": """
-        config: {id: fails, title: Looks for what is not there, tags: [broken]}
+        config: {id: fails, title: Looks for what is not there, tags: [broken], timeout: 1}
         trail:
           - step: Open the about page
             recording:
