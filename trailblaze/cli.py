@@ -414,6 +414,25 @@ def devices(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **
     return 0
 
 
+@project_command()
+@click.argument("kind", type=click.Choice(["trail", "config"]), default="trail")
+def schema(kind: str, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
+    """Print a JSON Schema (draft 2020-12) for trail files (every tool's arguments included) or
+    for trailblaze.yaml (plugins' settings and sections included), for editors:
+    `# yaml-language-server: $schema=trail.schema.json` at the top of a file."""
+    import json
+
+    from trailblaze.schema import config_schema, trail_schema
+
+    project = _project("schema", options)
+    if kind == "config":
+        document = config_schema(project.config.parser)
+    else:
+        document = trail_schema(project.registry_for(project.workspace_for()))
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    return 0
+
+
 # -- init, sample-app --------------------------------------------------------------------------------------
 
 
