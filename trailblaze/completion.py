@@ -46,12 +46,14 @@ def trail_paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> 
 def driver_names(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     """Driver keys and aliases (upstream's names) the loaded plugins register."""
     try:
-        from trailblaze.cli import _state
         from trailblaze.driver import DriverRegistry
-        from trailblaze.pluginmanager import collect
+        from trailblaze.pluginmanager import collect, get_plugin_manager
 
-        registry = DriverRegistry()  # the plugins of this command line and trailblaze.yaml
-        collect(_state(ctx).plugins(), "trailblaze_register_drivers", registry)
+        # the command line's plugins (-p, trailblaze.yaml's plugins:), built by the CLI's state
+        state = ctx.find_root().obj
+        plugins = state.plugins() if hasattr(state, "plugins") else get_plugin_manager([])
+        registry = DriverRegistry()
+        collect(plugins, "trailblaze_register_drivers", registry)
         names = sorted({name for driver in registry for name in (driver.key, *driver.aliases)})
     except Exception:
         return []

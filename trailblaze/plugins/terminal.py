@@ -281,6 +281,7 @@ def trailblaze_addoption(parser: Parser) -> None:
         "--reporter",
         choices=REPORTERS,
         default="line",
+        metavar="NAME",
         help="line: a line per trail (default); dot: a character per trail; github: lines, plus "
         "annotations and a job summary for GitHub Actions.",
         commands=("run",),
