@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 PEERS := tests/mcp_toolsets/peers
 JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench clean
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench wheel clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,5 +51,10 @@ test: lint typecheck pytest
 bench: setup peers
 	$(BIN)/python benchmarks/run.py
 
+# a wheel to install where the repository is not (no release is on PyPI): dist/trailblaze-*.whl
+wheel: $(STAMP)
+	rm -rf build dist/trailblaze-*.whl
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .trailblaze build *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules

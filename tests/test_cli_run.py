@@ -391,4 +391,8 @@ def test_fail_fast_stops_after_the_first_failure(cli: CliRunner, project: Projec
     project.trail("c-fails", failing)
     stopped = cli("run", "-x", "--json", "results.json")  # without -x, failures do not stop a run (above)
     assert stopped.returncode == 1
-    assert [(t["id"], t["status"]) for t in stopped.json()["trails"]] == [("a-fails", "failed")]
+    assert [(t["id"], t["status"]) for t in stopped.json()["trails"]] == [
+        ("a-fails", "failed"),
+        ("b-passes", "skipped"),  # reported, not left out: they never ran
+        ("c-fails", "skipped"),
+    ]

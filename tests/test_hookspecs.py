@@ -82,6 +82,9 @@ OWNERS = {
     "driver": "main",
     "arg": "main",
     "timeout": "main",
+    "retries": "retries",
+    "keyword": "selection",
+    "last_failed": "selection",
 }
 KEYS = {
     "base_url": "web_playwright",
@@ -91,6 +94,7 @@ KEYS = {
     "mcp_servers": "mcp_toolsets",
     "callback_port": "mcp_toolsets",
     "llm": "openai_agent",
+    "retries": "retries",
 }
 
 

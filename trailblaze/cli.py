@@ -232,7 +232,9 @@ def project_command(name: str | None = None, **attrs: Any) -> Callable[[Callable
 
 def with_paths(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The trail files and folders ``run``, ``record`` and ``validate`` take."""
-    return click.argument("paths", nargs=-1, type=click.Path(path_type=Path))(fn)
+    from trailblaze.completion import trail_paths
+
+    return click.argument("paths", nargs=-1, type=click.Path(path_type=Path), shell_complete=trail_paths)(fn)
 
 
 @click.group(cls=TrailblazeGroup, context_settings=CONTEXT_SETTINGS)
@@ -266,6 +268,12 @@ def run(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | No
     from trailblaze.runner.run import run_trails
 
     project = _project("run", options)
+    if project.config.getoption("list_only", False):
+        from trailblaze.runner.plan import prepare
+        from trailblaze.selection import print_listing
+
+        print_listing(prepare(project, run_options(project.config, paths, artifacts=False)))
+        return 0
     return int(run_trails(project, run_options(project.config, paths)).exit_code)
 
 
@@ -405,6 +413,25 @@ def devices(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **
     project = _project("devices", options)
     listing = asyncio.run(list_devices(project, project.config.getoption("driver")))
     display.print_devices(listing.rows, listing.empty, as_json=as_json)
+    return 0
+
+
+@project_command()
+@click.argument("kind", type=click.Choice(["trail", "config"]), default="trail")
+def schema(kind: str, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
+    """Print a JSON Schema (draft 2020-12) for trail files (every tool's arguments included) or
+    for trailblaze.yaml (plugins' settings and sections included), for editors:
+    `# yaml-language-server: $schema=trail.schema.json` at the top of a file."""
+    import json
+
+    from trailblaze.schema import config_schema, trail_schema
+
+    project = _project("schema", options)
+    if kind == "config":
+        document = config_schema(project.config.parser)
+    else:
+        document = trail_schema(project.registry_for(project.workspace_for()))
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     return 0
 
 

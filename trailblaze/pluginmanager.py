@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from trailblaze.registry import Registry
 
 #: Built-in plugins the runner cannot do without (its own options): never blocked.
-ESSENTIAL_PLUGINS: tuple[str, ...] = ("main",)
+ESSENTIAL_PLUGINS: tuple[str, ...] = ("main", "retries", "selection")
 #: Built-in plugins, registered by short name like any other (``-p no:terminal`` removes one).
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "trail_files",
@@ -41,6 +41,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "terminal",
     "json_report",
     "junit_report",
+    "github_report",
     "interactive_agent",
     "openai_agent",
     "browser_agent",

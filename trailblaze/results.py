@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from trailblaze.trail.model import Trail
 
 #: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
-#: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended)
-Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete"]
+#: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended);
+#: ``flaky``: failed, then passed when ``--retries`` ran it again
+Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete", "flaky"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
 
@@ -103,6 +104,18 @@ class StepResult:
 
 
 @dataclass(slots=True)
+class Attempt:
+    """A run of a trail that ``--retries`` ran again: what it ended with."""
+
+    status: Status
+    error: str | None
+    duration_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "error": self.error, "duration_ms": round(self.duration_ms, 3)}
+
+
+@dataclass(slots=True)
 class TrailResult:
     path: str
     id: str
@@ -118,6 +131,8 @@ class TrailResult:
     skip_reason: str | None = None
     #: new recordings were written into the trail file (``record``, ``--save-recording``)
     recording_saved: bool = False
+    #: the runs before the one this result describes (``--retries``), oldest first
+    attempts: list[Attempt] = field(default_factory=list)
 
     @classmethod
     def for_trail(
@@ -142,6 +157,7 @@ class TrailResult:
             "tags": self.tags,
             "skip_reason": self.skip_reason,
             "recording_saved": self.recording_saved,
+            "attempts": [a.to_dict() for a in self.attempts],
             "steps": [s.to_dict() for s in self.steps],
         }
 
@@ -159,6 +175,10 @@ class RunResult:
     artifacts_dir: str | None = None
     #: reports (``--json``, ``--junit``) that could not be written: the run ends with exit 2
     report_errors: list[str] = field(default_factory=list)
+    #: ``--fail-on-flaky``: a trail that passed only on a retry fails the run (exit 1)
+    fail_on_flaky: bool = False
+    #: trails left out by ``-k``, ``--include-tags``, ``--exclude-tags`` or ``--last-failed``
+    deselected: int = 0
 
     def report_failed(self, option: str, path: object, exc: OSError) -> None:
         """A report file could not be written: say so (the other reports are still written)."""
@@ -176,6 +196,8 @@ class RunResult:
         if self.interrupted:
             return ExitCode.INTERRUPTED
         worst = max((t.exit_code for t in self.trails), default=ExitCode.OK)
+        if self.fail_on_flaky and self.count("flaky"):
+            worst = max(worst, ExitCode.FAILED)
         return max(worst, ExitCode.ERROR) if self.report_errors else worst
 
     def to_dict(self) -> dict[str, Any]:
@@ -188,6 +210,8 @@ class RunResult:
                 "skipped": self.count("skipped"),
                 "healed": self.count("healed"),
                 "incomplete": self.count("incomplete"),
+                "flaky": self.count("flaky"),
+                "deselected": self.deselected,
                 "duration_ms": round(self.duration_ms, 3),
             },
             "exit_code": int(self.exit_code),

@@ -81,6 +81,17 @@ class RunOptions:
     agent: str | None = None
     #: ``--save-recording``: a healed trail's new recordings replace the old ones in the file
     save_recording: bool = False
+    #: ``--retries``: a failed trail runs again, on a fresh session, up to this many times
+    retries: int = 0
+    #: ``--fail-on-flaky``: a trail that passed only on a retry fails the run
+    fail_on_flaky: bool = False
+    #: ``-k``: a pytest-style expression over each trail's id, title and path
+    keyword: str | None = None
+    #: ``--include-tags``/``--exclude-tags``: Maestro's tag selection
+    include_tags: list[str] = field(default_factory=list)
+    exclude_tags: list[str] = field(default_factory=list)
+    #: ``--last-failed``: only the trails that failed in the last run (all when none did)
+    last_failed: bool = False
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from conftest import ROOT, CliResult, CliRunner, Project, cli_env
 
 pytestmark = pytest.mark.browser
 
-STATUSES = {"passed", "failed", "error", "skipped", "healed", "incomplete"}
+STATUSES = {"passed", "failed", "error", "skipped", "healed", "incomplete", "flaky"}
 
 
 def readme_example() -> dict[str, Any]:
@@ -37,6 +37,7 @@ KEYS = {
     "trail": set(EXAMPLE["trails"][0]),
     "step": set(EXAMPLE["trails"][0]["steps"][0]),
     "tool": set(EXAMPLE["trails"][0]["steps"][0]["tools"][0]),
+    "attempt": set(EXAMPLE["trails"][0]["attempts"][0]),
 }
 
 
@@ -56,6 +57,7 @@ def check_document(document: dict[str, Any]) -> None:
     assert set(summary) == KEYS["summary"]
     for status in STATUSES:
         assert summary[status] == sum(1 for t in document["trails"] if t["status"] == status)
+    assert isinstance(summary["deselected"], int)
     assert isinstance(summary["duration_ms"], float | int)
     assert summary["duration_ms"] >= 0
     assert isinstance(document["exit_code"], int)
@@ -69,6 +71,11 @@ def check_document(document: dict[str, Any]) -> None:
         assert (trail["error"] is None) == (trail["status"] in ("passed", "skipped"))
         assert isinstance(trail["tags"], list)
         assert isinstance(trail["recording_saved"], bool)
+        assert isinstance(trail["attempts"], list)
+        assert (trail["status"] != "flaky") or trail["attempts"]
+        for attempt in trail["attempts"]:
+            assert set(attempt) == KEYS["attempt"]
+            assert attempt["status"] in ("failed", "error")
         assert (trail["skip_reason"] is not None) == (trail["status"] == "skipped")
         indexes = [s["index"] for s in trail["steps"] if s["kind"] != "trailhead"]
         assert indexes == list(range(len(indexes)))
@@ -181,6 +188,8 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
         "skipped": 1,
         "healed": 0,
         "incomplete": 0,
+        "flaky": 0,
+        "deselected": 0,
         "duration_ms": 0,
     }
     assert (document["exit_code"], document["interrupted"]) == (3, False)

@@ -108,7 +108,8 @@ def test_fail_fast_stops_after_the_first_failure(tmp_path: Path) -> None:
     project = make_project(tmp_path, "driver: null-test\n")
     assert [t.status for t in run(project).trails] == ["passed", "failed", "passed", "passed"]
     stopped = run(project, fail_fast=True)
-    assert [t.status for t in stopped.trails] == ["passed", "failed"]
+    assert [t.status for t in stopped.trails] == ["passed", "failed", "skipped", "skipped"]
+    assert {t.skip_reason for t in stopped.trails[2:]} == {"not run: -x stopped the run after a failure"}
     assert stopped.exit_code == 1
 
 

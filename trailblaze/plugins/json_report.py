@@ -1,4 +1,6 @@
-"""Built-in plugin: ``--json FILE`` writes the results document (README, "Results JSON").
+"""Built-in plugin: ``--json FILE`` writes the results document (README, "Results JSON");
+``--json -`` writes it to stdout, and the terminal reporter then writes to stderr, so stdout is
+the JSON document alone.
 
 As pytest's ``junitxml``, the plugin owns its option and its output: ``trailblaze_addoption``
 declares ``--json``, and ``trailblaze_configure`` registers a :class:`JsonReport` only when it
@@ -8,6 +10,7 @@ was given.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +26,11 @@ if TYPE_CHECKING:
 PLUGIN_NAME = "json_report.writer"
 
 
+def to_stdout(path: object) -> bool:
+    """``--json -``: the document goes to stdout (and the terminal reporter to stderr)."""
+    return str(path) == "-"
+
+
 class JsonReport:
     """Writes ``result`` as JSON to ``path`` when the run is over."""
 
@@ -31,8 +39,13 @@ class JsonReport:
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
+        document = json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        if to_stdout(self.path):
+            sys.stdout.write(document)
+            sys.stdout.flush()
+            return
         try:
-            write_atomic(self.path, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+            write_atomic(self.path, document)
         except OSError as exc:
             result.report_failed("--json", self.path, exc)
 
@@ -45,7 +58,7 @@ def trailblaze_addoption(parser: Parser) -> None:
         "--json",
         metavar="FILE",
         type=click.Path(dir_okay=False, path_type=Path),
-        help="Write results JSON here.",
+        help="Write results JSON here ('-': to stdout; the terminal output then goes to stderr).",
         commands=("run", "record"),
     )
 

@@ -5,7 +5,11 @@ The shape is the one CI systems (Jenkins, GitLab, GitHub Actions reporters) read
 trails that could not run properly, ``skipped`` with the reason. The failure message is the
 failing step and its error; the body lists every step. Times are seconds with millisecond
 precision. A trail healed by ``--self-heal`` passes, with a ``trailblaze.status`` property of
-``healed`` (schema-valid; CI shows the properties) and the healing in ``system-out``.
+``healed`` (schema-valid; CI shows the properties) and the healing in ``system-out``. A trail
+that passed on a ``--retries`` rerun (``flaky``) passes too, with the property ``flaky`` and a
+``flakyFailure`` per failed run before; reruns of a trail that still failed are
+``rerunFailure`` elements (Maven Surefire's names, which Jenkins and GitLab read). Trails that
+``-x`` kept from running are ``skipped``.
 
 The plugin owns its option: ``--junit`` is declared in ``trailblaze_addoption``, and a
 :class:`JunitReport` is registered in ``trailblaze_configure`` only when it was given (as
@@ -66,18 +70,32 @@ def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
     classname = trail.id.rsplit("/", 1)[0].replace("/", ".") if "/" in trail.id else "trails"
     name = f"{trail.id} [{trail.device}]" if with_device and trail.device else trail.id
     case = ET.Element("testcase", classname=classname, name=name, file=trail.path, time=_seconds(trail.duration_ms))
-    if trail.status == "healed":  # JUnit has no such status: it passed, and says how
+    if trail.status in ("healed", "flaky"):  # JUnit has no such status: it passed, and says how
         properties = ET.SubElement(case, "properties")
-        ET.SubElement(properties, "property", name="trailblaze.status", value="healed")
+        ET.SubElement(properties, "property", name="trailblaze.status", value=trail.status)
     if trail.status == "skipped":
         ET.SubElement(case, "skipped", message=trail.skip_reason or "skipped")
     elif trail.status in ("failed", "error", "incomplete"):
         tag = "error" if trail.status == "error" else "failure"
         element = ET.SubElement(case, tag, message=trail.error or trail.status, type=trail.status)
         element.text = _steps_text(trail)
+    _attempts(case, trail)
     if trail.steps:
         ET.SubElement(case, "system-out").text = _steps_text(trail)
     return case
+
+
+def _attempts(case: ET.Element, trail: TrailResult) -> None:
+    """The runs ``--retries`` repeated, as Maven Surefire writes reruns: ``flakyFailure`` /
+    ``flakyError`` in a test case that passed in the end, ``rerunFailure`` / ``rerunError`` in
+    one that did not."""
+    import xml.etree.ElementTree as ET
+
+    prefix = "flaky" if trail.status == "flaky" else "rerun"
+    for attempt in trail.attempts:
+        kind = "Error" if attempt.status == "error" else "Failure"
+        element = ET.SubElement(case, prefix + kind, message=attempt.error or attempt.status, type=attempt.status)
+        element.text = f"attempt failed after {_seconds(attempt.duration_ms)}s: {attempt.error or attempt.status}"
 
 
 def _steps_text(trail: TrailResult) -> str:

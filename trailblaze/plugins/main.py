@@ -65,10 +65,13 @@ def name_value_type() -> click.ParamType:
 def trailblaze_addoption(parser: Parser) -> None:
     import click
 
+    from trailblaze.completion import driver_type
+
     group = parser.getgroup("general", "Running trails")
     group.addoption(
         "--driver",
         metavar="KEY",
+        type=driver_type(),
         help="Driver to use (playwright-native/web, android, ios, or upstream's names). Default: from config "
         "or the trail; validate: check only what this driver would replay.",
         commands=("run", "record", "validate", "mcp", *LISTING),
@@ -132,7 +135,12 @@ def trailblaze_addoption(parser: Parser) -> None:
         commands=("run", "record", "mcp"),
     )
     group.addoption(
-        "-x", "--fail-fast", is_flag=True, help="Stop after the first trail that fails or errors.", commands=("run",)
+        "-x",
+        "--fail-fast",
+        "--exitfirst",
+        is_flag=True,
+        help="Stop after the first trail that fails or errors; the trails not run are reported as skipped.",
+        commands=("run",),
     )
     group.addoption(
         "--artifacts-dir",

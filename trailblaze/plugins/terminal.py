@@ -1,14 +1,21 @@
 """Built-in plugin: live progress and the summary in the terminal.
 
-On a TTY it shows a spinner with the trail, step and tool in flight, a line per finished trail
-and a summary table (rich). When output is not a terminal (CI logs, pipes) it prints plain
-lines only. ``-v`` adds a line per step and tool; ``-q`` keeps only failures and the summary
-(both declared here, in ``trailblaze_addoption``). Block it with ``-p no:terminal`` to replace it
-with a reporter of your own.
+On a TTY it shows a spinner with the trail, step and tool in flight (one line per session with
+``--workers``), a line per finished trail and a summary table (rich). When output is not a
+terminal (CI logs, pipes) it prints plain lines only. ``-v`` adds a line per step and tool;
+``-q`` keeps only failures and the summary; ``--reporter dot`` prints one character per trail
+(``github`` prints lines, and :mod:`.github_report` adds annotations); ``--durations N`` lists
+the slowest trails and steps (all declared here, in ``trailblaze_addoption``). Block it with
+``-p no:terminal`` to replace it with a reporter of your own.
+
+Every line is printed whole, under one lock, and with ``--workers`` the lines about a trail's
+steps and tools start with ``[trail id]``, so the output of trails running at once never
+interleaves into half-lines nor loses whose it is.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
@@ -31,6 +38,7 @@ _STYLE = {
     "skipped": "yellow",
     "healed": "magenta",
     "incomplete": "yellow bold",
+    "flaky": "yellow",
 }
 _WORD = {
     "passed": "PASSED",
@@ -39,20 +47,38 @@ _WORD = {
     "skipped": "SKIPPED",
     "healed": "HEALED",
     "incomplete": "INCOMPLETE",
+    "flaky": "FLAKY",
 }
+#: ``--reporter dot``: one character per trail (pytest's, with pytest-rerunfailures' R)
+_DOT = {"passed": ".", "failed": "F", "error": "E", "skipped": "s", "healed": "H", "incomplete": "I", "flaky": "R"}
+REPORTERS = ("line", "dot", "github")
 
 
 class TerminalReporter:
-    def __init__(self, verbosity: int = 0) -> None:
+    def __init__(
+        self, verbosity: int = 0, *, stderr: bool = False, style: str = "line", durations: int | None = None
+    ) -> None:
         self.console: Console | None = None
+        #: write to stderr: stdout holds a document (``--json -``)
+        self.stderr = stderr
         self.status: Status | None = None
         #: -1 quiet, 0 normal, 1 steps, 2 tool calls
         self.verbosity = verbosity
-        self.trail: str = ""
-        self.step: str = ""
+        #: ``line`` (and ``github``): a line per trail; ``dot``: a character per trail
+        self.style = style
+        #: ``--durations N``: list the N slowest trails and steps at the end (0: all)
+        self.durations = durations
+        #: per session: its trail and step, and what the live display shows for it
+        self.trails: dict[str, str] = {}
+        self.steps: dict[str, str] = {}
+        self.live: dict[str, str] = {}
         self.total = 0
         self.done = 0
         self.show_device = False
+        #: trails run at once (``--workers``, several devices): lines name their trail
+        self.concurrent = False
+        self.lock = threading.Lock()
+        self.dots = 0
 
     def _out(self) -> Console:
         if self.console is None:
@@ -60,18 +86,21 @@ class TerminalReporter:
 
             # what is printed comes from pages, trails and servers: text, never markup or
             # emoji codes (a page's "root:x:0:0" must not turn into "root❌0:0")
-            self.console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+            self.console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False, stderr=self.stderr)
         return self.console
 
-    def _live(self, text: str) -> None:
+    def _live(self, session: Session, text: str) -> None:
+        """What ``session`` is doing, on the spinner: a line per session when several run."""
         console = self._out()
         if not console.is_terminal:
             return
+        self.live[session.id] = f"[{self.done + 1}/{self.total}] {text}"
+        shown = "\n".join(self.live.values())
         if self.status is None:
-            self.status = console.status(text, spinner="dots")
+            self.status = console.status(shown, spinner="dots")
             self.status.start()
         else:
-            self.status.update(text)
+            self.status.update(shown)
 
     @hookimpl
     def trailblaze_pause_live(self) -> None:
@@ -83,9 +112,20 @@ class TerminalReporter:
             self.status.stop()
             self.status = None
 
-    def _line(self, text: str, style: str | None = None) -> None:
-        console = self._out()
-        console.print(text, style=style, markup=False)
+    def _line(self, text: str, style: str | None = None, *, trail: str | None = None) -> None:
+        """Print whole lines; with trails running at once, each line about ``trail`` names it."""
+        if trail is not None and self.concurrent:
+            text = "\n".join(f"[{trail}] {line.strip()}" for line in text.splitlines())
+        with self.lock:
+            if self.dots:  # a line after a row of dots starts a line of its own
+                self._out().print()
+                self.dots = 0
+            self._out().print(text, style=style, markup=False)
+
+    def _dot(self, status: TrailStatus) -> None:
+        with self.lock:
+            self._out().print(_DOT[status], style=_STYLE[status], end="", markup=False)
+            self.dots += 1
 
     @hookimpl
     def trailblaze_run_start(self, run: Run) -> None:
@@ -96,6 +136,7 @@ class TerminalReporter:
             len(options.devices) > 1 or options.all_devices or options.shard_split or options.shard_all
         )
         self.total = len(run.planned)
+        self.concurrent = options.workers > 1 or self.show_device
         drivers = sorted({p.driver_key for p in run.planned})
         if self.verbosity >= 0:
             noun = "trail" if self.total == 1 else "trails"
@@ -103,41 +144,55 @@ class TerminalReporter:
 
     @hookimpl
     def trailblaze_trail_start(self, trail: Trail, session: Session) -> None:
-        self.trail = trail.id
-        self._live(f"[{self.done + 1}/{self.total}] {trail.id}")
+        self.trails[session.id] = trail.id
+        self._live(session, trail.id)
         if self.verbosity > 0:
-            self._line(f"  {trail.id} ({session.info.id})", "bold")
+            self._line(f"  {trail.id} ({session.info.id})", "bold", trail=trail.id)
 
     @hookimpl
     def trailblaze_step_start(self, step: Step, trail: Trail, session: Session) -> None:
-        self.step = step.label if step.kind != "trailhead" else "trailhead"
-        self._live(f"[{self.done + 1}/{self.total}] {trail.id} · {self.step}")
+        self.steps[session.id] = step.label if step.kind != "trailhead" else "trailhead"
+        self._live(session, f"{trail.id} · {self.steps[session.id]}")
 
     @hookimpl
     def trailblaze_tool_report(self, report: ToolReport, session: Session) -> None:
-        self._live(f"[{self.done + 1}/{self.total}] {self.trail} · {self.step} · {report.name}")
+        trail = self.trails.get(session.id, "")
+        self._live(session, f"{trail} · {self.steps.get(session.id, '')} · {report.name}")
         if self.verbosity > 1:
             via = f" (via {' → '.join(report.delegated_from)})" if report.delegated_from else ""
-            self._line(f"      {report.status:<7} {report.name}{via} {report.duration_ms:.0f} ms")
+            self._line(f"      {report.status:<7} {report.name}{via} {report.duration_ms:.0f} ms", trail=trail)
 
     @hookimpl
     def trailblaze_step_finish(self, step: Step, result: StepResult, session: Session) -> None:
         if self.verbosity > 0:
             label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
-            self._line(f"    {_WORD[result.status]:<7} {label}: {result.text}", _STYLE[result.status])
+            text = f"    {_WORD[result.status]:<7} {label}: {result.text}"
+            self._line(text, _STYLE[result.status], trail=self.trails.get(session.id))
 
     @hookimpl
     def trailblaze_trail_finish(self, trail: Trail, result: TrailResult, session: Session | None) -> None:
         self.done += 1
+        if session is not None:
+            self.live.pop(session.id, None)
         self._stop_live()
+        if self.style == "dot":
+            self._dot(result.status)
+            return
         if self.verbosity < 0 and result.status in ("passed", "skipped"):
             return
+        self._trail_lines(result)
+
+    def _trail_lines(self, result: TrailResult) -> None:
         seconds = result.duration_ms / 1000
         detail = f" ({seconds:.1f}s)" if result.status != "skipped" else f" ({result.skip_reason})"
+        if result.attempts:
+            detail += f" after {len(result.attempts) + 1} attempts"
         device = f" [{result.device}]" if self.show_device and result.device else ""
-        self._line(f"{_WORD[result.status] + ' ':<8}{result.id}{device}{detail}", _STYLE[result.status])
+        lines = [f"{_WORD[result.status] + ' ':<8}{result.id}{device}{detail}"]
         if result.error and result.status in ("failed", "error", "incomplete"):
-            self._line("\n".join(f"        {line}" for line in result.error.splitlines()))
+            indent = f"        [{result.id}] " if self.concurrent else "        "
+            lines += [f"{indent}{line}" for line in result.error.splitlines()]
+        self._line("\n".join(lines), _STYLE[result.status])
         self._agent_lines(result)
 
     def _agent_lines(self, result: TrailResult) -> None:
@@ -156,24 +211,46 @@ class TerminalReporter:
             cost = ""
             if agent.model:
                 cost = f" [{agent.model}, {agent.turns} turns, {agent.prompt_tokens + agent.completion_tokens} tokens]"
-            self._line(f"        {label}: {what}{cost}")
+            self._line(f"        {label}: {what}{cost}", trail=result.id)
         if result.recording_saved:
-            self._line(f"        recording saved to {result.path}")
+            self._line(f"        recording saved to {result.path}", trail=result.id)
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
         self._stop_live()
         console = self._out()
-        statuses: tuple[TrailStatus, ...] = ("passed", "healed", "incomplete", "failed", "error", "skipped")
+        statuses: tuple[TrailStatus, ...] = ("passed", "flaky", "healed", "incomplete", "failed", "error", "skipped")
         counts = [(s, result.count(s)) for s in statuses if result.count(s)]
         summary = ", ".join(f"{n} {s}" for s, n in counts) or "no trails ran"
+        if result.deselected:
+            summary += f", {result.deselected} deselected"
         seconds = result.duration_ms / 1000
         if result.interrupted:
             summary += " (interrupted)"
-        if console.is_terminal and len(result.trails) > 1 and self.verbosity >= 0:
+        if self.style == "dot":
+            for trail in result.trails:
+                if trail.status in ("failed", "error", "incomplete"):
+                    self._trail_lines(trail)
+        elif console.is_terminal and len(result.trails) > 1 and self.verbosity >= 0:
             self._table(result)
+        if self.durations is not None:
+            self._durations(result, self.durations)
         style = "green bold" if result.exit_code == 0 else "red bold"
         self._line(f"{summary} in {seconds:.2f}s", style)
+
+    def _durations(self, result: RunResult, count: int) -> None:
+        """``--durations N``: the slowest trails and steps, slowest first (0: all of them)."""
+        trails = sorted((t for t in result.trails if t.status != "skipped"), key=lambda t: -t.duration_ms)
+        steps = sorted(((t, s) for t in result.trails for s in t.steps), key=lambda pair: -pair[1].duration_ms)
+        limit = count or None
+        which = f"slowest {count}" if count else "all"
+        lines = [f"{which} durations (trails)"]
+        lines += [f"{t.duration_ms / 1000:8.2f}s {t.id}" for t in trails[:limit]]
+        lines.append(f"{which} durations (steps)")
+        for trail, step in steps[:limit]:
+            label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
+            lines.append(f"{step.duration_ms / 1000:8.2f}s {trail.id} {label}: {step.text}")
+        self._line("\n".join(lines))
 
     def _table(self, result: RunResult) -> None:
         from rich.table import Table
@@ -195,12 +272,39 @@ class TerminalReporter:
 
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
+    import click
+
     group = parser.getgroup("reporting", "Reporting")
     group.addoption("-v", "--verbose", action="count", help="Show steps (-v) and tool calls (-vv).")
     group.addoption("-q", "--quiet", is_flag=True, help="Only failures and the summary.", commands=("run",))
+    group.addoption(
+        "--reporter",
+        choices=REPORTERS,
+        default="line",
+        metavar="NAME",
+        help="line: a line per trail (default); dot: a character per trail; github: lines, plus "
+        "annotations and a job summary for GitHub Actions.",
+        commands=("run",),
+    )
+    group.addoption(
+        "--durations",
+        type=click.IntRange(min=0),
+        metavar="N",
+        help="List the N slowest trails and steps at the end (0: all).",
+        commands=("run",),
+    )
 
 
 @hookimpl
 def trailblaze_configure(config: Config) -> None:
     verbosity = -1 if config.getoption("quiet") else config.getoption("verbose")
-    config.pluginmanager.register(TerminalReporter(verbosity), "terminalreporter")
+    from trailblaze.plugins.json_report import to_stdout
+
+    stderr = to_stdout(config.getoption("json", None))
+    reporter = TerminalReporter(
+        verbosity,
+        stderr=stderr,
+        style=config.getoption("reporter", "line"),
+        durations=config.getoption("durations", None),
+    )
+    config.pluginmanager.register(reporter, "terminalreporter")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trailblaze.plugins import retries, selection
 from trailblaze.session import RunOptions
 
 if TYPE_CHECKING:
@@ -53,4 +54,6 @@ def run_options(config: Config, paths: Sequence[Path] = (), *, artifacts: bool =
         self_heal=option("self_heal", False),
         agent=option("agent", None),
         save_recording=option("save_recording", False),
+        **retries.run_options(config),
+        **selection.run_options(config),
     )

@@ -8,9 +8,12 @@ Everything here happens before any device work; a single problem stops the run w
 
 from __future__ import annotations
 
+import sys
+
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
 from trailblaze.runner import checks
 from trailblaze.runner.project import Project
+from trailblaze.selection import select
 from trailblaze.session import PlannedTrail, Run, RunOptions
 from trailblaze.trail.model import Trail
 
@@ -39,8 +42,12 @@ def prepare(
         raise UsageError(f"unknown target {options.target!r} (targets in trailblaze.yaml: {known})")
     trails, problems = checks.collect_trails(project, options.paths, options.arg_values, require_args=require_args)
     loaded_all = not problems
+    chosen = select(trails, options, project.config.root)
+    if chosen.note:
+        print(f"note: {chosen.note}", file=sys.stderr, flush=True)
     run = Run(project, options, project.config)
-    for trail in trails:
+    run.result.deselected = chosen.deselected
+    for trail in chosen.trails:
         try:
             run.planned.append(plan_trail(project, trail, options))
         except UsageError as exc:
@@ -50,6 +57,10 @@ def prepare(
     problems.extend(checks.check_planned(run, project, recordings=recordings, per_driver=per_driver))
     if problems:
         raise ErrorList(_unique(problems))
+    if not run.planned and chosen.deselected:
+        raise UsageError(
+            f"no trails selected: all {chosen.deselected} were deselected (-k, --include-tags, --exclude-tags)"
+        )
     if not run.planned:
         where = ", ".join(str(p) for p in options.paths) or str(project.config.trails_dir)
         raise UsageError(f"no trail files found in {where} (looked for *.trail.yaml and trail.yaml)")

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 from trailblaze import processes
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
-from trailblaze.results import RunResult, TrailResult
+from trailblaze.results import Attempt, RunResult, TrailResult
 from trailblaze.runner import checks
 from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
@@ -70,6 +70,8 @@ class Executor:
         self._driver_locks: dict[str, asyncio.Lock] = {}
         self._started: set[str] = set()
         self.results: dict[tuple[int, int], TrailResult] = {}
+        #: every trail given to a lane, by its place in the results
+        self._queued: dict[tuple[int, int], PlannedTrail] = {}
         self.stop = False
 
     async def execute(self) -> RunResult:
@@ -77,6 +79,7 @@ class Executor:
         start = time.perf_counter()
         artifacts = run.options.artifacts_dir
         run.result.artifacts_dir = _shown(artifacts) if artifacts is not None else None
+        run.result.fail_on_flaky = run.options.fail_on_flaky
         self.hook.trailblaze_run_start(run=run)
         try:
             lanes = await self._lanes()
@@ -85,6 +88,8 @@ class Executor:
             run.result.interrupted = True
         finally:
             await self.close_drivers()
+            if self.stop and not run.result.interrupted:
+                self._never_ran()
             run.result.trails = [self.results[key] for key in sorted(self.results)]
             run.result.duration_ms = (time.perf_counter() - start) * 1000
             self.hook.trailblaze_run_finish(run=run, result=run.result)
@@ -125,6 +130,7 @@ class Executor:
                 lanes.extend(_Lane(driver_key, device, queue) for _ in range(slots))
         for lane in lanes:
             lane.queue.lanes_alive += 1
+            self._queued.update((item.order, item.planned) for item in lane.queue.items)
         return lanes
 
     def _by_target(self, indexes: list[int]) -> list[int]:
@@ -177,10 +183,27 @@ class Executor:
                 replay = self.trail_runner(session, planned)
                 try:
                     result = await self._run_trail(session, planned, replay)
+                    attempts: list[Attempt] = []
+                    while result.status in ("failed", "error") and len(attempts) < self.run.options.retries:
+                        attempts.append(Attempt(result.status, result.error, result.duration_ms))
+                        closing, session = session, None  # a retry starts from a fresh session
+                        await self.close_session(closing)
+                        try:
+                            session = await self.open_session(lane.driver_key, lane.device_id, *planned_for)
+                        except Exception as exc:
+                            result = self._errored(planned, *_open_failure(lane.driver_key, exc))
+                            break
+                        replay = self.trail_runner(session, planned)
+                        result = await self._run_trail(session, planned, replay)
                 except asyncio.CancelledError:  # report the trail that was running, then stop
                     self._finish(item, replay.interrupted(), session)
                     raise
+                result.attempts = attempts
+                if attempts and result.status == "passed":
+                    result.status = "flaky"
                 self._finish(item, result, session)
+                if session is None:  # a retry could not open its session: the next trail tries again
+                    continue
                 if session.broken is not None:  # e.g. a server died: start the next trail afresh
                     closing, session = session, None
                     await self.close_session(closing)
@@ -192,10 +215,7 @@ class Executor:
     def _lane_failed(self, lane: _Lane, item: _Item, exc: BaseException) -> None:
         """A lane could not open its session: another lane on the queue takes the work, or,
         when none is left, the remaining trails end with the error."""
-        if isinstance(exc, TrailblazeError):
-            message, code = str(exc), exc.exit_code
-        else:
-            message, code = f"{lane.driver_key}: {type(exc).__name__}: {exc}", ExitCode.ERROR
+        message, code = _open_failure(lane.driver_key, exc)
         if lane.queue.lanes_alive > 1:
             lane.queue.items.appendleft(item)
             return
@@ -250,6 +270,13 @@ class Executor:
         if self.run.options.fail_fast and result.status in ("failed", "error"):
             self.stop = True
 
+    def _never_ran(self) -> None:
+        """After ``-x`` stopped the run: the trails still queued are reported as skipped."""
+        for order, planned in self._queued.items():
+            if order not in self.results:
+                skipped = dataclasses.replace(planned, skip_reason="not run: -x stopped the run after a failure")
+                self._finish(_Item(order, skipped), self._skipped(skipped), None)
+
     def _skipped(self, planned: PlannedTrail) -> TrailResult:
         return TrailResult.for_trail(
             planned.trail, planned.driver_key, planned.device_id, "skipped", skip_reason=planned.skip_reason
@@ -289,6 +316,13 @@ class Executor:
         for driver in self.drivers.values():
             with contextlib.suppress(Exception):  # closing must not hide the run's own outcome
                 await driver.close()
+
+
+def _open_failure(driver_key: str, exc: BaseException) -> tuple[str, ExitCode]:
+    """What a trail whose session would not open ends with: the message and exit code."""
+    if isinstance(exc, TrailblazeError):
+        return str(exc), exc.exit_code
+    return f"{driver_key}: {type(exc).__name__}: {exc}", ExitCode.ERROR
 
 
 def _shown(path: Path) -> str:

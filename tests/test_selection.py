@@ -1,0 +1,115 @@
+"""Choosing trails: ``-k`` expressions (unit), and ``-k``, tags, ``--last-failed`` and ``--list``
+end to end against the sample app."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import CliRunner, Project
+
+from tests.support.ci_project import ci_project
+from trailblaze.errors import UsageError
+from trailblaze.selection import keyword_matcher, split_tags
+
+NAMES = ("forms/submit-contact", "Submit the contact form", "trails/forms/submit-contact.trail.yaml")
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("submit", True),
+        ("SUBMIT", True),
+        ("nothing", False),
+        ("not nothing", True),
+        ("forms and contact", True),
+        ("forms and not contact", False),
+        ("nothing or contact", True),
+        ("not (forms or nothing)", False),
+        ("(nothing or forms) and (contact)", True),
+        ("not not forms", True),
+        ("trails/forms/", True),
+        ("", True),
+    ],
+)
+def test_keyword_expressions(expression: str, expected: bool) -> None:
+    assert keyword_matcher(expression)(NAMES) is expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("and", "expected a word, 'not' or '(', found 'and' at column 1"),
+        ("forms and", "expected a word, 'not' or '(', found the end"),
+        ("(forms", "expected ')', found the end"),
+        ("forms)", "expected 'and', 'or' or the end, found ')' at column 6"),
+        ("forms contact", "found 'contact' at column 7"),
+        ("(" * 60 + "x" + ")" * 60, "nested more than 50 deep"),
+        ("x " * 600, "longer than 1000 characters"),
+    ],
+)
+def test_malformed_expressions_are_named(expression: str, message: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        keyword_matcher(expression)
+    assert message in str(caught.value)
+
+
+def test_tags_are_comma_separated_and_repeatable() -> None:
+    assert split_tags(["smoke,forms", " about ", ",,"]) == ["smoke", "forms", "about"]
+
+
+def ran(result_json: dict[str, object]) -> list[str]:
+    return sorted(t["id"] for t in result_json["trails"])  # type: ignore[attr-defined,index]
+
+
+@pytest.mark.browser
+def test_k_and_tags_choose_trails_and_the_rest_are_deselected(cli: CliRunner, project: Project, browser: str) -> None:
+    ci_project(project, "passes", "fails", "flaky")
+    result = cli("run", "-p", "flaky_tools", "-k", "about and not heading", "--json", "r.json")
+    assert result.returncode == 0, result.output
+    assert ran(result.json("r.json")) == ["passes"]
+    assert result.json("r.json")["summary"]["deselected"] == 2
+    assert "1 passed, 2 deselected" in result.stdout
+    result = cli("run", "-p", "flaky_tools", "--include-tags", "smoke", "--exclude-tags", "flaky", "--json", "r.json")
+    assert ran(result.json("r.json")) == ["passes"], result.output
+    result = cli("run", "-p", "flaky_tools", "--include-tags", "broken,about", "--json", "r.json")
+    assert ran(result.json("r.json")) == ["fails", "passes"], result.output
+    result = cli("run", "-k", "nothing-matches")
+    assert result.returncode == 3 and "no trails selected: all 3 were deselected" in result.stderr
+    result = cli("run", "-k", "about and")
+    assert result.returncode == 3 and "-k 'about and': expected a word" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.browser
+def test_last_failed_runs_what_failed_last_time(cli: CliRunner, project: Project, browser: str) -> None:
+    ci_project(project, "passes", "fails")
+    first = cli("run", "--lf", "--json", "r.json")
+    assert first.returncode == 1 and ran(first.json("r.json")) == ["fails", "passes"]
+    assert "last-failed: no record of a previous run; running all trails" in first.stderr
+    stored = json.loads((project.root / ".trailblaze" / "lastfailed.json").read_text())
+    assert stored["failed"] == ["fails"]
+    second = cli("run", "--last-failed", "--json", "r.json")
+    assert second.returncode == 1 and ran(second.json("r.json")) == ["fails"]
+    assert second.json("r.json")["summary"]["deselected"] == 1
+    assert "running the 1 trail(s) that failed last time" in second.stderr
+    project.trail(
+        "fails", "config: {id: fails}\ntrail:\n  - step: Open\n    recording:\n      web: [{web_navigate: {url: /}}]\n"
+    )
+    third = cli("run", "--lf", "--json", "r.json")
+    assert third.returncode == 0 and ran(third.json("r.json")) == ["fails"], third.output
+    fourth = cli("run", "--lf", "--json", "r.json")
+    assert "last-failed: none failed; running all trails" in fourth.stderr
+    assert ran(fourth.json("r.json")) == ["fails", "passes"]
+
+
+def test_list_prints_what_would_run_without_opening_a_device(cli: CliRunner, project: Project) -> None:
+    ci_project(project, "passes", "fails", "flaky")
+    result = cli("run", "--list", "--include-tags", "smoke", "-p", "flaky_tools", "--driver", "web")
+    assert result.returncode == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["id", "tags", "driver", "path"]
+    assert lines[1].split() == ["flaky", "smoke,flaky", "playwright-native", "trails/flaky.trail.yaml"]
+    assert lines[2].split() == ["passes", "smoke,about", "playwright-native", "trails/passes.trail.yaml"]
+    assert lines[3] == "2 trails, 1 deselected"
+    assert "\x1b" not in result.stdout and not (project.root / ".trailblaze" / "lastfailed.json").exists()

@@ -1,0 +1,52 @@
+"""Built-in plugin (essential): ``--retries N`` and ``--fail-on-flaky``.
+
+A trail that fails (or errors) runs again on a fresh session, up to N more times; one that
+passes on a retry is ``flaky``, and the runs before are its ``attempts`` in the results. A flaky
+trail does not fail the run unless ``--fail-on-flaky`` is given. ``retries:`` in trailblaze.yaml
+is the default for ``--retries``. The retry loop itself is the runner's (:mod:`trailblaze.runner.run`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
+    from trailblaze.config import Config
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    import click
+    from pydantic import NonNegativeInt
+
+    group = parser.getgroup("general", "Running trails")
+    group.addoption(
+        "--retries",
+        type=click.IntRange(min=0),
+        metavar="N",
+        help="Run a failed trail again, on a fresh session, up to N times; passed on a retry is 'flaky'. "
+        "Default: retries: in trailblaze.yaml, else 0.",
+        commands=("run",),
+    )
+    group.addoption(
+        "--fail-on-flaky",
+        is_flag=True,
+        help="Exit 1 when a trail passed only on a retry.",
+        commands=("run",),
+    )
+    parser.addini(
+        "retries", help="How many times a failed trail runs again (--retries wins).", type=NonNegativeInt, default=0
+    )
+
+
+def run_options(config: Config) -> dict[str, Any]:
+    """The runner's retry settings (:class:`~trailblaze.session.RunOptions` fields)."""
+    given = config.getoption("retries", None)
+    configured = config.getini("retries") if config.parser is not None and "retries" in config.parser.settings else 0
+    return {
+        "retries": given if given is not None else configured,
+        "fail_on_flaky": config.getoption("fail_on_flaky", False),
+    }

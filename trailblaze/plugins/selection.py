@@ -1,0 +1,80 @@
+"""Built-in plugin (essential): which trails a run takes — ``-k``, ``--include-tags``,
+``--exclude-tags``, ``--last-failed`` — and ``--list`` to see them without running.
+
+The choosing is :mod:`trailblaze.selection`'s; this plugin declares the options, and after each
+``trailblaze run`` records which trails failed for the next ``--last-failed``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
+    from trailblaze.config import Config
+    from trailblaze.results import RunResult
+    from trailblaze.session import Run
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    group = parser.getgroup("selection", "Choosing trails")
+    group.addoption(
+        "-k",
+        dest="keyword",
+        metavar="EXPR",
+        help="Only trails whose id, title or path match EXPR: words (case-insensitive substrings) with "
+        "and/or/not and parentheses, as pytest's -k.",
+        commands=("run",),
+    )
+    group.addoption(
+        "--include-tags",
+        multiple=True,
+        metavar="TAGS",
+        help="Only trails with one of these tags (comma-separated; repeatable).",
+        commands=("run",),
+    )
+    group.addoption(
+        "--exclude-tags",
+        multiple=True,
+        metavar="TAGS",
+        help="Leave out trails with one of these tags (comma-separated; repeatable).",
+        commands=("run",),
+    )
+    group.addoption(
+        "--last-failed",
+        "--lf",
+        is_flag=True,
+        help="Only the trails that failed in the last run (all of them when none did).",
+        commands=("run",),
+    )
+    group.addoption(
+        "--list",
+        is_flag=True,
+        dest="list_only",
+        help="Print the trails that would run (id, tags, driver, path) and exit; no device is opened.",
+        commands=("run",),
+    )
+
+
+def run_options(config: Config) -> dict[str, Any]:
+    """The runner's selection settings (:class:`~trailblaze.session.RunOptions` fields)."""
+    from trailblaze.selection import split_tags
+
+    return {
+        "keyword": config.getoption("keyword", None),
+        "include_tags": split_tags(config.getoption("include_tags", ())),
+        "exclude_tags": split_tags(config.getoption("exclude_tags", ())),
+        "last_failed": config.getoption("last_failed", False),
+    }
+
+
+@hookimpl
+def trailblaze_run_finish(run: Run, result: RunResult) -> None:
+    if run.config.command != "run":
+        return
+    from trailblaze.selection import write_last_failed
+
+    write_last_failed(run.config.root, result)
