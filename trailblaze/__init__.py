@@ -19,6 +19,7 @@ _EXPORTS = {
     "OptionGroup": "trailblaze.argparsing",
     "Config": "trailblaze.config",
     "AgentReport": "trailblaze.results",
+    "Artifact": "trailblaze.results",
     "RunResult": "trailblaze.results",
     "Status": "trailblaze.results",
     "StepResult": "trailblaze.results",
@@ -56,6 +57,7 @@ __all__ = [
     "Agent",
     "AgentReport",
     "AgentSettings",
+    "Artifact",
     "CallResult",
     "Commands",
     "Config",
@@ -121,7 +123,7 @@ if TYPE_CHECKING:
     from trailblaze.devicecommands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.driver import Device, Driver, DriverOptions
     from trailblaze.errors import ToolFailure
-    from trailblaze.results import AgentReport, RunResult, Status, StepResult, ToolReport, TrailResult
+    from trailblaze.results import AgentReport, Artifact, RunResult, Status, StepResult, ToolReport, TrailResult
     from trailblaze.session import PlannedTrail, Run, RunOptions, Session
     from trailblaze.tools.authoring import tool
     from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolMetadata, ToolOutcome, ToolSpec

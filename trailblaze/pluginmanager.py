@@ -41,6 +41,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "terminal",
     "json_report",
     "junit_report",
+    "evidence",
+    "html_report",
     "interactive_agent",
     "openai_agent",
     "browser_agent",

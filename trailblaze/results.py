@@ -21,8 +21,22 @@ if TYPE_CHECKING:
 #: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
 #: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended)
 Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete"]
+#: what a piece of evidence is: a screenshot, the screen's hierarchy (ARIA snapshot on the web,
+#: view hierarchy on phones), the page's console messages, a Playwright trace
+ArtifactKind = Literal["screenshot", "hierarchy", "console", "trace"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """A file of evidence a step or trail left, at ``path`` relative to the run's ``artifacts_dir``."""
+
+    kind: ArtifactKind
+    path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "path": self.path}
 
 
 @dataclass(slots=True)
@@ -86,6 +100,8 @@ class StepResult:
     agent: AgentReport | None = None
     #: the step's new recording is (or, with --dry-run, would be) written into the trail file
     recorded: bool = False
+    #: evidence saved after the step (a failed step's screenshot, hierarchy, console messages)
+    artifacts: list[Artifact] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -99,6 +115,7 @@ class StepResult:
             "tools": [t.to_dict() for t in self.tools],
             "agent": self.agent.to_dict() if self.agent is not None else None,
             "recorded": self.recorded,
+            "artifacts": [a.to_dict() for a in self.artifacts],
         }
 
 
@@ -118,6 +135,8 @@ class TrailResult:
     skip_reason: str | None = None
     #: new recordings were written into the trail file (``record``, ``--save-recording``)
     recording_saved: bool = False
+    #: evidence of the whole trail (a Playwright trace)
+    artifacts: list[Artifact] = field(default_factory=list)
 
     @classmethod
     def for_trail(
@@ -142,6 +161,7 @@ class TrailResult:
             "tags": self.tags,
             "skip_reason": self.skip_reason,
             "recording_saved": self.recording_saved,
+            "artifacts": [a.to_dict() for a in self.artifacts],
             "steps": [s.to_dict() for s in self.steps],
         }
 
