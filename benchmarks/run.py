@@ -97,6 +97,28 @@ def bench_web(runs: int) -> list[Figure]:
     ]
 
 
+def bench_evidence(runs: int) -> list[Figure]:
+    """The passing bundled trails with the default evidence (a screenshot of failed steps, a
+    trace kept when a trail fails: so every trail is traced) vs no screenshots and no traces."""
+    with tempfile.TemporaryDirectory(prefix="tb-evidence-") as tmp:
+        cmd = [str(BIN / "trailblaze"), "run", "-q", "trails/", "--artifacts-dir", tmp]
+        defaults, off = interleaved(
+            runs,
+            lambda: wall([*cmd, "--screenshot", "only-on-failure", "--trace", "retain-on-failure"]),
+            lambda: wall([*cmd, "--screenshot", "off", "--trace", "off"]),
+        )
+    return [
+        Figure(
+            "bundled web trails with the default evidence vs --screenshot off --trace off",
+            defaults,
+            off,
+            "s",
+            "≤ 1.10×",
+            defaults <= off * 1.10,
+        )
+    ]
+
+
 WORKERS_TRAIL = """
 config: {{id: workers/{n}}}
 trail:
@@ -248,6 +270,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "startup": (bench_startup, 15),
     "web": (bench_web, 3),
     "workers": (bench_workers, 3),
+    "evidence": (bench_evidence, 5),
     "engine": (bench_engine, 3),
     "android": (bench_android, 60),
     "mcp-connect": (bench_mcp_connect, 5),

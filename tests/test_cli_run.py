@@ -339,7 +339,7 @@ def test_a_shared_trail_that_is_not_there_is_an_error_of_the_trail(trails: dict[
     trail = trails["broken-shared"]
     assert trail["status"] == "error"
     assert [s["status"] for s in trail["steps"]] == ["passed", "error", "skipped"]
-    assert trail["error"].startswith("step 2 (Run a shared trail that is not there): runTrail: ")
+    assert trail["error"].split(": ", 1)[1].startswith("step 2 (Run a shared trail that is not there): runTrail: ")
 
 
 def test_skipped_trails(trails: dict[str, dict[str, Any]]) -> None:

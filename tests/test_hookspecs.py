@@ -78,6 +78,9 @@ OWNERS = {
     "headed": "web_playwright",
     "base_url": "web_playwright",
     "remote_debugging_port": "web_playwright",
+    "trace": "web_playwright",
+    "screenshot": "evidence",
+    "html": "html_report",
     "headless": "browser_agent",
     "driver": "main",
     "arg": "main",
@@ -95,6 +98,8 @@ KEYS = {
     "callback_port": "mcp_toolsets",
     "llm": "openai_agent",
     "retries": "retries",
+    "artifacts_keep": "evidence",
+    "html": "html_report",
 }
 
 

@@ -52,7 +52,7 @@ def page(browser: str) -> Iterator[Any]:
 def _report(project: Project, cli: CliRunner) -> dict[str, Any]:
     project.trail("pass", PASSING)
     project.trail("fail", FAILING)
-    result = cli("run", "--json", "results.json", cwd=project.root)
+    result = cli("run", "--json", "results.json", "--trace", "off", cwd=project.root)
     assert result.returncode == 1, result.output
     return dict(result.json())
 
@@ -64,7 +64,10 @@ def test_the_report_shows_the_run_and_filters_it(project: Project, cli: CliRunne
     page.set_content("<h1 style='color:red'>on screen when it failed</h1>")
     page.screenshot(path=str(shot))
     failing = next(t for t in report["trails"] if t["status"] == "failed")
-    failing["steps"][1]["evidence"] = {"screenshot": "evidence/fail-step-2.png", "trace": "evidence/trace.zip"}
+    failing["steps"][1]["artifacts"] = [
+        {"kind": "screenshot", "path": "evidence/fail-step-2.png"},
+        {"kind": "trace", "path": "evidence/trace.zip"},
+    ]
     out = project.root / "report.html"
     out.write_text(render(report, base=project.root), encoding="utf-8")
 
@@ -113,7 +116,14 @@ def test_big_screenshots_are_linked_not_inlined(tmp_path: Path) -> None:
             {
                 "status": "failed",
                 "title": "t",
-                "steps": [{"index": 0, "kind": "step", "status": "failed", "evidence": {"screenshot": "big.png"}}],
+                "steps": [
+                    {
+                        "index": 0,
+                        "kind": "step",
+                        "status": "failed",
+                        "artifacts": [{"kind": "screenshot", "path": "big.png"}],
+                    }
+                ],
             }
         ]
     }

@@ -20,6 +20,7 @@ _EXPORTS = {
     "Config": "trailblaze.config",
     "AgentReport": "trailblaze.results",
     "Attempt": "trailblaze.results",
+    "Artifact": "trailblaze.results",
     "RunResult": "trailblaze.results",
     "Status": "trailblaze.results",
     "StepResult": "trailblaze.results",
@@ -58,6 +59,7 @@ __all__ = [
     "AgentReport",
     "AgentSettings",
     "Attempt",
+    "Artifact",
     "CallResult",
     "Commands",
     "Config",
@@ -123,7 +125,16 @@ if TYPE_CHECKING:
     from trailblaze.devicecommands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.driver import Device, Driver, DriverOptions
     from trailblaze.errors import ToolFailure
-    from trailblaze.results import AgentReport, Attempt, RunResult, Status, StepResult, ToolReport, TrailResult
+    from trailblaze.results import (
+        AgentReport,
+        Artifact,
+        Attempt,
+        RunResult,
+        Status,
+        StepResult,
+        ToolReport,
+        TrailResult,
+    )
     from trailblaze.session import PlannedTrail, Run, RunOptions, Session
     from trailblaze.tools.authoring import tool
     from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolMetadata, ToolOutcome, ToolSpec

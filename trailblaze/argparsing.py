@@ -33,7 +33,7 @@ DEFAULT_COMMANDS = frozenset({"run", "record"})
 #: ``action=`` values, as argparse names them
 ACTIONS = frozenset({"store", "store_true", "store_false", "count", "append"})
 _ATTRIBUTES = frozenset(
-    {"dest", "help", "default", "metavar", "type", "action", "is_flag", "multiple", "choices", "commands"}
+    {"dest", "help", "default", "metavar", "type", "action", "is_flag", "multiple", "choices", "commands", "flag_value"}
 )
 NOTSET: Any = object()
 
@@ -51,6 +51,9 @@ class Option:
     type: Any = None
     choices: tuple[str, ...] | None = None
     commands: frozenset[str] = DEFAULT_COMMANDS
+    #: the value of an option given without one (``--html`` alone: the default report path);
+    #: None: the option needs a value
+    flag_value: Any = None
     group: str = "general"
     #: the module that declared it (named in conflicts)
     owner: str = ""
@@ -109,8 +112,10 @@ class OptionGroup:
         name, dashes made underscores), ``help``, ``default``, ``metavar``, ``type`` (a callable
         such as ``int`` or ``pathlib.Path``, or a ``click.ParamType``), ``action`` (``store``,
         ``store_true``, ``store_false``, ``count``, ``append``) or its click spellings
-        ``is_flag=True`` / ``multiple=True``, ``choices`` and ``commands`` (default ``run`` and
-        ``record``). A name another plugin declared for the same command is an error."""
+        ``is_flag=True`` / ``multiple=True``, ``choices``, ``commands`` (default ``run`` and
+        ``record``) and ``flag_value``: the value of an option given without one (``--html``
+        alone, ``--html=PATH`` for another), as click's ``flag_value``. A name another plugin
+        declared for the same command is an error."""
         option = _make_option(names, attrs, group=self.name, owner=_caller_module())
         self.parser.add(option)
         self.options.append(option)
@@ -247,6 +252,8 @@ def _make_option(names: Iterable[str], attrs: dict[str, Any], *, group: str, own
     longs = [n for n in names if n.startswith("--")]
     dest = attrs.get("dest") or (longs[0][2:] if longs else names[0][1:]).replace("-", "_")
     choices = attrs.get("choices")
+    if attrs.get("flag_value") is not None and action != "store":
+        raise TypeError(f"addoption{names} from {owner}: flag_value is for options that take a value")
     return Option(
         names=names,
         dest=dest,
@@ -257,6 +264,7 @@ def _make_option(names: Iterable[str], attrs: dict[str, Any], *, group: str, own
         type=attrs.get("type"),
         choices=tuple(choices) if choices is not None else None,
         commands=frozenset(attrs.get("commands") or DEFAULT_COMMANDS),
+        flag_value=attrs.get("flag_value"),
         group=group,
         owner=owner,
     )

@@ -147,6 +147,8 @@ def _click_option(option: Option) -> click.Option:
         attrs.update(is_flag=True, default=option.action == "store_false", flag_value=option.action == "store_true")
     else:
         attrs.update(multiple=option.multiple, default=option.default)
+        if option.flag_value is not None:
+            attrs.update(is_flag=False, flag_value=option.flag_value)
         if option.choices is not None:
             attrs["type"] = click.Choice(option.choices)
         elif option.type is not None:

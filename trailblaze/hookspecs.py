@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from trailblaze.config import Config
     from trailblaze.driver import Driver
     from trailblaze.errors import TrailblazeError
-    from trailblaze.results import RunResult, StepResult, ToolReport, TrailResult
+    from trailblaze.results import Artifact, RunResult, StepResult, ToolReport, TrailResult
     from trailblaze.session import Run, Session
     from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
     from trailblaze.trail.model import Step, Trail
@@ -206,6 +206,33 @@ def trailblaze_step_start(step: Step, trail: Trail, session: Session) -> None:
 def trailblaze_step_finish(step: Step, result: StepResult, session: Session) -> None:
     """Called after ``step`` ran on ``session``, with its ``result`` (status, duration, the
     tools it executed). The return value is ignored."""
+
+
+@hookspec
+def trailblaze_step_evidence(
+    step: Step, result: StepResult, session: Session, folder: Path
+) -> Awaitable[list[Artifact]] | None:
+    """Called after ``step`` ran on ``session`` and before ``trailblaze_step_finish``, while
+    the screen still shows what the step left, to save evidence of it (the built-in
+    ``evidence`` plugin: a failed step's screenshot, hierarchy and console messages).
+    ``result`` is the step's result so far; ``folder`` is where the trail's evidence goes
+    (create it when writing). Return an awaitable resolving to the :class:`~trailblaze.results.Artifact`
+    entries written (their ``path`` may be absolute or relative to the run's artifacts folder),
+    or None when there is nothing to save. The awaitables of all plugins run one after
+    another; a plugin may also add to ``result.error`` (what is on screen nearest to what the
+    step looked for). Not called when the run has no artifacts folder."""
+
+
+@hookspec
+def trailblaze_trail_evidence(
+    trail: Trail, result: TrailResult, session: Session, folder: Path
+) -> Awaitable[list[Artifact]] | None:
+    """Called when the steps of ``trail`` are done on ``session`` (``result.status`` says how
+    they went), before the device forgets the trail (the web driver closes its browser
+    context), to save evidence of the whole trail (the web driver: a Playwright trace).
+    ``folder`` is where the trail's evidence goes. Return an awaitable resolving to the
+    :class:`~trailblaze.results.Artifact` entries written, or None. Not called when the run
+    has no artifacts folder."""
 
 
 @hookspec(firstresult=True)

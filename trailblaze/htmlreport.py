@@ -26,7 +26,6 @@ from typing import Any
 MAX_INLINE_IMAGE = 2_000_000
 #: statuses in the order the summary shows them
 STATUSES = ("passed", "flaky", "healed", "failed", "error", "incomplete", "skipped")
-_STEP_EVIDENCE = ("screenshot", "hierarchy", "console", "trace")
 
 
 def render(report: Mapping[str, Any], *, base: Path | None = None, title: str = "trailblaze report") -> str:
@@ -97,7 +96,7 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None) -> str:
     error = f'<pre class="error">{_e(trail["error"])}</pre>' if trail.get("error") else ""
     skip = f'<p class="skip">skipped: {_e(trail["skip_reason"])}</p>' if trail.get("skip_reason") else ""
     steps = "".join(_step(step, base) for step in trail.get("steps") or [])
-    trace = _evidence_links(trail.get("evidence") or {}, base)
+    trace = _evidence_links(_artifacts(trail), base)
     opened = " open" if status in ("failed", "error", "flaky", "incomplete") else ""
     return (
         f'<details class="trail {_e(status)}"{opened} id="trail-{number}" data-status="{_e(status)}" '
@@ -121,7 +120,7 @@ def _step(step: Mapping[str, Any], base: Path | None) -> str:
         if isinstance(agent, Mapping)
         else ""
     )
-    evidence = _evidence(step.get("evidence") or {}, base)
+    evidence = _evidence(_artifacts(step), base)
     attempts = step.get("attempts")
     retry = (
         f' <span class="attempts">{int(attempts)} attempts</span>' if isinstance(attempts, int) and attempts > 1 else ""
@@ -154,24 +153,29 @@ def _tool(tool: Mapping[str, Any]) -> str:
     )
 
 
-def _evidence(evidence: Mapping[str, Any], base: Path | None) -> str:
+def _artifacts(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A trail's or step's ``artifacts`` (results JSON) as (kind, path) pairs."""
+    return [
+        (str(a.get("kind")), a["path"])
+        for a in entry.get("artifacts") or []
+        if isinstance(a, Mapping) and isinstance(a.get("path"), str)
+    ]
+
+
+def _evidence(evidence: Sequence[tuple[str, str]], base: Path | None) -> str:
     if not evidence:
         return ""
     out = []
-    shot = evidence.get("screenshot")
-    if isinstance(shot, str):
-        src = _inline(shot, base)
-        out.append(f'<a href="{_e(shot)}"><img class="shot" alt="screenshot" src="{_e(src)}"></a>')
-    out.append(_evidence_links({k: v for k, v in evidence.items() if k != "screenshot"}, base))
+    for kind, path in evidence:
+        if kind == "screenshot":
+            src = _inline(path, base)
+            out.append(f'<a href="{_e(path)}"><img class="shot" alt="screenshot" src="{_e(src)}"></a>')
+    out.append(_evidence_links([(k, p) for k, p in evidence if k != "screenshot"], base))
     return f'<div class="evidence">{"".join(out)}</div>'
 
 
-def _evidence_links(evidence: Mapping[str, Any], base: Path | None) -> str:
-    links = [
-        f'<a class="evidence-link" href="{_e(path)}">{_e(kind)}</a>'
-        for kind, path in evidence.items()
-        if isinstance(path, str)
-    ]
+def _evidence_links(evidence: Sequence[tuple[str, str]], base: Path | None) -> str:
+    links = [f'<a class="evidence-link" href="{_e(path)}">{_e(kind)}</a>' for kind, path in evidence]
     return f'<p class="links">{" · ".join(links)}</p>' if links else ""
 
 

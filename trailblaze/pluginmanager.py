@@ -42,6 +42,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "json_report",
     "junit_report",
     "github_report",
+    "evidence",
+    "html_report",
     "interactive_agent",
     "openai_agent",
     "browser_agent",

@@ -22,8 +22,22 @@ if TYPE_CHECKING:
 #: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended);
 #: ``flaky``: failed, then passed when ``--retries`` ran it again
 Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete", "flaky"]
+#: what a piece of evidence is: a screenshot, the screen's hierarchy (ARIA snapshot on the web,
+#: view hierarchy on phones), the page's console messages, a Playwright trace
+ArtifactKind = Literal["screenshot", "hierarchy", "console", "trace"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """A file of evidence a step or trail left, at ``path`` relative to the run's ``artifacts_dir``."""
+
+    kind: ArtifactKind
+    path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "path": self.path}
 
 
 @dataclass(slots=True)
@@ -87,6 +101,8 @@ class StepResult:
     agent: AgentReport | None = None
     #: the step's new recording is (or, with --dry-run, would be) written into the trail file
     recorded: bool = False
+    #: evidence saved after the step (a failed step's screenshot, hierarchy, console messages)
+    artifacts: list[Artifact] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +116,7 @@ class StepResult:
             "tools": [t.to_dict() for t in self.tools],
             "agent": self.agent.to_dict() if self.agent is not None else None,
             "recorded": self.recorded,
+            "artifacts": [a.to_dict() for a in self.artifacts],
         }
 
 
@@ -133,6 +150,8 @@ class TrailResult:
     recording_saved: bool = False
     #: the runs before the one this result describes (``--retries``), oldest first
     attempts: list[Attempt] = field(default_factory=list)
+    #: evidence of the whole trail (a Playwright trace)
+    artifacts: list[Artifact] = field(default_factory=list)
 
     @classmethod
     def for_trail(
@@ -158,6 +177,7 @@ class TrailResult:
             "skip_reason": self.skip_reason,
             "recording_saved": self.recording_saved,
             "attempts": [a.to_dict() for a in self.attempts],
+            "artifacts": [a.to_dict() for a in self.artifacts],
             "steps": [s.to_dict() for s in self.steps],
         }
 

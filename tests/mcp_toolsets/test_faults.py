@@ -62,7 +62,7 @@ def test_a_malformed_result_is_named_in_one_line(cli: CliRunner, project: Projec
     result = _run(cli, project, "malformed-result")
     assert result.returncode == 2, result.output
     error = result.json("r.json")["trails"][0]["error"]
-    assert error == (
+    assert error.split(": ", 1)[1] == (
         f"step 1 (Call the server): echo: MCP server raw (project, {project.root}/trailblaze.yaml:3:5) answered "
         "tools/call echo with a malformed result: content: Input should be a valid list; isError: Input should "
         "be a valid boolean, unable to interpret input"
@@ -73,7 +73,7 @@ def test_a_huge_error_text_is_cut_in_the_terminal_and_the_reports(cli: CliRunner
     result = _run(cli, project, "big-error", "20")  # 20 MB of isError text made 63 MB reports
     assert result.returncode == 1, result.output
     error = result.json("r.json")["trails"][0]["error"]
-    assert error.startswith("step 1 (Call the server): echo: 0123456789abcdef")
+    assert error.split(": ", 1)[1].startswith("step 1 (Call the server): echo: 0123456789abcdef")
     cut = re.search(r"… \((\d+) more characters not shown\)$", error)
     assert cut is not None and int(cut.group(1)) > 20_000_000, error[-100:]
     for report in ("r.json", "r.xml"):

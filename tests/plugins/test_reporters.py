@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,6 +90,10 @@ def check_document(document: dict[str, Any]) -> None:
             assert isinstance(step["recorded"], bool)
             assert step["agent"] is None or isinstance(step["agent"], dict)
             assert step["attempts"] >= 1
+            for artifact in [*step["artifacts"], *trail["artifacts"]]:
+                assert set(artifact) == {"kind", "path"}
+                assert artifact["kind"] in ("screenshot", "hierarchy", "console", "trace")
+                assert not artifact["path"].startswith("/")
             for tool in step["tools"]:
                 assert set(tool) == KEYS["tool"]
                 assert isinstance(tool["name"], str)
@@ -218,11 +223,18 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
     failed = trails["b-fails"]
     assert [s["status"] for s in failed["steps"]] == ["passed", "failed", "skipped"]
     assert failed["steps"][2]["tools"] == []
-    assert failed["error"] == f"step 2 (Something that is not there): {failed['steps'][1]['error']}"
+    first, *evidence = failed["error"].splitlines()
+    assert first == f"trails/b-fails.trail.yaml:7: step 2 (Something that is not there): {failed['steps'][1]['error']}"
+    shown = [f"{document['artifacts_dir']}/{a['path']}" for a in failed["steps"][1]["artifacts"]]
+    assert evidence[0] == f"evidence: {', '.join(shown)}"
+    assert evidence[1] == f"trace: {document['artifacts_dir']}/b-fails/trace.zip"
+    assert [a["kind"] for a in failed["steps"][1]["artifacts"]] == ["screenshot", "hierarchy", "console"]
+    assert failed["artifacts"] == [{"kind": "trace", "path": "b-fails/trace.zip"}]
+    assert passed["artifacts"] == [] and all(s["artifacts"] == [] for s in passed["steps"])
 
     errored = trails["c-errors"]
     assert [s["status"] for s in errored["steps"]] == ["passed", "error"]
-    assert errored["error"].startswith("step 2 (Run a shared trail that is not there): runTrail: ")
+    assert errored["error"].startswith("trails/c-errors.trail.yaml:7: step 2 (Run a shared trail that is not there): ")
 
     skipped = trails["d-skipped"]
     assert (skipped["steps"], skipped["skip_reason"]) == ([], "the web page is not ready")
@@ -252,7 +264,12 @@ def test_junit_has_one_testcase_per_trail(mixed_run: CliResult) -> None:
     assert [child.tag for child in cases["a-passes"]] == ["system-out"]
     (failure,) = cases["b-fails"].findall("failure")
     assert failure.get("message") == trails["b-fails"]["error"]
-    assert failure.get("message", "").startswith("step 2 (Something that is not there): web_verifyTextVisible: ")
+    assert failure.get("message", "").startswith(
+        "trails/b-fails.trail.yaml:7: step 2 (Something that is not there): web_verifyTextVisible: "
+    )
+    attachments = re.findall(r"\[\[ATTACHMENT\|(.+?)\]\]", cases["b-fails"].findtext("system-out") or "")
+    assert [Path(a).name for a in attachments] == ["step-2.png", "step-2.aria.yaml", "step-2.console.log", "trace.zip"]
+    assert all((mixed_run.cwd / a).is_file() for a in attachments)
     assert "SKIPPED skip" not in (failure.text or "")
     assert "FAILED  verify 2: Something that is not there" in (failure.text or "")
     (error,) = cases["c-errors"].findall("error")

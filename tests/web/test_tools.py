@@ -305,9 +305,11 @@ def failure(trails: dict[str, dict[str, Any]], name: str) -> str:
     assert trail["status"] == "failed", trail
     step = trail["steps"][1]
     assert step["status"] == "failed"
-    assert trail["error"] == f"step 2 (The call that fails): {step['error']}"
+    location, message = trail["error"].splitlines()[0].split(": ", 1)
+    assert location.startswith(f"{trail['path']}:")
+    assert message == f"step 2 (The call that fails): {step['error']}"
     assert step["tools"][-1]["status"] == "failed"
-    assert step["tools"][-1]["error"] == step["error"]
+    assert step["error"].startswith(step["tools"][-1]["error"])  # and what is on screen nearest to it
     error: str = step["error"]
     return error
 
@@ -415,7 +417,9 @@ def test_timeout_precedence(cli: CliRunner, project: Project, browser: str) -> N
     }
     for name in ("call-short", "trail-short", "trail-long-call-short"):
         error = by_id(document)[name]["error"]
-        assert error.startswith("step 2 (The welcome appears): web_verifyTextVisible: text 'Welcome back!' visible: ")
+        assert error.split(": ", 1)[1].startswith(
+            "step 2 (The welcome appears): web_verifyTextVisible: text 'Welcome back!' visible: "
+        )
         assert "not possible within 0.1s" in error
 
     project.trail("trail-long", welcome_trail(config="timeout: 5"))

@@ -60,11 +60,11 @@ def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
     )
     devices = {(t.driver, t.device) for t in result.trails if t.device is not None}  # skipped: no device
     for trail in result.trails:
-        suite.append(_testcase(trail, with_device=len(devices) > 1))
+        suite.append(_testcase(trail, with_device=len(devices) > 1, artifacts_dir=result.artifacts_dir))
     return root
 
 
-def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
+def _testcase(trail: TrailResult, *, with_device: bool, artifacts_dir: str | None = None) -> ET.Element:
     import xml.etree.ElementTree as ET
 
     classname = trail.id.rsplit("/", 1)[0].replace("/", ".") if "/" in trail.id else "trails"
@@ -81,7 +81,7 @@ def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
         element.text = _steps_text(trail)
     _attempts(case, trail)
     if trail.steps:
-        ET.SubElement(case, "system-out").text = _steps_text(trail)
+        ET.SubElement(case, "system-out").text = _steps_text(trail) + _attachments(trail, artifacts_dir)
     return case
 
 
@@ -96,6 +96,13 @@ def _attempts(case: ET.Element, trail: TrailResult) -> None:
         kind = "Error" if attempt.status == "error" else "Failure"
         element = ET.SubElement(case, prefix + kind, message=attempt.error or attempt.status, type=attempt.status)
         element.text = f"attempt failed after {_seconds(attempt.duration_ms)}s: {attempt.error or attempt.status}"
+def _attachments(trail: TrailResult, artifacts_dir: str | None) -> str:
+    """The trail's evidence as ``[[ATTACHMENT|path]]`` lines, which Jenkins' JUnit attachments
+    plugin and GitLab's test reports link from the test case."""
+    from trailblaze.evidence import shown
+
+    files = [a for step in trail.steps for a in step.artifacts] + trail.artifacts
+    return "".join(f"\n[[ATTACHMENT|{shown(a, artifacts_dir)}]]" for a in files)
 
 
 def _steps_text(trail: TrailResult) -> str:

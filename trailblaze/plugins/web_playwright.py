@@ -1,11 +1,14 @@
 """Built-in plugin: the ``playwright-native`` web driver, the ``web_*`` tools, and everything the
-web driver is set with — its options (``--headed``, ``--base-url``, ``--remote-debugging-port``),
-its keys of ``trailblaze.yaml`` (``base_url``, ``headless``, ``browser``) and its checks before a
-run (a ``/path`` URL without a ``base_url``, a visible browser without a display)."""
+web driver is set with — its options (``--headed``, ``--base-url``, ``--remote-debugging-port``,
+``--trace``), its keys of ``trailblaze.yaml`` (``base_url``, ``headless``, ``browser``), its
+checks before a run (a ``/path`` URL without a ``base_url``, a visible browser without a
+display) and its evidence: a Playwright trace per trail (``trace.zip``, which ``playwright
+show-trace`` opens), kept when the trail failed unless ``--trace on|off`` says otherwise."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
@@ -14,8 +17,10 @@ if TYPE_CHECKING:
     from trailblaze.argparsing import Parser
     from trailblaze.config import Config
     from trailblaze.errors import TrailblazeError
+    from trailblaze.results import Artifact, TrailResult
     from trailblaze.session import PlannedTrail, Run, Session
     from trailblaze.trail.model import Trail
+    from trailblaze.web.driver import WebDevice
 
 #: the commands that open a browser
 BROWSING = ("run", "record", "mcp")
@@ -41,6 +46,14 @@ def trailblaze_addoption(parser: Parser) -> None:
         metavar="PORT",
         help="Let other tools drive the browser over CDP on 127.0.0.1:PORT (0 picks a free port).",
         commands=("record",),
+    )
+    group.addoption(
+        "--trace",
+        choices=("on", "off", "retain-on-failure"),
+        default="retain-on-failure",
+        help="Record a Playwright trace per trail (trace.zip in the artifacts folder; `playwright show-trace` "
+        "opens it): on, off, or kept only when the trail fails (default).",
+        commands=("run",),
     )
     parser.addini("base_url", "'/path' URLs join this; 'sample-app' serves the bundled app", type=BaseUrl)
     parser.addini("headless", "run the browser without a window (--headed shows it)", type=bool, default=True)
@@ -162,3 +175,28 @@ def relative_urls(trail: Trail) -> list[TrailblazeError]:
                     )
                 )
     return problems
+
+
+@hookimpl
+def trailblaze_trail_evidence(
+    trail: Trail, result: TrailResult, session: Session, folder: Path
+) -> Awaitable[list[Artifact]] | None:
+    """Keep the trail's trace when ``--trace on``, or when it failed and ``--trace
+    retain-on-failure``; else drop it (stopping without a path writes nothing)."""
+    if session.info.platform != "web":
+        return None
+    from trailblaze.web.driver import WebDevice
+
+    device = session.device
+    if not isinstance(device, WebDevice) or not device.tracing:
+        return None
+    failed = result.status in ("failed", "error", "incomplete")
+    keep = device.trace == "on" or (device.trace == "retain-on-failure" and failed)
+    return _stop_trace(device, folder / "trace.zip" if keep else None)
+
+
+async def _stop_trace(device: WebDevice, path: Path | None) -> list[Artifact]:
+    from trailblaze.results import Artifact
+
+    written = await device.stop_trace(path)
+    return [Artifact("trace", str(path))] if written and path is not None else []

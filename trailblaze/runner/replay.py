@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from trailblaze import evidence
 from trailblaze.devicecommands import Commands, QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
 from trailblaze.results import Status, StepResult, ToolReport, TrailResult
@@ -167,16 +168,18 @@ class TrailReplay:
         try:
             await session.device.start_trail(trail)
             try:
-                await self._run_steps(runner)
-                if self.healer is not None:
-                    self.healer.finish(self.result)
+                try:
+                    await self._run_steps(runner)
+                    if self.healer is not None:
+                        self.healer.finish(self.result)
+                except Exception as exc:
+                    self._broke(exc)
+                await self._trail_evidence()
             finally:
                 if not self.keep_device_state:
                     await session.device.end_trail(trail)
-        except TrailblazeError as exc:
-            self._fail("error", str(exc), exc.exit_code)
-        except Exception as exc:  # the driver itself broke (browser crashed, device gone)
-            self._fail("error", f"{session.driver.key}: {type(exc).__name__}: {exc}", ExitCode.ERROR)
+        except Exception as exc:
+            self._broke(exc)
         finally:
             self.result.duration_ms = (time.perf_counter() - start) * 1000
             session.trail = None
@@ -215,6 +218,19 @@ class TrailReplay:
             self.result.error = message
             self.result.exit_code = exit_code
 
+    async def _trail_evidence(self) -> None:
+        result = self.result
+        await evidence.of_trail(self.session, self.trail, result)
+        if result.artifacts and result.error and result.status not in ("passed", "healed"):
+            shown = self.session.run.result.artifacts_dir
+            result.error += "\n" + "\n".join(f"{a.kind}: {evidence.shown(a, shown)}" for a in result.artifacts)
+
+    def _broke(self, exc: Exception) -> None:
+        if isinstance(exc, TrailblazeError):
+            self._fail("error", str(exc), exc.exit_code)
+        else:  # the driver itself broke (browser crashed, device gone)
+            self._fail("error", f"{self.session.driver.key}: {type(exc).__name__}: {exc}", ExitCode.ERROR)
+
     async def _run_steps(self, runner: ToolRunner) -> None:
         for step in self.trail.all_steps:
             text = step_text(step, self.trail, self.session.memory)
@@ -224,10 +240,19 @@ class TrailReplay:
             result = await self._run_step(step, text, runner)
             self.result.steps.append(result)
             if result.status in ("failed", "error"):
-                where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
-                self._fail(result.status, f"{where} ({text}): {result.error}", self._exit_code)
+                self._fail(result.status, self._failure_message(step, text, result), self._exit_code)
             elif result.status == "healed" and self.result.status == "passed":
                 self.result.status = "healed"
+
+    def _failure_message(self, step: Step, text: str, result: StepResult) -> str:
+        """``trails/login.trail.yaml:12: step 2 (Sign in): <error>``, then where its evidence is."""
+        where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
+        line = f":{step.location.line}" if step.location.line is not None else ""
+        message = f"{step.location.path or self.trail.path}{line}: {where} ({text}): {result.error}"
+        if result.artifacts:
+            shown = self.session.run.result.artifacts_dir
+            message += "\nevidence: " + ", ".join(evidence.shown(a, shown) for a in result.artifacts)
+        return message
 
     async def _run_step(self, step: Step, text: str, runner: ToolRunner) -> StepResult:
         session = self.session
@@ -237,6 +262,7 @@ class TrailReplay:
         start = time.perf_counter()
         await self._execute_step(step, text, result, runner)
         result.duration_ms = (time.perf_counter() - start) * 1000
+        await evidence.of_step(session, self.trail, step, result)
         self._current = None
         self.hook.trailblaze_step_finish(step=step, result=result, session=session)
         return result

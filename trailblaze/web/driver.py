@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import re
 import shutil
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin
@@ -50,6 +51,10 @@ SYSTEM_CHROMIUMS = (
     "google-chrome-stable",
 )
 VIEWPORT = {"width": 1280, "height": 720}
+#: ``--trace``: a Playwright trace per trail — always, never, or kept only when the trail failed
+TRACE_MODES = ("on", "off", "retain-on-failure")
+#: console messages kept per trail (the newest; a chatty page must not fill the memory)
+CONSOLE_LIMIT = 1000
 NO_BROWSER = (
     "no browser for the web driver: install Playwright's Chromium (`python -m playwright install chromium`) "
     "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml"
@@ -89,6 +94,9 @@ class PlaywrightDriver(Driver):
     def __init__(self, options: DriverOptions, settings: WebSettings | None = None) -> None:
         super().__init__(options)
         self.settings = settings if settings is not None else WebSettings.from_config(options.config)
+        config = options.config
+        # traces are evidence of `run` (`record` and `mcp` sessions keep a context open for long)
+        self.trace: str = config.getoption("trace", "off") if config is not None and config.command == "run" else "off"
 
     def url_for(self, base_url: str | None) -> str | None:
         """``base_url`` as the browser opens it: ``sample-app`` is the bundled app, served on a
@@ -169,7 +177,7 @@ class PlaywrightDriver(Driver):
         if self._browser is None:
             await self.start()
         assert self._browser is not None
-        return WebDevice(self._browser, self.base_url, self.options.timeout)
+        return WebDevice(self._browser, self.base_url, self.options.timeout, trace=self.trace)
 
     async def close(self) -> None:
         try:
@@ -191,8 +199,14 @@ class WebDevice(Device):
     selector_tap_tool: ClassVar[str] = "web_click"
     selector_assert_tool: ClassVar[str] = "web_verifyElementVisible"
 
-    def __init__(self, browser: Browser, base_url: str | None, timeout: float) -> None:
+    def __init__(self, browser: Browser, base_url: str | None, timeout: float, trace: str = "off") -> None:
         self.browser = browser
+        #: one of :data:`TRACE_MODES`
+        self.trace = trace
+        #: a trace of the current context is being recorded
+        self.tracing = False
+        #: what the trail's pages wrote to the console, and their uncaught errors
+        self.console: deque[str] = deque(maxlen=CONSOLE_LIMIT)
         self.base_url = base_url
         self.default_timeout = timeout
         self.device = DeviceInfo(
@@ -223,14 +237,43 @@ class WebDevice(Device):
         return self.default_timeout * 1000
 
     async def start_trail(self, trail: Trail) -> None:
-        await self._new_page()
+        await self._new_page(trail.title)
 
-    async def _new_page(self) -> None:
+    async def _new_page(self, title: str | None = None) -> None:
         await self.end_trail(None)
         self._context = await self.browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
         self.requests = []
+        self.console.clear()
         self._context.on("request", self._record_request)
+        self._context.on("console", self._record_console)
+        self._context.on("weberror", self._record_page_error)
+        if self.trace != "off":
+            # DOM snapshots show every action in the trace viewer; the screencast (screenshots=True)
+            # cost ~10% of a passing run (benchmarks/run.py evidence)
+            await self._context.tracing.start(screenshots=False, snapshots=True, title=title)
+            self.tracing = True
         self._page = await self._context.new_page()
+
+    def _record_console(self, message: Any) -> None:
+        where = message.location or {}
+        at = f" ({where.get('url')}:{where.get('lineNumber')})" if where.get("url") else ""
+        self.console.append(f"[{message.type}] {message.text}{at}")
+
+    def _record_page_error(self, web_error: Any) -> None:
+        self.console.append(f"[pageerror] {web_error.error}")
+
+    async def stop_trace(self, path: Path | None) -> bool:
+        """End the trace of the current context: write it to ``path`` (a ``trace.zip`` that
+        ``playwright show-trace`` opens), or drop it when ``path`` is None. True if written."""
+        if not self.tracing or self._context is None:
+            return False
+        self.tracing = False
+        if path is None:
+            await self._context.tracing.stop()
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        await self._context.tracing.stop(path=str(path))
+        return True
 
     def _record_request(self, request: Any) -> None:
         body = request.post_data_buffer
@@ -239,6 +282,7 @@ class WebDevice(Device):
     async def end_trail(self, trail: Trail | None) -> None:
         context, self._context, self._page, self._snapshot = self._context, None, None, None
         self._elements = {}
+        self.tracing = False  # a trace not stopped by now is dropped with its context
         if context is None:
             return
         from playwright.async_api import Error

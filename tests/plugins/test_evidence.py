@@ -1,0 +1,206 @@
+"""Evidence of failed steps (the ``evidence`` plugin, ``--screenshot``) and Playwright traces
+(the web driver's ``--trace``), through the CLI against a real Chromium."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from typing import Any
+
+import pytest
+from conftest import CliResult, CliRunner, Project
+
+from tests.standins.adb_host import AdbHostStandIn
+from tests.standins.sample_app import SAMPLE_APP
+
+pytestmark = pytest.mark.browser
+
+PAGE = """
+<!doctype html><title>Sign in</title>
+<script>console.log("hello from the page"); console.error("something broke");</script>
+<label>Password <input id="password"></label>
+<button>Submit</button>
+"""
+FAILING = """
+config: {id: sign-in}
+trail:
+  - step: Open the page
+    recording:
+      web:
+        - web_navigate: {url: page.html}
+        - web_fillSecret: {value: "{{secret}}", nodeSelector: {web: {cssSelector: "#password"}}}
+  - step: Press the button
+    recording:
+      web:
+        - web_click: {nodeSelector: {web: {ariaRole: button, ariaNameRegex: Sumbit}}, timeoutMs: 300}
+"""
+PASSING = """
+config: {id: passes}
+trail:
+  - step: Open the page
+    recording:
+      web:
+        - web_navigate: {url: page.html}
+  - verify: The button is there
+    recording:
+      web:
+        - web_verifyTextVisible: {text: Submit}
+"""
+
+
+def run(project: Project, cli: CliRunner, *args: str) -> tuple[CliResult, dict[str, Any]]:
+    project.write("trails/page.html", PAGE)
+    result = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "evidence", *args, cwd=project.root)
+    return result, result.json()
+
+
+def test_a_failed_step_leaves_a_screenshot_hierarchy_console_and_trace(project: Project, cli: CliRunner) -> None:
+    project.trail("sign-in", FAILING.replace("{{secret}}", "hunter2-very-secret"))
+    result, document = run(project, cli)
+    assert result.returncode == 1, result.output
+    (trail,) = document["trails"]
+    step = trail["steps"][1]
+    assert step["artifacts"] == [
+        {"kind": "screenshot", "path": "sign-in/step-2.png"},
+        {"kind": "hierarchy", "path": "sign-in/step-2.aria.yaml"},
+        {"kind": "console", "path": "sign-in/step-2.console.log"},
+    ]
+    assert trail["artifacts"] == [{"kind": "trace", "path": "sign-in/trace.zip"}]
+    assert document["trails"][0]["steps"][0]["artifacts"] == []  # passing steps: nothing
+    folder = project.root / "evidence" / "sign-in"
+    assert (folder / "step-2.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    aria = (folder / "step-2.aria.yaml").read_text()
+    assert 'button "Submit"' in aria
+    assert "hunter2-very-secret" not in aria  # the typed secret is on screen, masked
+    console = (folder / "step-2.console.log").read_text().splitlines()
+    assert console[0].startswith("[log] hello from the page")
+    assert console[1].startswith("[error] something broke")
+    with zipfile.ZipFile(folder / "trace.zip") as trace:
+        names = trace.namelist()
+    assert "trace.trace" in names and "trace.network" in names
+    # the failure message: file:line, what was looked for, what is nearest, where the evidence is
+    assert step["error"].endswith("; nearest on screen: button 'Submit'")
+    lines = trail["error"].splitlines()
+    assert lines[0].startswith("trails/sign-in.trail.yaml:8: step 2 (Press the button): web_click: ")
+    assert lines[1:] == [
+        "evidence: evidence/sign-in/step-2.png, evidence/sign-in/step-2.aria.yaml, evidence/sign-in/step-2.console.log",
+        "trace: evidence/sign-in/trace.zip",
+    ]
+    assert "trace: evidence/sign-in/trace.zip" in result.stdout
+
+
+def test_a_passing_trail_keeps_no_trace_and_takes_no_screenshot(project: Project, cli: CliRunner) -> None:
+    project.trail("passes", PASSING)
+    result, document = run(project, cli)
+    assert result.returncode == 0, result.output
+    (trail,) = document["trails"]
+    assert trail["artifacts"] == [] and all(s["artifacts"] == [] for s in trail["steps"])
+    assert not (project.root / "evidence").exists()
+
+
+def test_screenshot_on_takes_one_after_every_step(project: Project, cli: CliRunner) -> None:
+    project.trail("passes", PASSING)
+    result, document = run(project, cli, "--screenshot", "on", "--trace", "on")
+    assert result.returncode == 0, result.output
+    (trail,) = document["trails"]
+    assert [s["artifacts"] for s in trail["steps"]] == [
+        [{"kind": "screenshot", "path": "passes/step-1.png"}],
+        [{"kind": "screenshot", "path": "passes/step-2.png"}],
+    ]
+    assert trail["artifacts"] == [{"kind": "trace", "path": "passes/trace.zip"}]  # --trace on: kept anyway
+    assert (project.root / "evidence" / "passes" / "trace.zip").is_file()
+
+
+def test_trace_off_and_screenshot_off_keep_only_the_hierarchy(project: Project, cli: CliRunner) -> None:
+    project.trail("sign-in", FAILING.replace("{{secret}}", "x"))
+    result, document = run(project, cli, "--trace", "off", "--screenshot", "off")
+    assert result.returncode == 1, result.output
+    (trail,) = document["trails"]
+    assert trail["artifacts"] == []
+    assert [a["kind"] for a in trail["steps"][1]["artifacts"]] == ["hierarchy", "console"]
+    assert sorted(p.name for p in (project.root / "evidence" / "sign-in").iterdir()) == [
+        "step-2.aria.yaml",
+        "step-2.console.log",
+    ]
+
+
+PLUGIN = """
+from pathlib import Path
+
+import trailblaze
+from trailblaze.results import Artifact
+
+
+async def _note(folder: Path, name: str, text: str) -> list[Artifact]:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+    return [Artifact("console", str(folder / name))]
+
+
+@trailblaze.hookimpl
+def trailblaze_step_evidence(step, result, session, folder):
+    return _note(folder, f"{step.index}.txt", result.status)
+
+
+@trailblaze.hookimpl
+def trailblaze_trail_evidence(trail, result, session, folder):
+    return _note(folder, "trail.txt", result.status)
+"""
+
+
+def test_plugins_save_evidence_through_the_hooks(project: Project, cli: CliRunner) -> None:
+    project.write("my_evidence.py", PLUGIN)
+    project.trail("passes", PASSING)
+    result, document = run(project, cli, "-p", "my_evidence", "-p", "no:evidence")
+    assert result.returncode == 0, result.output
+    (trail,) = document["trails"]
+    assert [s["artifacts"] for s in trail["steps"]] == [
+        [{"kind": "console", "path": "passes/0.txt"}],
+        [{"kind": "console", "path": "passes/1.txt"}],
+    ]
+    assert trail["artifacts"] == [{"kind": "console", "path": "passes/trail.txt"}]
+    assert (project.root / "evidence" / "passes" / "trail.txt").read_text() == "passed"
+
+
+def test_only_the_newest_runs_are_kept(project: Project, cli: CliRunner) -> None:
+    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\nartifacts_keep: 2\n")
+    old = project.root / ".trailblaze" / "artifacts"
+    for stamp in ("2020-01-01T00-00-00-aaaaaa", "2020-01-02T00-00-00-bbbbbb", "2020-01-03T00-00-00-cccccc"):
+        (old / stamp).mkdir(parents=True)
+    (old / "mine").mkdir()  # not a run's folder: left alone
+    project.trail("passes", PASSING)
+    project.write("trails/page.html", PAGE)
+    result = cli("run", "trails/", cwd=project.root)
+    assert result.returncode == 0, result.output
+    assert sorted(p.name for p in old.iterdir()) == ["2020-01-03T00-00-00-cccccc", "mine"]
+
+
+def test_a_failed_step_on_the_android_stand_in_leaves_its_view_hierarchy_and_a_screenshot(
+    project: Project, cli: CliRunner, adb: AdbHostStandIn
+) -> None:
+    project.write("trailblaze.yaml", "timeout: 1\n")
+    project.trail(
+        "missing",
+        f"""
+        config: {{id: missing}}
+        trail:
+          - step: start
+            recording:
+              android: [{{launchApp: {{appId: {SAMPLE_APP}}}}}]
+          - step: sign in
+            recording:
+              android: [{{tapOnElementWithText: {{text: Welcome to the sample ap}}}}]
+        """,
+    )
+    result = cli("run", "--driver", "android", "--json", "results.json", "--artifacts-dir", "evidence")
+    assert result.returncode == 1, result.output
+    (trail,) = result.json()["trails"]
+    artifacts = trail["steps"][1]["artifacts"]
+    assert [a["kind"] for a in artifacts] == ["screenshot", "hierarchy"]
+    assert artifacts[1]["path"] == "missing/step-2.hierarchy.json"
+    assert trail["artifacts"] == []  # no trace off the web
+    image = (project.root / "evidence" / artifacts[0]["path"]).read_bytes()
+    assert image[:3] == b"\xff\xd8\xff" or image[:8] == b"\x89PNG\r\n\x1a\n"
+    tree = json.loads((project.root / "evidence" / "missing" / "step-2.hierarchy.json").read_text())
+    assert "Welcome to the sample app" in json.dumps(tree)
+    assert "nearest on screen: android.widget.TextView 'Welcome to the sample app'" in trail["steps"][1]["error"]

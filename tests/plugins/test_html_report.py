@@ -1,0 +1,121 @@
+"""``--html`` (the html_report plugin) loaded in a real headless Chromium, and ``trailblaze
+show-report`` serving it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import CliProcess, CliRunner, Project
+
+from trailblaze.web.driver import CHROMIUM_ARGS
+
+pytestmark = pytest.mark.browser
+
+PASSING = """
+config: {id: passes, tags: [smoke]}
+trail:
+  - step: Open the forms page
+    recording:
+      web:
+        - web_navigate: {url: /forms.html}
+"""
+FAILING = """
+config: {id: fails, tags: [forms]}
+trail:
+  - step: Open the forms page
+    recording:
+      web:
+        - web_navigate: {url: /forms.html}
+  - step: Press Sumbit
+    recording:
+      web:
+        - web_click: {nodeSelector: {web: {ariaRole: button, ariaNameRegex: Sumbit}}, timeoutMs: 300}
+"""
+
+
+@pytest.fixture(scope="module")
+def page(browser: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser, args=list(CHROMIUM_ARGS))
+        try:
+            yield chromium.new_page()
+        finally:
+            chromium.close()
+
+
+def test_the_report_shows_the_failure_with_its_screenshot_and_filters(
+    project: Project, cli: CliRunner, page: Any
+) -> None:
+    project.trail("passes", PASSING)
+    project.trail("fails", FAILING)
+    result = cli("run", "trails/", "--html", cwd=project.root)
+    assert result.returncode == 1, result.output
+    report = project.root / "trailblaze-report" / "index.html"
+    assert report.is_file()
+    page.goto(report.as_uri())
+    failed = page.locator("details.trail.failed")
+    assert failed.locator(".title").inner_text() == "fails"
+    assert "nearest on screen: button 'Submit'" in failed.locator("pre.error").first.inner_text()
+    step = failed.locator("li.step.failed")
+    assert "step 2" in step.locator(".label").inner_text()
+    shot = step.locator("img.shot")
+    assert shot.get_attribute("src").startswith("data:image/png;base64,")
+    assert shot.evaluate("img => img.naturalWidth") == 1280  # the screenshot itself, rendered
+    trace = failed.locator("a.evidence-link", has_text="trace")
+    href = trace.get_attribute("href")
+    assert re.fullmatch(r"data/[^/]+/fails/trace\.zip", href), href
+    assert (report.parent / href).is_file()  # copied next to the report: the folder is all CI keeps
+    passed = page.locator("details.trail.passed")
+    assert passed.is_visible()
+    page.locator("input[name=status][value=passed]").uncheck()
+    assert passed.is_hidden() and failed.is_visible()
+    page.locator("input[name=status][value=passed]").check()
+    page.locator("select[name=tag]").select_option("smoke")
+    assert passed.is_visible() and failed.is_hidden()
+
+
+def test_html_in_config_writes_the_report_with_its_title(project: Project, cli: CliRunner) -> None:
+    project.write("trailblaze.yaml", "base_url: sample-app\nhtml: {path: out/report.html, title: Nightly}\n")
+    project.trail("passes", PASSING)
+    result = cli("run", cwd=project.root)
+    assert result.returncode == 0, result.output
+    assert "<title>Nightly</title>" in (project.root / "out" / "report.html").read_text()
+
+
+def test_a_misspelt_html_key_is_misuse(project: Project, cli: CliRunner) -> None:
+    project.write("trailblaze.yaml", "html: {titel: Nightly}\n")
+    result = cli("run", cwd=project.root)
+    assert result.returncode == 3, result.output
+    assert "trailblaze.yaml:1" in result.output and "titel" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_show_report_serves_the_report(project: Project, cli_process: CliProcess) -> None:
+    folder = project.root / "trailblaze-report"
+    folder.mkdir()
+    (folder / "index.html").write_text("<title>the report</title>")
+    proc = cli_process("show-report", cwd=project.root)  # no terminal: prints the address, opens nothing
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"at (http://127\.0\.0\.1:\d+/index\.html) \(Ctrl-C to stop\)", line)
+    assert match is not None, line
+    try:
+        response = httpx.get(match.group(1), timeout=10)
+        assert response.status_code == 200
+        assert "<title>the report</title>" in response.text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_show_report_without_a_report_says_how_to_make_one(cli: CliRunner, tmp_path: Path) -> None:
+    result = cli("show-report", "nowhere", cwd=tmp_path)
+    assert result.returncode == 3
+    assert "no report at nowhere: write one with `trailblaze run --html`" in result.output

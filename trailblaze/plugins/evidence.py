@@ -1,0 +1,138 @@
+"""Built-in plugin: evidence of failed steps, and ``--screenshot on|off|only-on-failure``.
+
+After a step fails, while the screen still shows what it failed on, this plugin saves into the
+trail's artifacts folder (:mod:`trailblaze.evidence`):
+
+* ``step-N.png`` (``.jpg`` from phones that send JPEG): a screenshot, unless ``--screenshot off``;
+* the screen's hierarchy: ``step-N.aria.yaml``, the page's ARIA snapshot, on the web;
+  ``step-N.hierarchy.json``, the view hierarchy, on phones — secrets masked as everywhere;
+* ``step-N.console.log``: what the trail's pages wrote to the console (web), masked too;
+
+and adds to the step's error what the screen shows nearest to what the step looked for.
+``--screenshot on`` also saves a screenshot after every passing step. Block the plugin with
+``-p no:evidence`` to keep nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from trailblaze.argparsing import Parser
+    from trailblaze.devicecommands import ViewNode
+    from trailblaze.results import Artifact, StepResult
+    from trailblaze.session import Run, Session
+    from trailblaze.trail.model import Step
+
+SCREENSHOT_MODES = ("on", "off", "only-on-failure")
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    from typing import Annotated
+
+    from pydantic import Field
+
+    parser.getgroup("reporting", "Reporting").addoption(
+        "--screenshot",
+        choices=SCREENSHOT_MODES,
+        default="only-on-failure",
+        help="Screenshots in the artifacts folder: after every step (on), none (off), or after a failed step "
+        "(only-on-failure, default). A failed step's hierarchy and console messages are always kept.",
+        commands=("run",),
+    )
+    parser.addini(
+        "artifacts_keep",
+        "how many runs' artifacts folders .trailblaze/artifacts keeps (the newest)",
+        type=Annotated[int, Field(ge=1)],
+        default=10,
+    )
+
+
+@hookimpl
+def trailblaze_run_start(run: Run) -> None:
+    """Keep the newest ``artifacts_keep`` run folders under ``.trailblaze/artifacts`` (the
+    default place; a folder named with ``--artifacts-dir`` is the user's to clear)."""
+    folder = run.options.artifacts_dir
+    config = run.config
+    if folder is None or folder.parent != config.root / ".trailblaze" / "artifacts":
+        return
+    from trailblaze.evidence import prune_runs
+
+    prune_runs(folder.parent, keep=config.getini("artifacts_keep"), current=folder)
+
+
+@hookimpl
+def trailblaze_step_evidence(
+    step: Step, result: StepResult, session: Session, folder: Path
+) -> Awaitable[list[Artifact]] | None:
+    mode = session.run.config.getoption("screenshot", "only-on-failure")
+    failed = result.status in ("failed", "error")
+    if not failed and (mode != "on" or result.status == "skipped"):
+        return None
+    from trailblaze.evidence import step_stem
+
+    return _save(session, result, folder, step_stem(step), screenshot=mode != "off", failed=failed)
+
+
+async def _save(
+    session: Session, result: StepResult, folder: Path, stem: str, *, screenshot: bool, failed: bool
+) -> list[Artifact]:
+    from trailblaze import masking
+    from trailblaze.results import Artifact
+
+    folder.mkdir(parents=True, exist_ok=True)
+    secrets = session.secrets
+    saved: list[Artifact] = []
+    device = session.device
+    page = getattr(device, "page", None) if session.info.platform == "web" else None
+    if page is not None:  # the web: Playwright's own screenshot and ARIA snapshot
+        from trailblaze.web import aria
+
+        if screenshot:
+            image = folder / f"{stem}.png"
+            image.write_bytes(await page.screenshot(type="png"))
+            saved.append(Artifact("screenshot", str(image)))
+        if not failed:
+            return saved
+        snapshot = masking.redact(await page.aria_snapshot(), secrets)
+        hierarchy = folder / f"{stem}.aria.yaml"
+        hierarchy.write_text(snapshot, encoding="utf-8")
+        saved.append(Artifact("hierarchy", str(hierarchy)))
+        console = folder / f"{stem}.console.log"
+        lines = [masking.redact(line, secrets) for line in getattr(device, "console", ())]
+        console.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        saved.append(Artifact("console", str(console)))
+        _add_nearest(result, aria.parse_snapshot(snapshot))
+        return saved
+    screen = await device.capture_screen()
+    if screenshot and screen.screenshot:
+        image = folder / f"{stem}.{screen.image_format}"
+        image.write_bytes(screen.screenshot)
+        saved.append(Artifact("screenshot", str(image)))
+    if failed:
+        import json
+
+        tree = masking.masked_node(screen.hierarchy, secrets)
+        hierarchy = folder / f"{stem}.hierarchy.json"
+        hierarchy.write_text(json.dumps(tree.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        saved.append(Artifact("hierarchy", str(hierarchy)))
+        _add_nearest(result, tree)
+    return saved
+
+
+def _add_nearest(result: StepResult, screen: ViewNode) -> None:
+    """Say what the screen shows that reads most like what the failed call looked for."""
+    from trailblaze.evidence import nearest_on_screen, wanted_texts
+
+    failing = next((t for t in reversed(result.tools) if t.status in ("failed", "error")), None)
+    if failing is None or not result.error:
+        return
+    nearest = nearest_on_screen(wanted_texts(failing.args), screen)
+    if nearest:
+        result.error += f"; nearest on screen: {', '.join(nearest)}"

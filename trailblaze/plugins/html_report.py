@@ -1,0 +1,138 @@
+"""Built-in plugin: ``--html [PATH]`` writes the run as one HTML page; ``trailblaze show-report``
+serves it.
+
+The page is :func:`trailblaze.htmlreport.render` of the results JSON: summary, trails
+filterable by status and tag, each step with its tools, durations and error, screenshots
+inline. The evidence it links to (traces, hierarchies, console logs, screenshots at full
+size) is copied next to it, under ``data/<run folder>/``, so the report's folder is all a CI
+job needs to keep. ``--html`` alone writes ``trailblaze-report/index.html``; ``html:`` in
+trailblaze.yaml sets a path (which turns the report on without the flag) and a title.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze import hookimpl
+from trailblaze.fileio import write_atomic
+
+if TYPE_CHECKING:
+    import click
+
+    from trailblaze.argparsing import Parser
+    from trailblaze.config import Config
+    from trailblaze.results import RunResult
+    from trailblaze.session import Run
+
+PLUGIN_NAME = "html_report.writer"
+DEFAULT_FOLDER = Path("trailblaze-report")
+DEFAULT_PATH = DEFAULT_FOLDER / "index.html"
+
+
+@functools.cache
+def settings_model() -> type[Any]:
+    """The model of ``html:`` in trailblaze.yaml (made on first use: pydantic is not imported
+    at start-up)."""
+    from pydantic import BaseModel, ConfigDict
+
+    class HtmlSettings(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+        #: where the report goes (relative to trailblaze.yaml); set: a report on every run
+        path: str | None = None
+        title: str = "trailblaze report"
+
+    return HtmlSettings
+
+
+class HtmlReport:
+    """Writes the run's report to ``path`` when the run is over."""
+
+    def __init__(self, path: Path, title: str) -> None:
+        self.path = path
+        self.title = title
+
+    @hookimpl
+    def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
+        try:
+            write_report(self.path, result, run.options.artifacts_dir, self.title)
+        except OSError as exc:
+            result.report_failed("--html", self.path, exc)
+
+
+def write_report(path: Path, result: RunResult, artifacts_dir: Path | None, title: str) -> None:
+    """Write ``result`` as an HTML page at ``path``, its evidence copied under ``data/``."""
+    from trailblaze.htmlreport import render
+
+    folder = path.parent
+    document = result.to_dict()
+    for trail in document["trails"]:
+        for entry in (trail, *trail["steps"]):
+            entry["artifacts"] = [_copied(a, artifacts_dir, folder) for a in entry["artifacts"]]
+    write_atomic(path, render(document, base=folder, title=title))
+
+
+def _copied(artifact: dict[str, Any], artifacts_dir: Path | None, folder: Path) -> dict[str, Any]:
+    """``artifact`` with its path relative to the report, the file copied next to it."""
+    if artifacts_dir is None:
+        return artifact
+    source = artifacts_dir / artifact["path"]
+    if not source.is_file():
+        return artifact
+    relative = Path("data") / artifacts_dir.name / artifact["path"]
+    target = folder / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return {**artifact, "path": relative.as_posix()}
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    import click
+
+    parser.getgroup("reporting", "Reporting").addoption(
+        "--html",
+        metavar="[PATH]",
+        type=click.Path(dir_okay=False, path_type=Path),
+        flag_value=str(DEFAULT_PATH),
+        help=f"Write an HTML report here (alone: {DEFAULT_PATH}; give a path as --html=PATH when trail "
+        "paths follow). `trailblaze show-report` opens it.",
+        commands=("run",),
+    )
+    parser.add_section("html", settings_model(), help="the HTML report: path (writes one on every run), title")
+
+
+@hookimpl
+def trailblaze_configure(config: Config) -> None:
+    settings = config.section("html")
+    given = config.getoption("html", None)
+    if config.command != "run" or (given is None and settings.path is None):
+        return
+    path = Path(given) if given is not None else config.root / str(settings.path)
+    config.pluginmanager.register(HtmlReport(path, settings.title), PLUGIN_NAME)
+
+
+@hookimpl
+def trailblaze_unconfigure(config: Config) -> None:
+    report = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if report is not None:
+        config.pluginmanager.unregister(report)
+
+
+@hookimpl
+def trailblaze_register_commands(cli: click.Group) -> None:
+    import click
+
+    @cli.command("show-report")
+    @click.argument("path", required=False, type=click.Path(path_type=Path), default=DEFAULT_FOLDER)
+    @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
+    @click.option("--no-open", is_flag=True, help="Print the address; do not open a browser.")
+    def show_report(path: Path, port: int, no_open: bool) -> int:
+        """Serve an HTML report (a folder with index.html, or the page itself) on 127.0.0.1 and
+        open it in a browser; Ctrl-C stops. Without a terminal, or in CI, only prints the address."""
+        from trailblaze.reportserver import serve
+
+        return serve(path, port, open_browser=not no_open, echo=click.echo)
