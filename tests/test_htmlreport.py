@@ -1,0 +1,136 @@
+"""The HTML report, loaded in real headless Chromium: what a person sees, and the filters."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CliRunner, Project
+
+from trailblaze.htmlreport import render
+from trailblaze.web.driver import CHROMIUM_ARGS
+
+pytestmark = pytest.mark.usefixtures("browser")
+
+PASSING = """
+config: {title: Submit the form, tags: [smoke, forms]}
+trail:
+  - step: Open the forms page
+    recording:
+      web:
+        - web_navigate: {url: /forms.html}
+"""
+FAILING = """
+config: {title: "Look for <script>alert(1)</script>", tags: [regression]}
+trail:
+  - step: Open the forms page
+    recording:
+      web:
+        - web_navigate: {url: /forms.html}
+  - verify: The page says hello
+    recording:
+      web:
+        - web_verifyTextVisible: {text: Hello there, timeoutMs: 300}
+"""
+
+
+@pytest.fixture(scope="module")
+def page(browser: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser, args=list(CHROMIUM_ARGS))
+        try:
+            yield chromium.new_page()
+        finally:
+            chromium.close()
+
+
+def _report(project: Project, cli: CliRunner) -> dict[str, Any]:
+    project.trail("pass", PASSING)
+    project.trail("fail", FAILING)
+    result = cli("run", "--json", "results.json", cwd=project.root)
+    assert result.returncode == 1, result.output
+    return dict(result.json())
+
+
+def test_the_report_shows_the_run_and_filters_it(project: Project, cli: CliRunner, page: Any, browser: str) -> None:
+    report = _report(project, cli)
+    shot = project.root / "evidence" / "fail-step-2.png"
+    shot.parent.mkdir()
+    page.set_content("<h1 style='color:red'>on screen when it failed</h1>")
+    page.screenshot(path=str(shot))
+    failing = next(t for t in report["trails"] if t["status"] == "failed")
+    failing["steps"][1]["evidence"] = {"screenshot": "evidence/fail-step-2.png", "trace": "evidence/trace.zip"}
+    out = project.root / "report.html"
+    out.write_text(render(report, base=project.root), encoding="utf-8")
+
+    page.goto(out.as_uri())
+    assert page.locator(".summary").inner_text().split() == ["1", "passed", "1", "failed"]
+    assert "exit code 1" in page.locator(".meta").inner_text()
+    failed = page.locator("details.trail.failed")
+    assert failed.get_attribute("open") is not None  # failures are open, passes folded
+    assert page.locator("details.trail.passed").get_attribute("open") is None
+    assert failed.locator(".title").inner_text() == "Look for <script>alert(1)</script>"  # text, not markup
+    assert page.evaluate("() => document.querySelectorAll('script').length") == 1
+    assert "verify 2" in failed.locator(".step.failed .label").inner_text()
+    assert "Hello there" in failed.locator(".step.failed pre.error").inner_text()
+    image = failed.locator("img.shot")
+    assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
+    assert page.evaluate("(img) => img.naturalWidth > 0", image.element_handle())
+    assert failed.locator("a.evidence-link").get_attribute("href") == "evidence/trace.zip"
+
+    page.locator("input[name=status][value=passed]").uncheck()
+    assert _visible_titles(page) == ["Look for <script>alert(1)</script>"]
+    assert "status=failed" in page.url and "status=passed" not in page.url
+    page.locator("input[name=status][value=passed]").check()
+    page.select_option("select[name=tag]", "smoke")
+    assert _visible_titles(page) == ["Submit the form"]
+    page.select_option("select[name=tag]", "regression")
+    page.locator("input[name=status][value=failed]").uncheck()
+    assert _visible_titles(page) == [] and page.locator(".empty").is_visible()
+
+    page.goto("about:blank")
+    page.goto(out.as_uri() + "#status=passed")  # the fragment restores the filters
+    assert _visible_titles(page) == ["Submit the form"]
+
+
+def test_a_report_without_trails_or_script_still_reads(tmp_path: Path, page: Any) -> None:
+    out = tmp_path / "empty.html"
+    out.write_text(render({"version": 1, "summary": {"duration_ms": 0}, "exit_code": 3, "trails": []}))
+    page.goto(out.as_uri())
+    assert "No trails ran." in page.locator("main").inner_text()
+
+
+def test_big_screenshots_are_linked_not_inlined(tmp_path: Path) -> None:
+    big = tmp_path / "big.png"
+    big.write_bytes(b"\x89PNG" + b"0" * 2_100_000)
+    report = {
+        "trails": [
+            {
+                "status": "failed",
+                "title": "t",
+                "steps": [{"index": 0, "kind": "step", "status": "failed", "evidence": {"screenshot": "big.png"}}],
+            }
+        ]
+    }
+    text = render(report, base=tmp_path)
+    assert 'src="big.png"' in text and "base64" not in text
+
+
+def _visible_titles(page: Any) -> list[str]:
+    return [
+        page.locator("details.trail").nth(i).locator(".title").inner_text()
+        for i in range(page.locator("details.trail").count())
+        if page.locator("details.trail").nth(i).is_visible()
+    ]
+
+
+def test_json_round_trip_of_the_page_data(project: Project, cli: CliRunner) -> None:
+    report = _report(project, cli)
+    text = render(report)
+    for trail in report["trails"]:
+        assert json.dumps(trail["tags"]).replace('"', "&quot;") in text
