@@ -41,6 +41,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "terminal",
     "json_report",
     "junit_report",
+    "shard",
     "interactive_agent",
     "openai_agent",
     "browser_agent",
