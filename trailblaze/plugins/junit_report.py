@@ -66,9 +66,9 @@ def _testcase(trail: TrailResult, *, with_device: bool) -> ET.Element:
     classname = trail.id.rsplit("/", 1)[0].replace("/", ".") if "/" in trail.id else "trails"
     name = f"{trail.id} [{trail.device}]" if with_device and trail.device else trail.id
     case = ET.Element("testcase", classname=classname, name=name, file=trail.path, time=_seconds(trail.duration_ms))
-    if trail.status == "healed":  # JUnit has no such status: it passed, and says how
+    if trail.status in ("healed", "flaky"):  # JUnit has no such status: it passed, and says how
         properties = ET.SubElement(case, "properties")
-        ET.SubElement(properties, "property", name="trailblaze.status", value="healed")
+        ET.SubElement(properties, "property", name="trailblaze.status", value=trail.status)
     if trail.status == "skipped":
         ET.SubElement(case, "skipped", message=trail.skip_reason or "skipped")
     elif trail.status in ("failed", "error", "incomplete"):
@@ -120,6 +120,16 @@ def _make_xml_safe(root: ET.Element) -> None:
             element.set(key, xml_safe(value))
 
 
+def render(result: RunResult) -> str:
+    """The JUnit XML document for ``result`` (``trailblaze merge-reports --junit`` writes it too)."""
+    import xml.etree.ElementTree as ET
+
+    root = build(result)
+    _make_xml_safe(root)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
 class JunitReport:
     """Writes ``result`` as JUnit XML to ``path`` when the run is over."""
 
@@ -128,12 +138,7 @@ class JunitReport:
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
-        import xml.etree.ElementTree as ET
-
-        root = build(result)
-        _make_xml_safe(root)
-        ET.indent(root)
-        document = '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        document = render(result)
         try:
             write_atomic(self.path, document)
         except OSError as exc:
