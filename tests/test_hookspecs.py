@@ -78,6 +78,9 @@ OWNERS = {
     "headed": "web_playwright",
     "base_url": "web_playwright",
     "remote_debugging_port": "web_playwright",
+    "connect": "web_playwright",
+    "cdp": "web_playwright",
+    "shard": "shard",
     "headless": "browser_agent",
     "driver": "main",
     "arg": "main",
@@ -91,6 +94,7 @@ KEYS = {
     "mcp_servers": "mcp_toolsets",
     "callback_port": "mcp_toolsets",
     "llm": "openai_agent",
+    "web": "web_playwright",
 }
 
 
