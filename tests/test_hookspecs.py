@@ -81,6 +81,9 @@ OWNERS = {
     "trace": "web_playwright",
     "screenshot": "evidence",
     "html": "html_report",
+    "connect": "web_playwright",
+    "cdp": "web_playwright",
+    "shard": "shard",
     "headless": "browser_agent",
     "driver": "main",
     "arg": "main",
@@ -100,6 +103,7 @@ KEYS = {
     "retries": "retries",
     "artifacts_keep": "evidence",
     "html": "html_report",
+    "web": "web_playwright",
 }
 
 

@@ -463,6 +463,31 @@ def sample_app(port: int, host: str) -> int:
     return serve(host, port, click.echo)
 
 
+@cli.command("merge-reports")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON here."
+)
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML here.")
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report here.")
+def merge_reports(inputs: tuple[Path, ...], json_path: Path | None, junit: Path | None, html: Path | None) -> int:
+    """Merge the results of CI shards (`run --shard I/N --json F`) into one report, as if one
+    run had run every trail. INPUTS are results JSON files or folders holding them (shards'
+    downloaded artifacts). A trail several shards ran counts once (failed, then passed:
+    flaky). Exits as that one run would have: 0, 1, 2 or 130; 3 for a missing or bad input.
+    """
+    from trailblaze.mergereports import load_inputs, merge, write_reports
+
+    merged = merge(load_inputs(inputs))
+    for warning in merged.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    write_reports(merged, json_path=json_path, junit=junit, html=html)
+    summary = merged.document["summary"]
+    counts = ", ".join(f"{summary[s]} {s}" for s in ("passed", "flaky", "failed", "error", "skipped") if summary[s])
+    click.echo(f"merged {len(merged.shards)} report(s): {len(merged.document['trails'])} trails ({counts or 'none'})")
+    return merged.exit_code
+
+
 # -- the boundary ----------------------------------------------------------------------------------------------
 
 

@@ -135,6 +135,15 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError] | None:
 
 
 @hookspec
+def trailblaze_modify_plan(run: Run) -> None:
+    """Called by ``run`` once the trails are planned and checked, before any device opens, to
+    choose which of them this run runs: a plugin removes entries from ``run.planned`` in place
+    (as pytest's ``pytest_collection_modifyitems`` deselects items; ``--shard i/n`` keeps its
+    share). Removing every trail makes an empty run that passes. The return value is ignored;
+    return None."""
+
+
+@hookspec
 def trailblaze_adds_session_tools(config: Config) -> bool | None:
     """Called when a command needs to know whether sessions of this project get tools that
     exist only once a session is open (added in ``trailblaze_session_setup``, like the tools

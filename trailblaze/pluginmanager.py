@@ -44,6 +44,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "github_report",
     "evidence",
     "html_report",
+    "shard",
     "interactive_agent",
     "openai_agent",
     "browser_agent",

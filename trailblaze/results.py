@@ -173,6 +173,7 @@ class TrailResult:
             "device": self.device,
             "duration_ms": round(self.duration_ms, 3),
             "error": self.error,
+            "exit_code": int(self.exit_code),
             "tags": self.tags,
             "skip_reason": self.skip_reason,
             "recording_saved": self.recording_saved,
@@ -199,6 +200,8 @@ class RunResult:
     fail_on_flaky: bool = False
     #: trails left out by ``-k``, ``--include-tags``, ``--exclude-tags`` or ``--last-failed``
     deselected: int = 0
+    #: ``--shard i/n``: ``(i, n)``, this run being CI shard i of n
+    shard: tuple[int, int] | None = None
 
     def report_failed(self, option: str, path: object, exc: OSError) -> None:
         """A report file could not be written: say so (the other reports are still written)."""
@@ -237,5 +240,6 @@ class RunResult:
             "exit_code": int(self.exit_code),
             "interrupted": self.interrupted,
             "artifacts_dir": self.artifacts_dir,
+            **({"shard": {"index": self.shard[0], "total": self.shard[1]}} if self.shard else {}),
             "trails": [t.to_dict() for t in self.trails],
         }

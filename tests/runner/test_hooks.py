@@ -381,3 +381,26 @@ def test_pause_live_is_called_before_printing_for_a_person(tmp_path: Path) -> No
         "note: hooks/demo: nothing to record: every step has a recording that works (--rerecord records them again)"
     ]
     assert paused == ["paused"]
+
+
+class OnlyTheFirst:
+    """A plugin that deselects planned trails (``trailblaze_modify_plan``)."""
+
+    @trailblaze.hookimpl
+    def trailblaze_modify_plan(self, run: trailblaze.Run) -> None:
+        del run.planned[1:]
+
+
+def test_modify_plan_deselects_for_run_but_not_for_validate(tmp_path: Path) -> None:
+    import asyncio
+
+    from trailblaze.runner.run import execute, prepare
+    from trailblaze.session import RunOptions
+
+    write(tmp_path, "trails/a.trail.yaml", TRAIL.replace("hooks/demo", "hooks/a"))
+    write(tmp_path, "trails/b.trail.yaml", TRAIL.replace("hooks/demo", "hooks/b"))
+    project = make_project(tmp_path, "driver: null-test\n")
+    project.plugins.pm.register(OnlyTheFirst(), "only-the-first")
+    result = asyncio.run(execute(prepare(project, RunOptions(), select=True)))
+    assert [t.id for t in result.trails] == ["hooks/a"]
+    assert len(prepare(project, RunOptions()).planned) == 2

@@ -145,6 +145,16 @@ def _make_xml_safe(root: ET.Element) -> None:
             element.set(key, xml_safe(value))
 
 
+def render(result: RunResult) -> str:
+    """The JUnit XML document for ``result`` (``trailblaze merge-reports --junit`` writes it too)."""
+    import xml.etree.ElementTree as ET
+
+    root = build(result)
+    _make_xml_safe(root)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
 class JunitReport:
     """Writes ``result`` as JUnit XML to ``path`` when the run is over."""
 
@@ -153,12 +163,7 @@ class JunitReport:
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
-        import xml.etree.ElementTree as ET
-
-        root = build(result)
-        _make_xml_safe(root)
-        ET.indent(root)
-        document = '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        document = render(result)
         try:
             write_atomic(self.path, document)
         except OSError as exc:

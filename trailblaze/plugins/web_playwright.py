@@ -55,6 +55,21 @@ def trailblaze_addoption(parser: Parser) -> None:
         "opens it): on, off, or kept only when the trail fails (default).",
         commands=("run",),
     )
+    group.addoption(
+        "--connect",
+        metavar="WS_URL",
+        help="Use the Playwright browser server at WS_URL instead of launching a browser (web: connect:).",
+        commands=BROWSING,
+    )
+    group.addoption(
+        "--cdp",
+        metavar="URL",
+        help="Use the Chromium at this DevTools endpoint instead of launching one (web: cdp:).",
+        commands=BROWSING,
+    )
+    from trailblaze.web.remote import SECTION, RemoteBrowserConfig
+
+    parser.add_section(SECTION, RemoteBrowserConfig, "a remote browser: connect/cdp, connect_headers, connect_timeout")
     parser.addini("base_url", "'/path' URLs join this; 'sample-app' serves the bundled app", type=BaseUrl)
     parser.addini("headless", "run the browser without a window (--headed shows it)", type=bool, default=True)
     parser.addini("browser", "a Chromium executable; default: Playwright's, else the system's", type=str | None)
@@ -75,6 +90,15 @@ def trailblaze_configure(config: Config) -> None:
         problem = url_problem(given)
         if problem is not None:
             problems.append(UsageError(f"--base-url: {problem}"))
+    connect, cdp = config.getoption("connect", None), config.getoption("cdp", None)
+    if connect and cdp:
+        problems.append(UsageError("--connect and --cdp exclude each other"))
+    from trailblaze.web.remote import endpoint_problem
+
+    for option, url in (("--connect", connect), ("--cdp", cdp)):
+        problem = endpoint_problem(option, url) if url else None
+        if problem is not None:
+            problems.append(UsageError(problem))
     if problems:
         raise ErrorList(problems)
 

@@ -25,6 +25,7 @@ def prepare(
     recordings: bool = True,
     require_args: bool = True,
     per_driver: bool = True,
+    select: bool = False,
 ) -> Run:
     """Collect, plan and check; raise :class:`ErrorList` with every problem found.
 
@@ -64,6 +65,8 @@ def prepare(
     if not run.planned:
         where = ", ".join(str(p) for p in options.paths) or str(project.config.trails_dir)
         raise UsageError(f"no trail files found in {where} (looked for *.trail.yaml and trail.yaml)")
+    if select:
+        project.hook.trailblaze_modify_plan(run=run)
     return run
 
 

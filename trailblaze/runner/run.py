@@ -363,5 +363,5 @@ def run_trails(project: Project, options: RunOptions) -> RunResult:
 
         options = dataclasses.replace(options, agent=project.default_agent_name(options.agent))
         project.agents.resolve(options.agent or "")(AgentSettings(project.config))
-    run = prepare(project, options, recordings=not options.self_heal)  # the agent works such steps out
+    run = prepare(project, options, recordings=not options.self_heal, select=True)  # the agent works such steps out
     return asyncio.run(execute(run))

@@ -116,6 +116,19 @@ class PlaywrightDriver(Driver):
         manager = async_playwright()
         self._playwright = await manager.start()
         _quiet_driver_exit(manager)
+        settings = self.settings
+        if settings.connect or settings.cdp:  # someone else's browser: connect, do not launch
+            from trailblaze.web.remote import connect, expand_headers
+
+            headers = expand_headers(dict(settings.connect_headers))
+            self._browser = await connect(
+                self._playwright.chromium,
+                ws=settings.connect,
+                cdp=settings.cdp,
+                headers=headers,
+                timeout=settings.connect_timeout,
+            )
+            return
         launch: dict[str, Any] = {"headless": self.settings.headless, "args": [*CHROMIUM_ARGS, *self._cdp_args()]}
         chromium = self._playwright.chromium
         browser = self.settings.browser

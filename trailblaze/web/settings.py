@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from trailblaze.config import Config
+    from trailblaze.web.remote import RemoteBrowserConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,15 +26,39 @@ class WebSettings:
     base_url: str | None = None
     #: open the browser to CDP clients on this port (0: a free one), ``record --remote-debugging-port``
     remote_debugging_port: int | None = None
+    #: a Playwright browser server to connect to instead of launching (``--connect``, ``web: connect:``)
+    connect: str | None = None
+    #: a Chromium DevTools endpoint to connect to instead of launching (``--cdp``, ``web: cdp:``)
+    cdp: str | None = None
+    #: headers sent when connecting (``${VAR}`` not yet expanded)
+    connect_headers: tuple[tuple[str, str], ...] = ()
+    connect_timeout: float = 30.0
 
     @classmethod
     def from_config(cls, config: Config | None) -> WebSettings:
         if config is None:
             return cls()
         browser = config.getini("browser")
+        remote = _remote_section(config)
+        connect, cdp = config.getoption("connect", None), config.getoption("cdp", None)
+        if not (connect or cdp):
+            connect, cdp = remote.connect if remote else None, remote.cdp if remote else None
         return cls(
+            connect=connect,
+            cdp=cdp,
+            connect_headers=tuple(remote.connect_headers.items()) if remote else (),
+            connect_timeout=remote.connect_timeout if remote else 30.0,
             headless=not config.getoption("headed") and bool(config.getini("headless")),
             browser=str(config.resolve(browser)) if browser else None,
             base_url=config.base_url(config.getoption("base_url") or config.getini("base_url")),
             remote_debugging_port=config.getoption("remote_debugging_port"),
         )
+
+
+def _remote_section(config: Config) -> RemoteBrowserConfig | None:
+    """The ``web:`` section, when the web plugin declared it (a config built without it has none)."""
+    try:
+        section: RemoteBrowserConfig = config.section("web")
+    except ValueError:
+        return None
+    return section

@@ -1,0 +1,132 @@
+"""``trailblaze merge-reports``: CI shards' reports joined as if one run had run every trail.
+
+Reports come from real runs (the null driver, and the example web trails in a real browser),
+through the real command line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT, CliRunner
+from test_shard import NULL, null_project
+
+
+def summary(document: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in document["summary"].items() if k != "duration_ms"}
+
+
+def outcome(document: dict[str, Any]) -> list[tuple[str, str, str | None, str, int]]:
+    return sorted((t["id"], t["driver"], t["device"], t["status"], t["exit_code"]) for t in document["trails"])
+
+
+@pytest.mark.browser
+def test_two_shards_of_the_example_trails_merged_equal_one_run(cli: CliRunner, tmp_path: Path, browser: str) -> None:
+    common = ("--artifacts-dir", str(tmp_path / "artifacts"))
+    whole = cli("run", *common, "--json", str(tmp_path / "all.json"), cwd=ROOT)
+    for index in (1, 2):
+        shard = cli("run", *common, "--shard", f"{index}/2", "--json", str(tmp_path / f"s{index}" / "r.json"), cwd=ROOT)
+        assert shard.returncode in (0, 1), shard.output
+    merged = cli(
+        "merge-reports", "s1", str(tmp_path / "s2" / "r.json"), "--json", "merged.json", "--junit", "merged.xml"
+    )
+    assert merged.returncode == whole.returncode == 0, merged.output + whole.output
+    expected, got = json.loads((tmp_path / "all.json").read_text(encoding="utf-8")), merged.json("merged.json")
+    assert outcome(got) == outcome(expected)
+    assert summary(got) == {**summary(expected), "flaky": 0}
+    assert got["exit_code"] == expected["exit_code"]
+    suite = ET.parse(tmp_path / "merged.xml").getroot()
+    assert suite.get("tests") == str(len(expected["trails"])) and suite.get("failures") == "0"
+
+
+def test_a_trail_that_failed_in_one_shard_and_passed_in_another_is_flaky(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 3, fail={1})
+    first = cli("run", *NULL, "--json", "first.json")
+    assert first.returncode == 1
+    null_project(tmp_path, 3)  # the retry, elsewhere: now it passes
+    retry = cli("run", *NULL, "trails/t01.trail.yaml", "--json", "retry.json")
+    assert retry.returncode == 0, retry.output
+    merged = cli("merge-reports", "first.json", "retry.json", "--json", "merged.json", "--html", "merged.html")
+    assert merged.returncode == 0, merged.output
+    document = merged.json("merged.json")
+    assert [t["id"] for t in document["trails"]] == ["t00", "t01", "t02"]  # counted once
+    flaky = document["trails"][1]
+    assert flaky["status"] == "flaky" and flaky["exit_code"] == 0
+    assert [a["status"] for a in flaky["attempts"]] == ["failed", "passed"]
+    assert "no 'Nowhere' on screen" in flaky["attempts"][0]["error"]
+    assert document["summary"]["flaky"] == 1 and document["summary"]["passed"] == 2
+    assert "flaky" in (tmp_path / "merged.html").read_text(encoding="utf-8")
+    assert "3 trails (2 passed, 1 flaky)" in merged.stdout
+
+
+def test_failed_twice_stays_failed_and_the_merge_exits_1(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 2, fail={0})
+    for name in ("a.json", "b.json"):
+        assert cli("run", *NULL, "--json", name).returncode == 1
+    merged = cli("merge-reports", "a.json", "b.json", "--json", "merged.json", "--junit", "merged.xml")
+    assert merged.returncode == 1
+    document = merged.json("merged.json")
+    assert [(t["id"], t["status"], len(t["attempts"])) for t in document["trails"]] == [
+        ("t00", "failed", 2),
+        ("t01", "passed", 2),
+    ]
+    assert ET.parse(tmp_path / "merged.xml").getroot().get("failures") == "1"
+
+
+def test_a_missing_shard_is_named(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 4)
+    assert cli("run", *NULL, "--shard", "1/3", "--json", "s1.json").returncode == 0
+    merged = cli("merge-reports", "s1.json")
+    assert merged.returncode == 0
+    assert "warning: shard 2/3, 3/3 missing" in merged.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "missing.json: cannot read it (No such file or directory)"),
+        ("{\n  not json", "bad.json:2: not a results JSON document (Expecting property name"),
+        ('{"version": 1}', "bad.json: not a results JSON document (no trails list)"),
+        ('{"version": 7, "trails": []}', "bad.json: not a results JSON document (version 7;"),
+    ],
+)
+def test_a_missing_or_garbled_input_is_misuse_named(
+    cli: CliRunner, tmp_path: Path, content: str | None, message: str
+) -> None:
+    null_project(tmp_path, 1)
+    assert cli("run", *NULL, "--json", "good.json").returncode == 0
+    name = "missing.json" if content is None else "bad.json"
+    if content is not None:
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    merged = cli("merge-reports", "good.json", name, "--json", "merged.json")
+    assert merged.returncode == 3
+    assert message in merged.stderr
+    assert "Traceback" not in merged.output
+    assert not (tmp_path / "merged.json").exists()
+
+
+def test_a_folder_without_reports_is_misuse(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "empty" / "snapshots").mkdir(parents=True)
+    (tmp_path / "empty" / "snapshots" / "tree.json").write_text("[1, 2]", encoding="utf-8")
+    merged = cli("merge-reports", "empty")
+    assert merged.returncode == 3
+    assert "empty: no results JSON in this folder" in merged.stderr
+
+
+def test_folders_of_downloaded_artifacts_are_searched(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 4)
+    for index in (1, 2):
+        assert (
+            cli("run", *NULL, "--shard", f"{index}/2", "--json", f"downloaded/shard-{index}/results.json").returncode
+            == 0
+        )
+    shutil.copy(tmp_path / "trailblaze.yaml", tmp_path / "downloaded" / "not-a-report.json")
+    merged = cli("merge-reports", "downloaded", "--json", "merged.json")
+    assert merged.returncode == 0, merged.output
+    document = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
+    assert len(document["trails"]) == 4 and document["summary"]["passed"] == 4
+    assert [m["shard"] for m in document["merged_from"]] == [{"index": 1, "total": 2}, {"index": 2, "total": 2}]

@@ -1,0 +1,121 @@
+"""The pytest plugin (``pytest -p trailblaze``): trails as pytest items, run by pytest in a
+subprocess on a temporary copy of the example project, against the sample app, with xdist,
+``-k``, ``--lf``, ``--junitxml`` and pytest-rerunfailures."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, cli_env
+
+pytestmark = pytest.mark.browser
+
+BROKEN = """
+config: {id: broken/missing-button, title: A button that is not there, timeout: 1}
+trail:
+  - step: Open the about page
+    recording:
+      web:
+        - web_navigate: {url: /about.html}
+  - step: Click a button the page does not have
+    recording:
+      web:
+        - web_click: {nodeSelector: {web: {dataTestId: no-such-button}}}
+"""
+
+
+@pytest.fixture
+def examples(tmp_path: Path, browser: str) -> Path:
+    """The example trails and their trailblaze.yaml, in a project of their own."""
+    shutil.copytree(ROOT / "trails", tmp_path / "trails")
+    shutil.copy(ROOT / "trailblaze.yaml", tmp_path / "trailblaze.yaml")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # rootdir here, not the repository
+    return tmp_path
+
+
+def pytest_run(where: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = cli_env()
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "trailblaze", "-p", "no:randomly", *args],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_the_example_trails_pass_with_xdist(examples: Path) -> None:
+    result = pytest_run(examples, "-n", "2", "trails/")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "7 passed" in result.stdout
+    assert "created: 2/2 workers" in result.stdout
+
+
+def test_k_selects_trails_by_name_and_tag(examples: Path) -> None:
+    result = pytest_run(examples, "-k", "about", "trails/")
+    assert result.returncode == 0, result.stdout
+    assert "1 passed, 6 deselected" in result.stdout
+
+
+def test_junitxml_carries_each_trails_results(examples: Path) -> None:
+    result = pytest_run(examples, "trails/legacy", "--junitxml", "junit.xml")
+    assert result.returncode == 0, result.stdout
+    case = ET.parse(examples / "junit.xml").getroot().find(".//testcase")
+    assert case is not None and case.get("name") == "about"
+    prop = case.find("properties/property[@name='trailblaze']")
+    assert prop is not None
+    document = json.loads(prop.get("value") or "")
+    assert (document["id"], document["status"], document["exit_code"]) == ("legacy/about", "passed", 0)
+
+
+def test_a_failing_trail_fails_its_item_with_the_trails_error_and_lf_reruns_only_it(examples: Path) -> None:
+    (examples / "trails" / "broken.trail.yaml").write_text(BROKEN, encoding="utf-8")
+    first = pytest_run(examples, "trails/legacy", "trails/broken.trail.yaml")
+    assert first.returncode == 1, first.stdout
+    assert "1 failed, 1 passed" in first.stdout
+    assert "failed: step 2 (Click a button the page does not have): web_click" in first.stdout
+    assert "Traceback" not in first.stdout
+    again = pytest_run(examples, "--lf", "trails/legacy", "trails/broken.trail.yaml")
+    assert "rerun previous 1 failure" in again.stdout and "collected 1 item" in again.stdout, again.stdout
+    assert "1 failed in" in again.stdout
+
+
+def test_reruns_replay_a_failing_trail_in_the_same_session(examples: Path) -> None:
+    (examples / "trails" / "broken.trail.yaml").write_text(BROKEN, encoding="utf-8")
+    result = pytest_run(examples, "--reruns", "1", "trails/broken.trail.yaml")
+    assert result.returncode == 1
+    assert "1 failed, 1 rerun" in result.stdout, result.stdout
+
+
+def test_a_bad_trail_file_is_a_collection_error_naming_its_line(examples: Path) -> None:
+    (examples / "trails" / "bad.trail.yaml").write_text("trail:\n  - step: x\n    nope: 1\n", encoding="utf-8")
+    result = pytest_run(examples, "trails/bad.trail.yaml")
+    assert result.returncode == 2
+    assert "bad.trail.yaml:3" in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout
+
+
+def test_without_the_plugin_asked_for_trail_files_are_not_collected(examples: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "trails/"], cwd=examples, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 5, result.stdout  # no tests collected
+    assert "playwright" not in _modules_loaded(examples)
+
+
+def _modules_loaded(where: Path) -> str:
+    """Whether loading the plugin (without asking for it) imported anything heavy."""
+    probe = "import sys, pytest; pytest.main(['--co', '-q', 'trails/']); print(sorted(sys.modules))"
+    return subprocess.run([sys.executable, "-c", probe], cwd=where, capture_output=True, text=True, timeout=60).stdout

@@ -1,0 +1,296 @@
+"""``trailblaze merge-reports``: the results JSON of CI shards joined into one, as if one run had
+run every trail.
+
+Each input is a results JSON document (``--json``), or a folder holding some — a shard's
+artifacts, or the folder CI downloaded every shard's artifacts into — searched recursively
+for ``*.json`` files that are results documents (other JSON there, snapshots say, is left
+alone).
+
+A trail is one (id, driver, device). When several shards ran the same one (a job retried
+elsewhere, overlapping selections), its entries are reconciled rather than counted twice:
+each becomes an attempt, in input order; a trail that both failed and passed is ``flaky``
+(it passed; the failures are in its ``attempts``), otherwise the last attempt stands. The
+merged exit code is the one that single run would have had: the worst of its trails', 130
+when any shard was interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trailblaze.errors import ExitCode, Location, UsageError
+from trailblaze.results import RESULTS_VERSION, AgentReport, RunResult, StepResult, ToolReport, TrailResult
+
+#: the statuses the merged summary counts, in the order the results JSON lists them
+SUMMARY_STATUSES = ("passed", "failed", "error", "skipped", "healed", "incomplete", "flaky")
+_PASSING = frozenset({"passed", "healed", "flaky"})
+_FAILING = frozenset({"failed", "error", "incomplete"})
+#: exit codes of reports written before trails carried their own
+_CODE_OF_STATUS = {"failed": ExitCode.FAILED, "incomplete": ExitCode.FAILED, "error": ExitCode.ERROR}
+
+
+@dataclass(slots=True)
+class Shard:
+    """One input results document."""
+
+    path: Path
+    document: dict[str, Any]
+
+    @property
+    def shard(self) -> tuple[int, int] | None:
+        found = self.document.get("shard")
+        if isinstance(found, dict) and isinstance(found.get("index"), int) and isinstance(found.get("total"), int):
+            return found["index"], found["total"]
+        return None
+
+
+@dataclass(slots=True)
+class Merged:
+    document: dict[str, Any]
+    shards: list[Shard]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return int(self.document["exit_code"])
+
+
+def load_inputs(paths: Sequence[Path]) -> list[Shard]:
+    """The results documents named by ``paths`` (files, or folders searched for them)."""
+    shards: list[Shard] = []
+    for path in paths:
+        if path.is_dir():
+            found = [Shard(p, doc) for p in sorted(path.rglob("*.json")) if (doc := _maybe_results(p)) is not None]
+            if not found:
+                raise UsageError(
+                    "no results JSON in this folder (looked for *.json from `run --json`)", Location(str(path))
+                )
+            shards.extend(found)
+        else:
+            shards.append(Shard(path, _read_results(path)))
+    return shards
+
+
+def _read_results(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read it ({exc.strerror or exc})", Location(str(path))) from None
+    except UnicodeDecodeError:
+        raise UsageError("not a results JSON document (not UTF-8 text)", Location(str(path))) from None
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        reason = getattr(exc, "msg", str(exc))
+        raise UsageError(f"not a results JSON document ({reason})", Location(str(path), line)) from None
+    problem = _results_problem(document)
+    if problem is not None:
+        raise UsageError(f"not a results JSON document ({problem})", Location(str(path)))
+    return document
+
+
+def _maybe_results(path: Path) -> dict[str, Any] | None:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return document if _results_problem(document) is None else None
+
+
+def _results_problem(document: Any) -> str | None:
+    if not isinstance(document, dict) or not isinstance(document.get("trails"), list):
+        return "no trails list"
+    if document.get("version") != RESULTS_VERSION:
+        return f"version {document.get('version')!r}; this trailblaze reads version {RESULTS_VERSION}"
+    for number, trail in enumerate(document["trails"], 1):
+        if (
+            not isinstance(trail, dict)
+            or not isinstance(trail.get("id"), str)
+            or not isinstance(trail.get("status"), str)
+        ):
+            return f"trail {number} has no id or status"
+    return None
+
+
+def merge(shards: Sequence[Shard]) -> Merged:
+    """One results document from ``shards`` (see the module's docstring)."""
+    groups: dict[tuple[str, str | None, str | None], list[dict[str, Any]]] = {}
+    for shard in shards:
+        for trail in shard.document["trails"]:
+            groups.setdefault((trail["id"], trail.get("driver"), trail.get("device")), []).append(trail)
+    trails = sorted((_reconcile(entries) for entries in groups.values()), key=lambda t: str(t.get("path", "")))
+    interrupted = any(bool(s.document.get("interrupted")) for s in shards)
+    worst = max((_exit_code(t) for t in trails), default=ExitCode.OK)
+    durations = [float(s.document.get("summary", {}).get("duration_ms") or 0) for s in shards]
+    summary: dict[str, Any] = {status: sum(1 for t in trails if t["status"] == status) for status in SUMMARY_STATUSES}
+    summary["duration_ms"] = round(max(durations, default=0.0), 3)  # the shards ran side by side
+    document = {
+        "version": RESULTS_VERSION,
+        "summary": summary,
+        "exit_code": int(ExitCode.INTERRUPTED if interrupted else worst),
+        "interrupted": interrupted,
+        "artifacts_dir": None,
+        "merged_from": [_shard_entry(s) for s in shards],
+        "trails": trails,
+    }
+    return Merged(document, list(shards), _missing_shards(shards))
+
+
+def _reconcile(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    if len(entries) == 1:
+        return entries[0]
+    attempts = [attempt for entry in entries for attempt in _attempts_of(entry)]
+    statuses = {a["status"] for a in attempts}
+    passing = [e for e in entries if e["status"] in _PASSING]
+    if passing and statuses & _FAILING:
+        chosen = {**passing[-1], "status": "flaky", "error": None, "exit_code": int(ExitCode.OK)}
+    else:
+        chosen = dict(entries[-1])
+    chosen["attempts"] = attempts
+    chosen["duration_ms"] = round(sum(float(a.get("duration_ms") or 0) for a in attempts), 3)
+    return chosen
+
+
+def _attempts_of(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    earlier = entry.get("attempts")
+    if isinstance(earlier, list) and earlier and all(isinstance(a, dict) for a in earlier):
+        return [dict(a) for a in earlier]
+    return [{"status": entry["status"], "error": entry.get("error"), "duration_ms": entry.get("duration_ms", 0)}]
+
+
+def _exit_code(trail: Mapping[str, Any]) -> ExitCode:
+    code = trail.get("exit_code")
+    if isinstance(code, int) and code in ExitCode._value2member_map_:
+        return ExitCode(code)
+    return _CODE_OF_STATUS.get(trail["status"], ExitCode.OK)
+
+
+def _shard_entry(shard: Shard) -> dict[str, Any]:
+    found = shard.shard
+    return {"path": str(shard.path), "shard": {"index": found[0], "total": found[1]} if found else None}
+
+
+def _missing_shards(shards: Iterable[Shard]) -> list[str]:
+    """Shards of an ``i/n`` set that are not among the inputs (a CI job that wrote no report)."""
+    by_total: dict[int, set[int]] = {}
+    for shard in shards:
+        if shard.shard is not None:
+            by_total.setdefault(shard.shard[1], set()).add(shard.shard[0])
+    warnings = []
+    for total, seen in sorted(by_total.items()):
+        missing = [str(i) for i in range(1, total + 1) if i not in seen]
+        if missing:
+            warnings.append(
+                f"shard {', '.join(f'{i}/{total}' for i in missing)} missing: its trails are not in the report"
+            )
+    return warnings
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+def run_result(document: Mapping[str, Any]) -> RunResult:
+    """A results document as the :class:`RunResult` reporters take (the JUnit writer)."""
+    return RunResult(
+        trails=[_trail(t) for t in document["trails"]],
+        duration_ms=float(document.get("summary", {}).get("duration_ms") or 0),
+        interrupted=bool(document.get("interrupted")),
+        artifacts_dir=document.get("artifacts_dir"),
+    )
+
+
+def _trail(data: Mapping[str, Any]) -> TrailResult:
+    code = _exit_code(data)
+    return TrailResult(
+        path=str(data.get("path", "")),
+        id=data["id"],
+        title=str(data.get("title") or data["id"]),
+        status=data["status"],
+        driver=str(data.get("driver") or ""),
+        device=data.get("device"),
+        duration_ms=float(data.get("duration_ms") or 0),
+        error=data.get("error"),
+        steps=[_step(s) for s in data.get("steps") or [] if isinstance(s, dict)],
+        exit_code=code,
+        tags=list(data.get("tags") or []),
+        skip_reason=data.get("skip_reason"),
+        recording_saved=bool(data.get("recording_saved")),
+    )
+
+
+def _step(data: Mapping[str, Any]) -> StepResult:
+    agent = data.get("agent")
+    return StepResult(
+        index=int(data.get("index", 0)),
+        kind=str(data.get("kind", "step")),
+        text=str(data.get("text", "")),
+        status=data.get("status", "passed"),
+        duration_ms=float(data.get("duration_ms") or 0),
+        error=data.get("error"),
+        attempts=int(data.get("attempts") or 1),
+        tools=[_tool(t) for t in data.get("tools") or [] if isinstance(t, dict)],
+        agent=AgentReport(
+            name=str(agent.get("name", "")),
+            status=str(agent.get("status", "")),
+            explanation=str(agent.get("explanation") or ""),
+            model=agent.get("model"),
+            turns=int(agent.get("turns") or 0),
+            prompt_tokens=int(agent.get("prompt_tokens") or 0),
+            completion_tokens=int(agent.get("completion_tokens") or 0),
+        )
+        if isinstance(agent, dict)
+        else None,
+        recorded=bool(data.get("recorded")),
+    )
+
+
+def _tool(data: Mapping[str, Any]) -> ToolReport:
+    return ToolReport(
+        name=str(data.get("name", "")),
+        args=dict(data.get("args") or {}),
+        status=data.get("status", "passed"),
+        duration_ms=float(data.get("duration_ms") or 0),
+        delegated_from=list(data.get("delegated_from") or []),
+        recordable=bool(data.get("recordable", True)),
+        error=data.get("error"),
+    )
+
+
+def write_reports(merged: Merged, *, json_path: Path | None, junit: Path | None, html: Path | None) -> None:
+    """Write the merged report in each format asked for; a file that cannot be written is an
+    infrastructure error naming it (the others are still written)."""
+    from trailblaze.errors import InfrastructureError
+    from trailblaze.fileio import write_atomic
+
+    failures: list[str] = []
+    outputs: list[tuple[str, Path, Any]] = []
+    if json_path is not None:
+        outputs.append(("--json", json_path, lambda: json.dumps(merged.document, indent=2, ensure_ascii=False) + "\n"))
+    if junit is not None:
+        outputs.append(("--junit", junit, lambda: _junit(merged.document)))
+    if html is not None:
+        outputs.append(("--html", html, lambda: _html(merged.document)))
+    for option, path, render in outputs:
+        try:
+            write_atomic(path, render())
+        except OSError as exc:
+            failures.append(f"cannot write {option} {path}: {exc.strerror or exc}")
+    if failures:
+        raise InfrastructureError("\n".join(failures))
+
+
+def _junit(document: Mapping[str, Any]) -> str:
+    from trailblaze.plugins.junit_report import render
+
+    return render(run_result(document))
+
+
+def _html(document: Mapping[str, Any]) -> str:
+    from trailblaze.htmlreport import render
+
+    return render(document, base=Path.cwd(), title="trailblaze report (merged)")

@@ -1,0 +1,235 @@
+"""A pytest plugin: trail files as pytest items, so teams that scale with pytest (pytest-xdist's
+``-n``, ``-k``, ``--lf``, ``--junitxml``, pytest-rerunfailures) run trails the same way.
+
+Installed as the ``pytest11`` entry point ``trailblaze`` but **off** unless asked for with
+``-p trailblaze`` or ``--trailblaze``: loading it declares options and nothing else (no
+Playwright, no project), so unrelated pytest runs are untouched.
+
+Each ``*.trail.yaml``/``trail.yaml`` file is collected as one item per trail × device, checked
+as ``trailblaze run`` checks it (a bad file is a collection error naming file and line). Each
+pytest process (each xdist worker) has its own Trailblaze run: one driver and one device
+session per (driver, device, target), reused by the items it runs — a browser starts once per
+worker, every trail gets a fresh context. A trail's results document (README, "Results
+JSON") is on the report as ``report.trailblaze`` and in ``user_properties`` (so
+``--junitxml`` carries it); its error is the failure's text, without a Python traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from trailblaze.results import TrailResult
+    from trailblaze.runner.project import Project
+    from trailblaze.runner.run import Executor
+    from trailblaze.session import PlannedTrail, RunOptions, Session
+
+_STATE = pytest.StashKey["_TrailblazeRun"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("trailblaze", "Trailblaze trails as pytest items (-p trailblaze or --trailblaze)")
+    group.addoption("--trailblaze", action="store_true", help="Collect *.trail.yaml files and replay them.")
+    group.addoption("--trailblaze-config", metavar="FILE", help="trailblaze.yaml to use (default: searched for).")
+    group.addoption("--trailblaze-driver", metavar="KEY", help="Driver for every trail (as run --driver).")
+    group.addoption(
+        "--trailblaze-device", action="append", default=[], metavar="ID", help="Device; repeat for several."
+    )
+    group.addoption("--trailblaze-base-url", metavar="URL", help="Base URL for '/path' navigation (as --base-url).")
+    group.addoption("--trailblaze-headed", action="store_true", help="Show the browser window.")
+    group.addoption("--trailblaze-connect", metavar="WS_URL", help="Use a Playwright browser server (as --connect).")
+
+
+def _active(config: pytest.Config) -> bool:
+    plugins = getattr(config.known_args_namespace, "plugins", None) or []
+    return bool(config.getoption("trailblaze", False)) or "trailblaze" in plugins
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _active(config):
+        config.stash[_STATE] = _TrailblazeRun(config)
+        config.addinivalue_line("markers", "trailblaze: a trail replayed by Trailblaze")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if _STATE not in parent.config.stash:
+        return None
+    if file_path.name.endswith(".trail.yaml") or file_path.name == "trail.yaml":
+        file: TrailFile = TrailFile.from_parent(parent, path=file_path)
+        return file
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    result = getattr(item, "trailblaze_result", None)
+    if call.when == "call" and result is not None:
+        report.trailblaze = result  # type: ignore[attr-defined]
+    return report
+
+
+class TrailFailed(Exception):
+    """A trail that did not pass; the message is what ``trailblaze run`` would print."""
+
+
+class TrailFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        from trailblaze.errors import TrailblazeError
+
+        state = self.config.stash[_STATE]
+        try:
+            planned = state.plan(self.path)
+        except TrailblazeError as exc:
+            raise self.CollectError(str(exc)) from None
+        devices: list[str | None] = [*state.options.devices] or [None]
+        for one in planned:
+            for device in devices:
+                name = one.trail.id.rsplit("/", 1)[-1] + (f"[{device}]" if len(devices) > 1 else "")
+                item: TrailItem = TrailItem.from_parent(self, name=name, planned=one, device=device)
+                item.add_marker("trailblaze")
+                item.extra_keyword_matches.update(str(tag) for tag in one.trail.config.tags)  # -k smoke
+                yield item
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, self.CollectError):
+            return str(excinfo.value.args[0])
+        return str(super().repr_failure(excinfo))
+
+
+class TrailItem(pytest.Item):
+    def __init__(self, *, planned: PlannedTrail, device: str | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.planned = planned
+        self.device = device
+        self.trailblaze_result: dict[str, Any] | None = None
+
+    def runtest(self) -> None:
+        state = self.config.stash[_STATE]
+        if self.planned.skip_reason is not None:
+            pytest.skip(self.planned.skip_reason)
+        result = state.run(self.planned, self.device)
+        document = result.to_dict()
+        self.trailblaze_result = document
+        self.user_properties.append(("trailblaze", json.dumps(document, ensure_ascii=False)))
+        self.add_report_section("call", "trailblaze", _steps(result))
+        if result.status not in ("passed", "healed"):
+            raise TrailFailed(f"{result.status}: {result.error or result.status}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, TrailFailed):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"trail {self.planned.trail.id}" + (f" on {self.device}" if self.device else "")
+
+
+def _steps(result: TrailResult) -> str:
+    lines = [f"{result.title} on {result.driver} ({result.device}): {result.status}"]
+    lines += [f"  {s.status.upper():<8}{s.kind} {s.index + 1}: {s.text}" for s in result.steps]
+    return "\n".join(lines)
+
+
+class _TrailblazeRun:
+    """This pytest process's Trailblaze run: the project, an event loop, and the sessions
+    opened so far (one per driver, device and target), closed at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        import asyncio
+
+        self.pytest_config = config
+        self.loop = asyncio.new_event_loop()
+        self._project: Project | None = None
+        self._executor: Executor | None = None
+        self._sessions: dict[tuple[str, str | None, str | None, Any], Session] = {}
+        self.options = self._run_options()
+
+    def _run_options(self) -> RunOptions:
+        from trailblaze.session import RunOptions
+
+        option = self.pytest_config.getoption
+        worker = getattr(self.pytest_config, "workerinput", {}).get("workerid", "main")
+        artifacts = Path(str(self.pytest_config.rootpath)) / ".trailblaze" / "artifacts" / f"pytest-{worker}"
+        return RunOptions(
+            driver=option("trailblaze_driver"), devices=list(option("trailblaze_device")), artifacts_dir=artifacts
+        )
+
+    @property
+    def project(self) -> Project:
+        if self._project is None:
+            from trailblaze.runner.project import load_project
+
+            option = self.pytest_config.getoption
+            given = option("trailblaze_config")
+            values = {
+                "driver": option("trailblaze_driver"),
+                "base_url": option("trailblaze_base_url"),
+                "headed": option("trailblaze_headed"),
+                "connect": option("trailblaze_connect"),
+            }
+            self._project = load_project(
+                Path(given) if given else None,
+                ["no:terminal"],
+                options={k: v for k, v in values.items() if v},
+                command="run",
+            )
+            self.options.arg_values = {k: str(v) for k, v in self._project.config.project.args.items()}
+        return self._project
+
+    def plan(self, path: Path) -> list[PlannedTrail]:
+        import dataclasses
+
+        from trailblaze.runner.plan import prepare
+
+        return prepare(self.project, dataclasses.replace(self.options, paths=[path])).planned
+
+    def run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
+        return self.loop.run_until_complete(self._run(planned, device))
+
+    async def _run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
+        import dataclasses
+
+        from trailblaze.runner.replay import TrailReplay
+        from trailblaze.runner.run import Executor
+        from trailblaze.session import Run
+
+        if self._executor is None:
+            self._executor = Executor(Run(self.project, self.options, self.project.config))
+        key = (planned.driver_key, device, planned.target, planned.workspace)
+        session = self._sessions.get(key)
+        if session is None:
+            session = await self._executor.open_session(planned.driver_key, device, planned.target, planned.workspace)
+            self._sessions[key] = session
+        result = await TrailReplay(session, dataclasses.replace(planned, device_id=session.info.id)).run()
+        if session.broken is not None:
+            del self._sessions[key]
+            await self._executor.close_session(session)
+        return result
+
+    def close(self) -> None:
+        async def close_all() -> None:
+            if self._executor is not None:
+                for session in self._sessions.values():
+                    await self._executor.close_session(session)
+                await self._executor.close_drivers()
+
+        try:
+            self.loop.run_until_complete(close_all())
+        finally:
+            self.loop.close()
+            if self._project is not None:
+                self._project.unconfigure()
