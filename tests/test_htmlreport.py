@@ -144,3 +144,12 @@ def test_json_round_trip_of_the_page_data(project: Project, cli: CliRunner) -> N
     text = render(report)
     for trail in report["trails"]:
         assert json.dumps(trail["tags"]).replace('"', "&quot;") in text
+
+
+def test_a_retried_trail_shows_how_many_runs_it_took() -> None:
+    # the JSON lists the runs before the last one (--retries, or shards merged by merge-reports)
+    trail = {"id": "t", "title": "T", "path": "t.trail.yaml", "status": "flaky", "steps": []}
+    document = {"version": 1, "summary": {}, "exit_code": 0, "trails": [trail]}
+    assert "attempts</span>" not in render(document)
+    trail["attempts"] = [{"status": "failed", "error": "boom", "duration_ms": 1.0}]
+    assert '<span class="attempts">2 attempts</span>' in render(document)

@@ -33,6 +33,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.crashlog",
             "trailblaze.argparsing",
             "trailblaze.registry",
+            "trailblaze.javaregex",
+            "trailblaze.sharding",
+            "trailblaze.htmlreport",
+            "trailblaze.reportserver",
         ),
     ),
     (
@@ -68,12 +72,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.selection",
             "trailblaze.schema",
             "trailblaze.completion",
+            "trailblaze.evidence",
         ),
     ),
     ("built-in plugins", ("trailblaze.plugins",)),
-    ("runner", ("trailblaze.runner",)),
+    ("runner", ("trailblaze.runner", "trailblaze.mergereports")),
     ("MCP server", ("trailblaze.mcpserver",)),
-    ("command line", ("trailblaze.cli", "trailblaze.display", "trailblaze.__main__")),
+    ("command line", ("trailblaze.pytest_plugin", "trailblaze.cli", "trailblaze.display", "trailblaze.__main__")),
 ]
 #: the public API re-exports names from every layer, lazily
 EXEMPT = {"trailblaze"}

@@ -36,6 +36,7 @@ def test_builtins_are_plugins_registered_by_name() -> None:
         "trailblaze_register_drivers",
         "trailblaze_register_tools",
         "trailblaze_session_setup",
+        "trailblaze_trail_evidence",
     ]
 
 

@@ -87,10 +87,9 @@ def _filters(counts: Mapping[str, int], tags: Sequence[str]) -> str:
 def _trail(trail: Mapping[str, Any], number: int, base: Path | None) -> str:
     status = str(trail.get("status") or "")
     tags = [str(t) for t in trail.get("tags") or []]
-    attempts = trail.get("attempts")
-    retry = (
-        f' <span class="attempts">{int(attempts)} attempts</span>' if isinstance(attempts, int) and attempts > 1 else ""
-    )
+    earlier = trail.get("attempts")  # the runs before the last one (--retries, merged shards)
+    attempts = len(earlier) + 1 if isinstance(earlier, list) else 1
+    retry = f' <span class="attempts">{attempts} attempts</span>' if attempts > 1 else ""
     where = " · ".join(_e(x) for x in (trail.get("driver"), trail.get("device")) if x)
     tag_chips = "".join(f'<span class="tag">{_e(tag)}</span>' for tag in tags)
     error = f'<pre class="error">{_e(trail["error"])}</pre>' if trail.get("error") else ""

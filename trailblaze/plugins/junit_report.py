@@ -96,6 +96,8 @@ def _attempts(case: ET.Element, trail: TrailResult) -> None:
         kind = "Error" if attempt.status == "error" else "Failure"
         element = ET.SubElement(case, prefix + kind, message=attempt.error or attempt.status, type=attempt.status)
         element.text = f"attempt failed after {_seconds(attempt.duration_ms)}s: {attempt.error or attempt.status}"
+
+
 def _attachments(trail: TrailResult, artifacts_dir: str | None) -> str:
     """The trail's evidence as ``[[ATTACHMENT|path]]`` lines, which Jenkins' JUnit attachments
     plugin and GitLab's test reports link from the test case."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sys
 
+from trailblaze import selection
 from trailblaze.errors import ErrorList, TrailblazeError, UsageError
 from trailblaze.runner import checks
 from trailblaze.runner.project import Project
-from trailblaze.selection import select
 from trailblaze.session import PlannedTrail, Run, RunOptions
 from trailblaze.trail.model import Trail
 
@@ -43,7 +43,7 @@ def prepare(
         raise UsageError(f"unknown target {options.target!r} (targets in trailblaze.yaml: {known})")
     trails, problems = checks.collect_trails(project, options.paths, options.arg_values, require_args=require_args)
     loaded_all = not problems
-    chosen = select(trails, options, project.config.root)
+    chosen = selection.select(trails, options, project.config.root)
     if chosen.note:
         print(f"note: {chosen.note}", file=sys.stderr, flush=True)
     run = Run(project, options, project.config)
