@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from trailblaze.commands import ViewNode
+from trailblaze.devicecommands import ViewNode
 from trailblaze.trail.model import Trail, TrailConfig
 
 
