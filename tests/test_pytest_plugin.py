@@ -84,7 +84,7 @@ def test_a_failing_trail_fails_its_item_with_the_trails_error_and_lf_reruns_only
     first = pytest_run(examples, "trails/legacy", "trails/broken.trail.yaml")
     assert first.returncode == 1, first.stdout
     assert "1 failed, 1 passed" in first.stdout
-    assert "failed: step 2 (Click a button the page does not have): web_click" in first.stdout
+    assert "step 2 (Click a button the page does not have): web_click" in first.stdout
     assert "Traceback" not in first.stdout
     again = pytest_run(examples, "--lf", "trails/legacy", "trails/broken.trail.yaml")
     assert "rerun previous 1 failure" in again.stdout and "collected 1 item" in again.stdout, again.stdout

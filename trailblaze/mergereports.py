@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.errors import ExitCode, Location, UsageError
-from trailblaze.results import RESULTS_VERSION, AgentReport, RunResult, StepResult, ToolReport, TrailResult
+from trailblaze.results import RESULTS_VERSION, AgentReport, Attempt, RunResult, StepResult, ToolReport, TrailResult
 
 #: the statuses the merged summary counts, in the order the results JSON lists them
 SUMMARY_STATUSES = ("passed", "failed", "error", "skipped", "healed", "incomplete", "flaky")
@@ -128,6 +128,8 @@ def merge(shards: Sequence[Shard]) -> Merged:
     worst = max((_exit_code(t) for t in trails), default=ExitCode.OK)
     durations = [float(s.document.get("summary", {}).get("duration_ms") or 0) for s in shards]
     summary: dict[str, Any] = {status: sum(1 for t in trails if t["status"] == status) for status in SUMMARY_STATUSES}
+    # selection (-k, tags) happens before sharding, so every shard left out the same trails
+    summary["deselected"] = max((int(s.document.get("summary", {}).get("deselected") or 0) for s in shards), default=0)
     summary["duration_ms"] = round(max(durations, default=0.0), 3)  # the shards ran side by side
     document = {
         "version": RESULTS_VERSION,
@@ -220,6 +222,11 @@ def _trail(data: Mapping[str, Any]) -> TrailResult:
         tags=list(data.get("tags") or []),
         skip_reason=data.get("skip_reason"),
         recording_saved=bool(data.get("recording_saved")),
+        attempts=[
+            Attempt(a.get("status", "failed"), a.get("error"), float(a.get("duration_ms") or 0))
+            for a in data.get("attempts") or []
+            if isinstance(a, dict)
+        ],
     )
 
 

@@ -67,7 +67,7 @@ trail:
     recording:
       web:
         - web_verifyElementVisible:
-            nodeSelector: {web: {dataTestId: submission-result}}
+            nodeSelector: {web: {ariaRole: heading, ariaNameRegex: Submission result}}
         - web_verifyTextVisible: {text: 'Name: {{args.name}}'}
 """
 
@@ -84,7 +84,12 @@ def _script() -> list[Reply]:
         Reply([("tap", {"ref": Ref('button "Submit"')})]),
         done,
         Reply([("web_click", {"ref": Ref('button "Submit"')})]),  # refused: a verify step only checks
-        Reply([("assertVisible", {"ref": Ref("status")}), ("web_verifyTextVisible", {"text": "Name: Ada Lovelace"})]),
+        Reply(
+            [
+                ("assertVisible", {"ref": Ref('heading "Submission result"')}),
+                ("web_verifyTextVisible", {"text": "Name: Ada Lovelace"}),
+            ]
+        ),
         done,
     ]
 

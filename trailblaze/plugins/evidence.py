@@ -131,8 +131,8 @@ def _add_nearest(result: StepResult, screen: ViewNode) -> None:
     from trailblaze.evidence import nearest_on_screen, wanted_texts
 
     failing = next((t for t in reversed(result.tools) if t.status in ("failed", "error")), None)
-    if failing is None or not result.error:
-        return
+    if failing is None or failing.status != "failed" or not result.error:
+        return  # an error (a wrong recording, a broken device) is not about what is on screen
     nearest = nearest_on_screen(wanted_texts(failing.args), screen)
     if nearest:
         result.error += f"; nearest on screen: {', '.join(nearest)}"

@@ -64,9 +64,9 @@ class GithubReport:
     @hookimpl
     def trailblaze_trail_finish(self, trail: Trail, result: TrailResult, session: Session | None) -> None:
         if result.status in ("failed", "error", "incomplete"):
-            kind, message = "error", result.error or result.status
+            kind, message = "error", _without_location(result.error or result.status, result.path)
         elif result.status == "flaky":
-            last = result.attempts[-1].error if result.attempts else None
+            last = _without_location(result.attempts[-1].error or "", result.path) if result.attempts else None
             kind, message = "warning", f"flaky: passed after {len(result.attempts) + 1} attempts; failed with: {last}"
         else:
             return
@@ -85,6 +85,13 @@ class GithubReport:
                 summary.write(job_summary(result))
         except OSError as exc:
             print(f"warning: cannot write ${SUMMARY_ENV} {path}: {exc.strerror or exc}", file=sys.stderr, flush=True)
+
+
+def _without_location(error: str, path: str) -> str:
+    """``error`` without the ``path:line:`` it starts with (the annotation and the table say where)."""
+    head, sep, rest = error.partition(": ")
+    where, _, line = head.rpartition(":")
+    return rest if sep and where == path and line.isdigit() else error
 
 
 def _cell(text: str) -> str:
@@ -108,6 +115,7 @@ def job_summary(result: RunResult) -> str:
         lines += ["| trail | status | file | error |", "| --- | --- | --- | --- |"]
         for trail in notable:
             error = trail.error or trail.skip_reason or (trail.attempts[-1].error if trail.attempts else "") or ""
+            error = _without_location(error, trail.path)
             lines.append(f"| {_cell(trail.id)} | {trail.status} | {_cell(trail.path)} | {_cell(error)} |")
         lines.append("")
     return "\n".join(lines) + "\n"
