@@ -266,6 +266,18 @@ def bench_mcp_server_call(runs: int) -> list[Figure]:
     return [Figure(**f) for f in mcp_server.bench_call(runs)]
 
 
+def bench_xdist(runs: int) -> list[Figure]:
+    import scaling
+
+    return [Figure(**f) for f in scaling.bench_xdist(runs)]
+
+
+def bench_remote_browser(runs: int) -> list[Figure]:
+    import scaling
+
+    return [Figure(**f) for f in scaling.bench_remote_browser(runs)]
+
+
 BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "startup": (bench_startup, 15),
     "web": (bench_web, 3),
@@ -277,6 +289,8 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "mcp-call": (bench_mcp_call, 5),
     "mcp-server-startup": (bench_mcp_server_startup, 11),
     "mcp-server-call": (bench_mcp_server_call, 5),
+    "xdist": (bench_xdist, 2),
+    "remote-browser": (bench_remote_browser, 2),
 }
 
 

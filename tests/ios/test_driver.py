@@ -100,7 +100,7 @@ def test_a_locked_device_is_unlocked(wda_server: WdaStandIn, iphone: FakeIphone)
 
 def test_no_url_and_bad_urls_are_usage_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("WDA_URL", raising=False)
-    with pytest.raises(UsageError, match="pass --device http://HOST:PORT or set WDA_URL"):
+    with pytest.raises(UsageError, match="pass --device http://HOST:PORT, set WDA_URL or list them under ios:"):
         run(IosDriver(DriverOptions()).open(None))
     with pytest.raises(UsageError, match="'00008030-001A' is not a WebDriverAgent URL"):
         run(IosDriver(DriverOptions()).open("00008030-001A"))

@@ -98,8 +98,8 @@ def test_devices_says_how_to_name_a_webdriveragent_when_none_is(cli: CliRunner, 
     result = cli("devices", "--driver", "ios", env={"WDA_URL": ""})  # it used to print nothing at all
     assert result.returncode == 0, result.output
     assert result.stdout == (
-        "ios-wda: no WebDriverAgent named: set WDA_URL=http://HOST:8100 (several: comma-separated) or device: in "
-        "trailblaze.yaml; starting WebDriverAgent is up to you (Xcode, Appium, tidevice)\n"
+        "ios-wda: no WebDriverAgent named: set WDA_URL=http://HOST:8100 (several: comma-separated), or device: or "
+        "ios: devices: in trailblaze.yaml; starting WebDriverAgent is up to you (Xcode, Appium, tidevice)\n"
     )
     listing = cli("devices", "--driver", "ios", "--json", env={"WDA_URL": ""})
     assert json.loads(listing.stdout) == []

@@ -121,7 +121,7 @@ class AdbHostStandIn:
         elif request == "host:kill":
             sock.sendall(b"OKAY")
         elif request.startswith(("host:tport:serial:", "host:transport:")):
-            serial = request.rsplit(":", 1)[-1] if request.startswith("host:transport:") else request[18:]
+            serial = request.removeprefix("host:transport:").removeprefix("host:tport:serial:")
             self._transport(sock, stream, serial, with_id=request.startswith("host:tport:"))
         elif request.startswith("host-serial:"):
             serial, _, what = request[len("host-serial:") :].rpartition(":")

@@ -3,7 +3,9 @@
 Which device: ``--device SERIAL`` (or ``device:`` in trailblaze.yaml), else ``ANDROID_SERIAL``,
 else the only device the adb server lists (several: pick one with ``--device``). Which adb server:
 ``ANDROID_ADB_SERVER_HOST``/``ANDROID_ADB_SERVER_PORT`` (a remote server works the same way). The
-server must be running; trailblaze never starts one (:mod:`trailblaze.android.adb`).
+server must be running; trailblaze never starts one (:mod:`trailblaze.android.adb`). A device
+attached with ``adb connect HOST:PORT`` (a device farm, an emulator in a container) has that
+address as its serial.
 
 Each session connects its own uiautomator2 client (``u2.connect(adbutils device)``, which pushes
 and starts uiautomator2's on-device server if needed) with its own worker thread, so several
@@ -162,11 +164,26 @@ def pick_serial(client: AdbClient, wanted: str | None) -> str:
     if state is None:
         raise InfrastructureError(
             f"Android device {wanted!r} is not at the adb server {client.address} (devices: {listing})"
+            + connect_hint(wanted, client)
         )
     if state != "device":
         hint = " — accept the USB debugging prompt on the device" if state == "unauthorized" else ""
         raise InfrastructureError(f"Android device {wanted} is {state}{hint}")
     return wanted
+
+
+def connect_hint(serial: str, client: AdbClient) -> str:
+    """How to attach a network device (a ``HOST:PORT`` serial) to that adb server."""
+    host, sep, port = serial.rpartition(":")
+    if not (sep and host and port.isdigit()):
+        return ""
+    from trailblaze.android.adb import DEFAULT_HOST, DEFAULT_PORT
+
+    address = client.address
+    server = (
+        "" if (address.host, address.port) == (DEFAULT_HOST, DEFAULT_PORT) else f"-H {address.host} -P {address.port} "
+    )
+    return f"; attach it first with `adb {server}connect {serial}`"
 
 
 def start_uiautomator(client: AdbClient, serial: str) -> uiautomator2.Device:

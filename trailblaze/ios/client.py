@@ -19,8 +19,6 @@ import wda
 from wda.exceptions import WDAError, WDARequestError
 from wda.usbmux.exceptions import HTTPError
 
-URL_SCHEMES = ("http://", "https://", "http+usbmux://")
-
 
 class WdaClient(wda.Client):
     """A WebDriverAgent client whose requests time out after ``timeout()`` seconds."""

@@ -3,7 +3,9 @@
 Which device: ``--device URL`` (or ``device:`` in trailblaze.yaml), else ``WDA_URL`` — the
 WebDriverAgent endpoint, ``http://127.0.0.1:8100`` after ``iproxy 8100 8100`` or on a simulator,
 or ``http+usbmux://UDID:8100``. Starting WebDriverAgent itself (xcodebuild, Appium, tidevice) is
-outside Trailblaze. ``trailblaze devices`` lists the endpoints in ``WDA_URL`` (comma-separated).
+outside Trailblaze. ``trailblaze devices`` lists the endpoints in ``WDA_URL`` (comma-separated)
+and in the ``ios:`` section's ``devices:`` list (:mod:`trailblaze.ios.settings`); ``--device URL``
+repeated or ``--all-devices`` runs on several.
 
 Every WebDriverAgent request times out after the run's timeout rather than facebook-wda's 180 s
 default; an endpoint that does not answer is an infrastructure error (exit 2) naming the URL.
@@ -33,6 +35,9 @@ from trailblaze.mobile.worker import DeviceWorker
 
 if TYPE_CHECKING:
     from trailblaze.ios.client import WdaClient
+    from trailblaze.ios.settings import IosConfig
+
+from trailblaze.ios.settings import SECTION
 
 DRIVER_KEY = "ios-wda"
 LIST_TIMEOUT = 3.0
@@ -51,7 +56,7 @@ def endpoints(named: Iterable[str] = ()) -> list[str]:
 
 
 def check_url(url: str) -> str:
-    from trailblaze.ios.client import URL_SCHEMES
+    from trailblaze.ios.settings import URL_SCHEMES
 
     if not url.startswith(URL_SCHEMES):
         raise UsageError(
@@ -67,8 +72,8 @@ class IosDriver(Driver):
     platform: ClassVar[str] = "ios"
     description: ClassVar[str] = "iPhones and iPads through WebDriverAgent (facebook-wda)"
     no_devices: ClassVar[str] = (
-        "no WebDriverAgent named: set WDA_URL=http://HOST:8100 (several: comma-separated) or device: in "
-        "trailblaze.yaml; starting WebDriverAgent is up to you (Xcode, Appium, tidevice)"
+        "no WebDriverAgent named: set WDA_URL=http://HOST:8100 (several: comma-separated), or device: or "
+        "ios: devices: in trailblaze.yaml; starting WebDriverAgent is up to you (Xcode, Appium, tidevice)"
     )
     requires: ClassVar[tuple[str, ...]] = ("wda",)
     extra: ClassVar[str | None] = "ios"
@@ -79,10 +84,18 @@ class IosDriver(Driver):
         self.settle_timeout = settle_timeout if settle_timeout is not None else mobile_settings(options.config)
 
     def named_urls(self) -> list[str]:
-        """The WebDriverAgent the project names (``device:`` in trailblaze.yaml, when a URL)."""
+        """The WebDriverAgents the project names: ``device:`` in trailblaze.yaml (when a URL),
+        then the ``ios:`` section's ``devices:``."""
         config = self.options.config
-        device = config.project.device if config is not None else None
-        return [device] if device and "://" in device else []
+        if config is None:
+            return []
+        device = config.project.device
+        named = [device] if device and "://" in device else []
+        try:
+            section: IosConfig = config.section(SECTION)
+        except ValueError:  # a configuration made without the ios_wda plugin's section
+            return named
+        return named + [url for url in section.devices if url not in named]
 
     async def devices(self) -> list[DeviceInfo]:
         urls = endpoints(self.named_urls())
@@ -115,9 +128,13 @@ class IosDriver(Driver):
         )
 
     async def open(self, device_id: str | None) -> IosDevice:
-        url = device_id or (endpoints()[0] if endpoints() else None)
+        known = endpoints(self.named_urls())
+        url = device_id or (known[0] if known else None)
         if url is None:
-            raise UsageError("no WebDriverAgent to connect to: pass --device http://HOST:PORT or set WDA_URL")
+            raise UsageError(
+                "no WebDriverAgent to connect to: pass --device http://HOST:PORT, set WDA_URL or list them "
+                "under ios: devices: in trailblaze.yaml"
+            )
         url = check_url(url)
         worker = DeviceWorker(f"ios-{url}")
         try:

@@ -1,11 +1,22 @@
-"""Built-in plugin: the ``ios-wda`` driver (iPhones and iPads through WebDriverAgent)."""
+"""Built-in plugin: the ``ios-wda`` driver (iPhones and iPads through WebDriverAgent) and its
+``ios:`` section of trailblaze.yaml (``devices:``, a list of WebDriverAgent URLs)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from trailblaze.argparsing import Parser
+
+
+@hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    from trailblaze.ios.settings import SECTION, IosConfig
+
+    parser.add_section(SECTION, IosConfig, "WebDriverAgents: devices, a list of URLs (each one a device)")
 
 
 @hookimpl
