@@ -104,6 +104,7 @@ KEYS = {
     "artifacts_keep": "evidence",
     "html": "html_report",
     "web": "web_playwright",
+    "ios": "ios_wda",
 }
 
 
