@@ -91,6 +91,22 @@ def test_a_failing_trail_fails_its_item_with_the_trails_error_and_lf_reruns_only
     assert "1 failed in" in again.stdout
 
 
+def test_a_failing_trails_evidence_is_on_its_report_and_in_junit(examples: Path) -> None:
+    (examples / "trails" / "broken.trail.yaml").write_text(BROKEN, encoding="utf-8")
+    result = pytest_run(examples, "trails/broken.trail.yaml", "--junitxml", "junit.xml")
+    assert result.returncode == 1, result.stdout
+    lines = result.stdout.splitlines()
+    shown = [line.split(": ", 1)[1] for line in lines if line.startswith("  evidence: ")]  # the report section
+    message = next(line for line in lines if line.startswith("evidence: "))  # the failure's own text
+    assert all(path in message for path in shown if "trace.zip" not in path), message
+    assert any(path.endswith(".png") for path in shown), result.stdout
+    assert all(Path(path).is_file() for path in shown), shown
+    case = ET.parse(examples / "junit.xml").getroot().find(".//testcase")
+    assert case is not None
+    attached = [p.get("value") for p in case.findall("properties/property[@name='trailblaze_evidence']")]
+    assert sorted(attached) == sorted(shown)
+
+
 def test_reruns_replay_a_failing_trail_in_the_same_session(examples: Path) -> None:
     (examples / "trails" / "broken.trail.yaml").write_text(BROKEN, encoding="utf-8")
     result = pytest_run(examples, "--reruns", "1", "trails/broken.trail.yaml")

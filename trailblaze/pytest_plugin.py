@@ -125,7 +125,9 @@ class TrailItem(pytest.Item):
         document = result.to_dict()
         self.trailblaze_result = document
         self.user_properties.append(("trailblaze", json.dumps(document, ensure_ascii=False)))
-        self.add_report_section("call", "trailblaze", _steps(result))
+        evidence = _evidence(result, state.options.artifacts_dir)
+        self.user_properties.extend(("trailblaze_evidence", str(path)) for path in evidence)
+        self.add_report_section("call", "trailblaze", _steps(result, evidence))
         if result.status not in ("passed", "healed"):
             raise TrailFailed(f"{result.status}: {result.error or result.status}")
 
@@ -138,9 +140,18 @@ class TrailItem(pytest.Item):
         return self.path, None, f"trail {self.planned.trail.id}" + (f" on {self.device}" if self.device else "")
 
 
-def _steps(result: TrailResult) -> str:
+def _evidence(result: TrailResult, folder: Path | None) -> list[Path]:
+    """The files of evidence the trail left (screenshots, hierarchies, console, trace), as paths
+    a reader of the pytest report can open."""
+    base = folder or Path()
+    found = [*(a for step in result.steps for a in step.artifacts), *result.artifacts]
+    return [(base / a.path).resolve() for a in found]
+
+
+def _steps(result: TrailResult, evidence: list[Path]) -> str:
     lines = [f"{result.title} on {result.driver} ({result.device}): {result.status}"]
     lines += [f"  {s.status.upper():<8}{s.kind} {s.index + 1}: {s.text}" for s in result.steps]
+    lines += [f"  evidence: {path}" for path in evidence]
     return "\n".join(lines)
 
 
@@ -208,7 +219,9 @@ class _TrailblazeRun:
         from trailblaze.session import Run
 
         if self._executor is None:
-            self._executor = Executor(Run(self.project, self.options, self.project.config))
+            run = Run(self.project, self.options, self.project.config)
+            run.result.artifacts_dir = str(self.options.artifacts_dir)  # failure messages name evidence by it
+            self._executor = Executor(run)
         key = (planned.driver_key, device, planned.target, planned.workspace)
         session = self._sessions.get(key)
         if session is None:
