@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliRunner
+from conftest import ROOT, CliRunner, Project
 from test_shard import NULL, null_project
+
+from tests.support.ci_project import ci_project
 
 
 def summary(document: dict[str, Any]) -> dict[str, Any]:
@@ -130,3 +132,41 @@ def test_folders_of_downloaded_artifacts_are_searched(cli: CliRunner, tmp_path: 
     document = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
     assert len(document["trails"]) == 4 and document["summary"]["passed"] == 4
     assert [m["shard"] for m in document["merged_from"]] == [{"index": 1, "total": 2}, {"index": 2, "total": 2}]
+
+
+@pytest.mark.browser
+def test_evidence_of_downloaded_shards_is_found_and_carried_into_every_merged_report(
+    cli: CliRunner, project: Project, browser: str
+) -> None:
+    ci_project(project, "passes", "fails")
+    for index in (1, 2):
+        shard = (f"--shard={index}/2", f"--json=reports/shard-{index}.json", f"--artifacts-dir=reports/shard-{index}")
+        assert cli("run", "-p", "flaky_tools", *shard).returncode in (0, 1)
+    (project.root / "ci").mkdir()
+    shutil.move(project.root / "reports", project.root / "ci" / "all-reports")  # where the merge job downloads them
+    merged = cli(
+        "merge-reports", "ci/all-reports", "--json", "merged.json", "--junit", "merged.xml", "--html", "out/report.html"
+    )
+    assert merged.returncode == 1, merged.output
+    assert "not here" not in merged.stderr
+    fails = next(t for t in merged.json("merged.json")["trails"] if t["id"] == "fails")
+    paths = [a["path"] for step in fails["steps"] for a in step["artifacts"]] + [a["path"] for a in fails["artifacts"]]
+    assert any(p.endswith(".png") for p in paths) and any(p.endswith("trace.zip") for p in paths), paths
+    assert all(p.startswith("ci/all-reports/shard-") and (project.root / p).is_file() for p in paths), paths
+    junit = (project.root / "merged.xml").read_text(encoding="utf-8")
+    assert all(f"[[ATTACHMENT|{p}]]" in junit for p in paths)
+    page = (project.root / "out" / "report.html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in page  # the screenshot, inlined
+    trace = next(p for p in paths if p.endswith("trace.zip"))
+    assert f'href="data/merged/{trace}"' in page and (project.root / "out" / "data" / "merged" / trace).is_file()
+
+
+def test_a_shards_evidence_folder_that_is_not_here_is_a_warning(cli: CliRunner, project: Project, browser: str) -> None:
+    ci_project(project, "fails")
+    assert cli("run", "-p", "flaky_tools", "--json", "r.json", "--artifacts-dir", "gone").returncode == 1
+    shutil.rmtree(project.root / "gone")
+    merged = cli("merge-reports", "r.json", "--json", "merged.json")
+    assert merged.returncode == 1
+    assert "r.json: its evidence folder gone is not here" in merged.stderr, merged.stderr
+    [trail] = merged.json("merged.json")["trails"]
+    assert all(a["path"].startswith("gone/") for step in trail["steps"] for a in step["artifacts"])

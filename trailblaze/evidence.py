@@ -63,13 +63,15 @@ def safe_name(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text) or "_"
 
 
-def trail_folder(session: Session, trail: Trail) -> Path | None:
-    """Where the evidence of ``trail`` on ``session`` goes, or None when the run keeps none."""
+def trail_folder(session: Session, trail: Trail, attempt: int = 0) -> Path | None:
+    """Where the evidence of ``trail`` on ``session`` goes, or None when the run keeps none. A
+    ``--retries`` retry has a folder of its own, ``<trail>-retry1`` and so on (as Playwright Test
+    names them), so an earlier attempt's evidence is kept."""
     options = session.run.options
     root = options.artifacts_dir
     if root is None:
         return None
-    folder = root.absolute() / safe_name(trail.id)
+    folder = root.absolute() / (safe_name(trail.id) + (f"-retry{attempt}" if attempt else ""))
     several = len(options.devices) > 1 or options.all_devices or options.shard_all or options.shard_split
     return folder / safe_name(session.info.id) if several else folder
 
@@ -79,9 +81,9 @@ def step_stem(step: Step) -> str:
     return "trailhead" if step.kind == "trailhead" else f"step-{step.index + 1}"
 
 
-async def of_step(session: Session, trail: Trail, step: Step, result: StepResult) -> None:
+async def of_step(session: Session, trail: Trail, step: Step, result: StepResult, attempt: int = 0) -> None:
     """Let plugins save evidence of ``step`` (``trailblaze_step_evidence``) into ``result``."""
-    folder = trail_folder(session, trail)
+    folder = trail_folder(session, trail, attempt)
     if folder is None:
         return
     hook = session.run.project.hook
@@ -89,9 +91,9 @@ async def of_step(session: Session, trail: Trail, step: Step, result: StepResult
     result.artifacts.extend(await _collect(pending, session.run.options.artifacts_dir))
 
 
-async def of_trail(session: Session, trail: Trail, result: TrailResult) -> None:
+async def of_trail(session: Session, trail: Trail, result: TrailResult, attempt: int = 0) -> None:
     """Let plugins save evidence of the whole trail (``trailblaze_trail_evidence``) into ``result``."""
-    folder = trail_folder(session, trail)
+    folder = trail_folder(session, trail, attempt)
     if folder is None:
         return
     hook = session.run.project.hook

@@ -6,6 +6,13 @@ artifacts, or the folder CI downloaded every shard's artifacts into — searched
 for ``*.json`` files that are results documents (other JSON there, snapshots say, is left
 alone).
 
+Evidence paths in a shard's report are relative to that shard's artifacts folder (its
+``artifacts_dir``). The merged report names each file by a path from the working directory: the
+shard's folder is looked for beside its JSON by name (where CI's download puts a
+``--artifacts-dir reports/shard-1`` uploaded with ``reports/``), then where the shard's report
+says it is. A folder found neither way keeps the paths as the shard wrote them, with a warning.
+The HTML report copies the files it finds under ``data/`` next to itself.
+
 A trail is one (id, driver, device). When several shards ran the same one (a job retried
 elsewhere, overlapping selections), its entries are reconciled rather than counted twice:
 each becomes an attempt, in input order; a trail that both failed and passed is ``flaky``
@@ -23,7 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.errors import ExitCode, Location, UsageError
-from trailblaze.results import RESULTS_VERSION, AgentReport, Attempt, RunResult, StepResult, ToolReport, TrailResult
+from trailblaze.results import (
+    RESULTS_VERSION,
+    AgentReport,
+    Artifact,
+    Attempt,
+    RunResult,
+    StepResult,
+    ToolReport,
+    TrailResult,
+)
 
 #: the statuses the merged summary counts, in the order the results JSON lists them
 SUMMARY_STATUSES = ("passed", "failed", "error", "skipped", "healed", "incomplete", "flaky")
@@ -120,8 +136,13 @@ def _results_problem(document: Any) -> str | None:
 def merge(shards: Sequence[Shard]) -> Merged:
     """One results document from ``shards`` (see the module's docstring)."""
     groups: dict[tuple[str, str | None, str | None], list[dict[str, Any]]] = {}
+    warnings: list[str] = []
     for shard in shards:
+        root, problem = _evidence_root(shard)
+        if problem is not None:
+            warnings.append(problem)
         for trail in shard.document["trails"]:
+            trail = _relocated(trail, root)
             groups.setdefault((trail["id"], trail.get("driver"), trail.get("device")), []).append(trail)
     trails = sorted((_reconcile(entries) for entries in groups.values()), key=lambda t: str(t.get("path", "")))
     interrupted = any(bool(s.document.get("interrupted")) for s in shards)
@@ -140,7 +161,67 @@ def merge(shards: Sequence[Shard]) -> Merged:
         "merged_from": [_shard_entry(s) for s in shards],
         "trails": trails,
     }
-    return Merged(document, list(shards), _missing_shards(shards))
+    return Merged(document, list(shards), warnings + _missing_shards(shards))
+
+
+def _evidence_root(shard: Shard) -> tuple[str | None, str | None]:
+    """Where ``shard``'s evidence paths start, as a path from the working directory (None when
+    the shard kept no evidence), and a warning when its folder is not here."""
+    recorded = shard.document.get("artifacts_dir")
+    if not isinstance(recorded, str) or not recorded or not _has_evidence(shard.document):
+        return None, None
+    given = Path(recorded)
+    for candidate in (shard.path.parent / given.name, given):
+        if candidate.is_dir():
+            return _shown(candidate), None
+    return recorded, (
+        f"{shard.path}: its evidence folder {recorded} is not here (looked beside the report too); "
+        "evidence paths are as the shard wrote them"
+    )
+
+
+def _has_evidence(document: Mapping[str, Any]) -> bool:
+    return any(entry.get("artifacts") for trail in document["trails"] for entry in _evidence_holders(trail))
+
+
+def _evidence_holders(trail: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The parts of a trail's results that list ``artifacts``: itself, its steps, its attempts."""
+    parts = [trail, *(trail.get("steps") or []), *(trail.get("attempts") or [])]
+    return [p for p in parts if isinstance(p, Mapping)]
+
+
+def _relocated(trail: Mapping[str, Any], root: str | None) -> dict[str, Any]:
+    """``trail`` with every evidence path prefixed by ``root`` (a copy; the input is untouched)."""
+    if root is None:
+        return dict(trail)
+
+    def moved(entry: Mapping[str, Any]) -> dict[str, Any]:
+        found = entry.get("artifacts")
+        if not isinstance(found, list):
+            return dict(entry)
+        return {
+            **entry,
+            "artifacts": [
+                {**a, "path": Path(root, a["path"]).as_posix()}
+                if isinstance(a, Mapping) and isinstance(a.get("path"), str)
+                else a
+                for a in found
+            ],
+        }
+
+    copy = moved(trail)
+    for key in ("steps", "attempts"):
+        if isinstance(copy.get(key), list):
+            copy[key] = [moved(part) if isinstance(part, Mapping) else part for part in copy[key]]
+    return copy
+
+
+def _shown(path: Path) -> str:
+    """``path`` as the merged report names it: from the working directory when it is inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd()).as_posix()
+    except (ValueError, OSError):
+        return path.resolve().as_posix()
 
 
 def _reconcile(entries: list[dict[str, Any]]) -> dict[str, Any]:
@@ -162,7 +243,15 @@ def _attempts_of(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
     earlier = entry.get("attempts")
     if isinstance(earlier, list) and earlier and all(isinstance(a, dict) for a in earlier):
         return [dict(a) for a in earlier]
-    return [{"status": entry["status"], "error": entry.get("error"), "duration_ms": entry.get("duration_ms", 0)}]
+    evidence = [dict(a) for part in _evidence_holders(entry) for a in part.get("artifacts") or []]
+    return [
+        {
+            "status": entry["status"],
+            "error": entry.get("error"),
+            "duration_ms": entry.get("duration_ms", 0),
+            "artifacts": evidence,
+        }
+    ]
 
 
 def _exit_code(trail: Mapping[str, Any]) -> ExitCode:
@@ -223,11 +312,20 @@ def _trail(data: Mapping[str, Any]) -> TrailResult:
         skip_reason=data.get("skip_reason"),
         recording_saved=bool(data.get("recording_saved")),
         attempts=[
-            Attempt(a.get("status", "failed"), a.get("error"), float(a.get("duration_ms") or 0))
+            Attempt(a.get("status", "failed"), a.get("error"), float(a.get("duration_ms") or 0), _artifacts(a))
             for a in data.get("attempts") or []
             if isinstance(a, dict)
         ],
+        artifacts=_artifacts(data),
     )
+
+
+def _artifacts(data: Mapping[str, Any]) -> list[Artifact]:
+    return [
+        Artifact(a.get("kind", "screenshot"), a["path"])
+        for a in data.get("artifacts") or []
+        if isinstance(a, Mapping) and isinstance(a.get("path"), str)
+    ]
 
 
 def _step(data: Mapping[str, Any]) -> StepResult:
@@ -253,6 +351,7 @@ def _step(data: Mapping[str, Any]) -> StepResult:
         if isinstance(agent, dict)
         else None,
         recorded=bool(data.get("recorded")),
+        artifacts=_artifacts(data),
     )
 
 
@@ -281,7 +380,7 @@ def write_reports(merged: Merged, *, json_path: Path | None, junit: Path | None,
     if junit is not None:
         outputs.append(("--junit", junit, lambda: _junit(merged.document)))
     if html is not None:
-        outputs.append(("--html", html, lambda: _html(merged.document)))
+        outputs.append(("--html", html, lambda: _html(merged.document, html)))
     for option, path, render in outputs:
         try:
             write_atomic(path, render())
@@ -297,7 +396,26 @@ def _junit(document: Mapping[str, Any]) -> str:
     return render(run_result(document))
 
 
-def _html(document: Mapping[str, Any]) -> str:
+def _html(document: Mapping[str, Any], path: Path) -> str:
+    """The merged HTML page, its evidence copied under ``data/`` beside it (as ``--html`` does)."""
+    import copy
+    import shutil
+
     from trailblaze.htmlreport import render
 
-    return render(document, base=Path.cwd(), title="trailblaze report (merged)")
+    folder = path.parent
+    document = copy.deepcopy(dict(document))
+    done: set[int] = set()  # an artifact listed twice (a step's, and its attempt's) is copied once
+    for trail in document["trails"]:
+        for part in _evidence_holders(trail):
+            for artifact in part.get("artifacts") or []:
+                source = Path(artifact["path"])
+                if id(artifact) in done or not source.is_file():
+                    continue
+                inside = [p for p in source.parts if p not in ("..", ".") and p != source.anchor]
+                relative = Path("data", "merged", *inside)
+                (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, folder / relative)
+                artifact["path"] = relative.as_posix()
+                done.add(id(artifact))
+    return render(document, base=folder, title="trailblaze report (merged)")

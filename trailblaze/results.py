@@ -127,9 +127,16 @@ class Attempt:
     status: Status
     error: str | None
     duration_ms: float
+    #: the evidence that run left (its steps' and its own), kept beside the final run's
+    artifacts: list[Artifact] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "error": self.error, "duration_ms": round(self.duration_ms, 3)}
+        return {
+            "status": self.status,
+            "error": self.error,
+            "duration_ms": round(self.duration_ms, 3),
+            "artifacts": [a.to_dict() for a in self.artifacts],
+        }
 
 
 @dataclass(slots=True)

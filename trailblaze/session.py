@@ -106,6 +106,8 @@ class PlannedTrail:
     target: str | None = None
     #: the upstream workspace the trail belongs to (its targets, tool files and toolsets), if any
     workspace: Workspace | None = None
+    #: which run of the trail this is: 0 the first, 1 the first ``--retries`` retry, …
+    attempt: int = 0
 
 
 @dataclass(slots=True)

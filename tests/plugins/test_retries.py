@@ -55,11 +55,18 @@ def test_without_retries_the_flaky_trail_fails(cli: CliRunner, project: Project,
 def test_retries_from_the_config_and_a_trail_that_keeps_failing(cli: CliRunner, project: Project, browser: str) -> None:
     ci_project(project, "fails")
     project.write("trailblaze.yaml", "base_url: sample-app\nretries: 2\n")
-    result = cli("run", "-p", "flaky_tools", "--json", "r.json", "--junit", "r.xml")
+    result = cli("run", "-p", "flaky_tools", "--json", "r.json", "--junit", "r.xml", "--artifacts-dir", "evidence")
     assert result.returncode == 1, result.output
     trail = result.json("r.json")["trails"][0]
     assert trail["status"] == "failed"
     assert [a["status"] for a in trail["attempts"]] == ["failed", "failed"]
+    # every run keeps its evidence: the first in the trail's folder, each retry in <trail>-retryN
+    folders = [{a["path"].split("/")[0] for a in attempt["artifacts"]} for attempt in trail["attempts"]]
+    final = {a["path"].split("/")[0] for step in trail["steps"] for a in step["artifacts"]}
+    assert [*folders, final] == [{"fails"}, {"fails-retry1"}, {"fails-retry2"}], (folders, final)
+    for attempt in trail["attempts"]:
+        assert any(a["kind"] == "screenshot" for a in attempt["artifacts"])
+        assert all((project.root / "evidence" / a["path"]).is_file() for a in attempt["artifacts"])
     case = ET.parse(project.root / "r.xml").getroot().find("testsuite/testcase")
     assert case is not None and case.find("failure") is not None
     assert len(case.findall("rerunFailure")) == 2

@@ -146,6 +146,7 @@ class TrailReplay:
     def __init__(self, session: Session, planned: PlannedTrail) -> None:
         self.session = session
         self.trail = planned.trail
+        self.attempt = planned.attempt
         self.hook = session.run.project.hook
         self.result = TrailResult.for_trail(self.trail, session.driver.key, session.info.id)
         self._current: StepResult | None = None
@@ -220,7 +221,7 @@ class TrailReplay:
 
     async def _trail_evidence(self) -> None:
         result = self.result
-        await evidence.of_trail(self.session, self.trail, result)
+        await evidence.of_trail(self.session, self.trail, result, self.attempt)
         if result.artifacts and result.error and result.status not in ("passed", "healed"):
             shown = self.session.run.result.artifacts_dir
             result.error += "\n" + "\n".join(f"{a.kind}: {evidence.shown(a, shown)}" for a in result.artifacts)
@@ -262,7 +263,7 @@ class TrailReplay:
         start = time.perf_counter()
         await self._execute_step(step, text, result, runner)
         result.duration_ms = (time.perf_counter() - start) * 1000
-        await evidence.of_step(session, self.trail, step, result)
+        await evidence.of_step(session, self.trail, step, result, self.attempt)
         self._current = None
         self.hook.trailblaze_step_finish(step=step, result=result, session=session)
         return result

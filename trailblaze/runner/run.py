@@ -185,7 +185,8 @@ class Executor:
                     result = await self._run_trail(session, planned, replay)
                     attempts: list[Attempt] = []
                     while result.status in ("failed", "error") and len(attempts) < self.run.options.retries:
-                        attempts.append(Attempt(result.status, result.error, result.duration_ms))
+                        evidence = [a for step in result.steps for a in step.artifacts] + result.artifacts
+                        attempts.append(Attempt(result.status, result.error, result.duration_ms, evidence))
                         closing, session = session, None  # a retry starts from a fresh session
                         await self.close_session(closing)
                         try:
@@ -193,6 +194,7 @@ class Executor:
                         except Exception as exc:
                             result = self._errored(planned, *_open_failure(lane.driver_key, exc))
                             break
+                        planned = dataclasses.replace(planned, attempt=len(attempts))
                         replay = self.trail_runner(session, planned)
                         result = await self._run_trail(session, planned, replay)
                 except asyncio.CancelledError:  # report the trail that was running, then stop
