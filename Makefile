@@ -43,8 +43,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# two pytest-xdist workers, each test file on one of them (module fixtures run once);
+# `$(BIN)/pytest tests/…` runs a part of the suite in one process
 pytest: setup peers
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
 
 test: lint typecheck pytest
 
