@@ -45,7 +45,10 @@ typecheck: $(STAMP)
 
 # two pytest-xdist workers, each test file on one of them (module fixtures run once);
 # `$(BIN)/pytest tests/…` runs a part of the suite in one process
+# compileall first: the tests start trailblaze in hundreds of subprocesses, and where
+# PYTHONDONTWRITEBYTECODE is set (as on these machines) each would compile every module again
 pytest: setup peers
+	$(BIN)/python -m compileall -q trailblaze tests/support
 	$(BIN)/pytest -n 2 --dist loadfile
 
 test: lint typecheck pytest
