@@ -61,6 +61,12 @@ from trailblaze.selectors import regex_problem, text_matches
         ("\\N{LATIN SMALL LETTER E WITH ACUTE}", "é", True),
         # flags, anchors, groups
         ("(?i)submit", "SUBMIT", True),
+        ("(?i)caf\u00e9", "CAF\u00c9", False),  # (?i) alone ignores the case of ASCII letters only
+        ("(?iu)caf\u00e9", "CAF\u00c9", True),
+        ("(?i)k", "\u212a", False),
+        ("(?i)[^a]", "A", False),
+        ("(?:ab)*+ab", "ababab", False),
+        ("((?>a+)|b)+c", "aabc", True),
         ("a(?i)b|c", "aB", True),
         ("a(?i)b|c", "C", True),  # (?i) holds to the end of the group, through the alternatives
         ("(?i:a)b", "AB", False),
@@ -119,6 +125,14 @@ def test_what_java_rejects_is_an_error_naming_it(pattern: str, problem: str) -> 
     assert problem in message
 
 
+def test_flags_that_change_the_predefined_classes_or_line_ends_are_refused_not_ignored() -> None:
+    unicode_classes = regex_problem("(?U)\\w+")
+    assert unicode_classes is not None and "'U' (UNICODE_CHARACTER_CLASS) is not supported" in unicode_classes
+    assert "\\p{L}" in unicode_classes  # and what to write instead
+    assert "'d' (UNIX_LINES) is not supported" in (regex_problem("(?d).") or "")
+    assert regex_problem("(?-U)a(?-d)") is None  # turning them off changes nothing
+
+
 def test_what_the_browser_cannot_match_is_an_error_for_web_names_only() -> None:
     assert regex_problem("\\p{InGreek}+") is None
     browser = regex_problem("\\p{InGreek}+", browser=True)
@@ -149,9 +163,19 @@ def test_recorded_names_are_quoted_as_upstream_records_them() -> None:
 def test_javascript_translation_keeps_v8_on_its_linear_engine() -> None:
     """No i or u flag, no lookaround, unless the pattern needs it (checked in Chromium in
     tests/web/test_locators.py)."""
-    assert javaregex.to_javascript("(?i)ok") == ("[Oo][Kk\u212a]", "")  # and the Kelvin sign
+    assert javaregex.to_javascript("(?i)ok") == ("[Oo][Kk]", "")  # Java's (?i): ASCII letters
+    assert javaregex.to_javascript("(?iu)ok") == ("[Oo][Kk\u212a]", "")  # Unicode case: the Kelvin sign too
+    assert javaregex.to_javascript("ok", "i") == ("[Oo][Kk\u212a]", "")  # Kotlin's IGNORE_CASE is Unicode case
     assert javaregex.to_javascript("^\\QA.B\\E$") == ("^A\\.B$", "")
-    assert javaregex.to_javascript("a++(?>b)") == ("a+(?:b)", "")
+    assert javaregex.to_javascript("a+b") == ("a+b", "")
+
+
+def test_javascript_has_no_atomic_groups_so_they_are_a_lookahead_and_a_backreference() -> None:
+    assert javaregex.to_javascript("a++(?>b)") == ("(?=(?<tba1>a+))\\k<tba1>(?=(?<tba2>b))\\k<tba2>", "")
+    # the pattern's own groups are named, so that its backreferences still mean them
+    assert javaregex.to_javascript("(a)(?>b)\\1") == ("(?<tbg1>a)(?=(?<tba1>b))\\k<tba1>\\k<tbg1>", "")
+    # names the pattern uses are left to it
+    assert javaregex.to_javascript("(?<tba1>a)*+") == ("(?=(?<tbxa1>(?<tba1>a)*))\\k<tbxa1>", "")
     assert javaregex.to_javascript("\\p{Lu}") == ("[\\p{Lu}]", "u")
     assert javaregex.to_javascript("\"'`>") == ("\\x22\\x27\\x60\\x3e", "")  # safe inside a selector string
     with pytest.raises(JavaRegexError, match="grapheme"):

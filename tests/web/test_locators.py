@@ -55,15 +55,19 @@ async def texts(device: WebDevice, data: dict[str, Any], timeout: float = 2) -> 
         ("\\QAdapter v2.0\\E", "Adapter v2x0", False),  # quoted: the dot is a dot
         ("^Total: $5$", "Total: $5", True),  # upstream reads an anchored name as the name inside
         ("(?i)submit", "SUBMIT", True),
-        ("(?i)stra\\u00dfe", "STRAẞE", True),
+        ("(?iu)stra\\u00dfe", "STRAẞE", True),  # Unicode case, asked for
+        ("(?i)stra\\u00dfe", "STRAẞE", False),  # Java's (?i) alone: ASCII letters only
         ("\\d++ items", "50 items", True),  # possessive
+        ("Buy.*+\\)", "Buy (sale)", False),  # possessive: .*+ keeps the ')' (as in Java)
+        ("(?>Show|Show qty)", "Show qty", False),  # atomic: the first alternative is final
+        ("(a)(?>b)\\1x*+", "abaxx", True),  # the pattern's own groups keep their numbers
         ("\\p{Lu}\\p{Ll}+", "Émile", True),
         ("\\p{Lu}\\p{Ll}+", "émile", False),
         ("[a-z&&[^aeiou]]+", "rhythm", True),
         ("[a-z&&[^aeiou]]+", "rhyme", False),
         ("Say \"hi\" > 'bye'", "Say \"hi\" > 'bye'", True),  # quotes and '>' survive the selector string
         ('Say "\\(hi\\)" >> `x`.*', 'Say "(hi)" >> `x` now', True),
-        ("(?i)\\u017fun", "SUN", True),  # the long s is an s, ignoring case
+        ("(?iu)\\u017fun", "SUN", True),  # the long s is an s, ignoring Unicode case
     ],
 )
 async def test_name_match_matches_the_whole_name_or_the_literal_text(
@@ -137,13 +141,13 @@ async def test_role_and_name_match_the_whole_accessible_name(device: WebDevice) 
     assert len(await texts(device, {"web": {"ariaRole": "link", "ariaNameRegex": "Item 1\\d"}})) == 10
 
 
-async def test_fields_of_the_web_block_narrow_each_other(device: WebDevice) -> None:
+async def test_the_web_block_decides_in_upstreams_order_css_then_test_id_then_role(device: WebDevice) -> None:
     await device.navigate("/forms.html")
-    both = {"web": {"cssSelector": "input", "dataTestId": "name-input", "ariaRole": "textbox"}}
-    locator = await locators.resolve(device.page, selector(both), None, 2)
-    assert await locator.get_attribute("id") == "name"
-    contradicting = {"web": {"cssSelector": "select", "dataTestId": "name-input"}}
-    assert await (await locators.resolve(device.page, selector(contradicting), None, 2)).count() == 0
+    css_first = {"web": {"cssSelector": "select", "dataTestId": "name-input", "ariaRole": "link"}}
+    assert await (await locators.resolve(device.page, selector(css_first), None, 2)).get_attribute("id") == "plan"
+    test_id_next = {"web": {"dataTestId": "name-input", "ariaRole": "link", "ariaNameRegex": "Nothing"}}
+    assert await (await locators.resolve(device.page, selector(test_id_next), None, 2)).get_attribute("id") == "name"
+    assert await (await locators.resolve(device.page, selector({"web": {"cssSelector": "input"}}), None, 2)).count() > 1
 
 
 async def test_aria_descriptor_gives_role_and_name(device: WebDevice) -> None:
@@ -306,8 +310,12 @@ async def test_a_node_selector_and_a_ref_are_alternatives(device: WebDevice) -> 
     # one finds nothing: the other
     assert await (await locators.resolve(page, nothing, "e17", 1)).get_attribute("id") == "clear"
     assert await (await locators.resolve(page, clear, "e99", 1)).get_attribute("id") == "clear"
-    # a node selector without a web block (upstream records `index: 2` alone) or for a phone gives way
+    # a node selector without a web block (upstream records `index: 2` alone) or for a phone gives way,
+    # and so does a web block upstream finds nothing by (no CSS selector, test id or role)
     assert await (await locators.resolve(page, selector({"index": 2}), "e17", 1)).get_attribute("id") == "clear"
+    for nothing_upstream in ({"nthIndex": 0}, {"ariaNameRegex": "Submit"}, {"headingLevel": 1}):
+        only = selector({"web": nothing_upstream})
+        assert await (await locators.resolve(page, only, "e17", 1)).get_attribute("id") == "clear"
     phone = selector({"androidAccessibility": {"textRegex": "Submit"}})
     assert await (await locators.resolve(page, phone, "e16", 1)).get_attribute("id") == "submit"
     # spatial selectors too: whichever is found first

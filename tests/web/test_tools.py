@@ -201,7 +201,7 @@ def test_snapshots_go_to_the_artifacts_dir_given(cli: CliRunner, project: Projec
 FAILURES: dict[str, tuple[str, str]] = {
     # id: (page, the failing call)
     "never-appears": ("/forms.html", 'web_click: {nodeSelector: {web: {cssSelector: "#never"}}, timeoutMs: 300}'),
-    "several-match": ("/forms.html", "web_click: {nodeSelector: {web: {ariaRole: link}}, timeoutMs: 2000}"),
+    "several-match": ("/forms.html", "web_hover: {nodeSelector: {web: {ariaRole: link}}, timeoutMs: 2000}"),
     "several-match-typing": ("/forms.html", "web_type: {text: x, nodeSelector: {web: {ariaRole: textbox}}}"),
     "wrong-text": (
         "/lists.html",
@@ -323,7 +323,7 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ("never-appears", "web_click: click cssSelector='#never': not possible within 0.3s; " + ON_SCREEN_FORMS),
         (
             "several-match",
-            "web_click: click ariaRole='link': the selector matches 4 elements; make it unique (index, nthIndex)",
+            "web_hover: hover ariaRole='link': the selector matches 4 elements; make it unique (index, nthIndex)",
         ),
         ("several-match-typing", "web_type: type into ariaRole='textbox': the selector matches 4 elements"),
         ("wrong-text", "web_verifyValue: text of cssSelector='#count' is '50 items', expected '7 items' (waited 1s)"),
@@ -522,6 +522,24 @@ trail:
       web:
         - web_click: {nodeSelector: {web: {ariaRole: listitem, ariaNameRegex: \QAdapter v2.0 - $19.99\E}}}
         - web_verifyTextVisible: {text: "(ID: adapter-1)"}
+  - step: A name that several share is clicked at its first, as upstream's click takes .first()
+    recording:
+      web:
+        - web_click: {nodeSelector: {web: {ariaRole: listitem, ariaNameRegex: ^Premium Cable (1 m) - $9.99$}}}
+        - web_verifyTextVisible: {text: "(ID: cable-1)"}
+        - web_scroll: {nodeSelector: {web: {ariaRole: listitem}}, amount: 10}
+  - step: What upstream finds nothing by (no CSS selector, test id or role) gives way to the ref
+    recording:
+      web:
+        - web_click: {ref: e24, nodeSelector: {web: {nthIndex: 0}}}
+        - web_verifyTextVisible: {text: "(ID: cable-4)"}
+        - web_click: {ref: e23, nodeSelector: {web: {ariaNameRegex: \QPremium Cable (1 m) - $9.99\E}}}
+        - web_verifyTextVisible: {text: "(ID: adapter-2)"}
+  - step: A CSS selector decides alone, as upstream's; the role beside it is not checked
+    recording:
+      web:
+        - web_click: {nodeSelector: {web: {cssSelector: "li[data-product=cable-2]", ariaRole: link}}}
+        - web_verifyTextVisible: {text: "(ID: cable-2)"}
 """
 
 

@@ -9,14 +9,18 @@ here as Java reads it and written out again for the engine that matches it:
 * :func:`to_javascript` for V8, which matches web names in the page. The output avoids what
   would keep V8 from its linear-time engine (the ``i`` and ``u`` flags, lookarounds): case
   folding is written out as classes (``[sS]``); ``u`` is used only for ``\\p{…}`` classes and
-  characters beyond U+FFFF. Possessive quantifiers and atomic groups lose only their
-  no-backtracking guarantee, and ``$`` does not allow a final line break (names have none).
+  characters beyond U+FFFF. Possessive quantifiers and atomic groups, which V8 lacks, are
+  written as a lookahead and a backreference that match the same; ``$`` does not allow a final
+  line break (names have none).
 
 Java's predefined classes (``\\d``, ``\\w``, ``\\s``, POSIX ``\\p{Alpha}``…) mean ASCII, as in
-Java, in both outputs. Constructs with no equivalent (``\\G``, ``\\b{g}``, Unicode blocks and
-``\\X`` in the browser, Java-only ``\\p{javaJavaIdentifierStart}``…) raise
-:class:`JavaRegexError` naming them. Where Java rejects a brace that starts no valid quantifier
-(``${name}``), it is read as a literal brace, as Python reads it.
+Java, in both outputs. An inline ``(?i)`` ignores the case of ASCII letters only, as Java's
+does, unless ``(?iu)`` asks for Unicode case; a caller's ``i`` flag is Kotlin's IGNORE_CASE,
+which is Unicode-aware. ``(?U)`` and ``(?d)`` are refused. Constructs with no equivalent
+(``\\G``, ``\\b{g}``, Unicode blocks and ``\\X`` in the browser, Java-only
+``\\p{javaJavaIdentifierStart}``…) raise :class:`JavaRegexError` naming them.
+Where Java rejects a brace that starts no valid quantifier (``${name}``), it is read as a
+literal brace, as Python reads it.
 
 The dot matches line breaks unless a pattern says ``(?-s)`` (trailblaze's matching has always
 been DOTALL).
@@ -60,7 +64,7 @@ def to_javascript(pattern: str, flags: str = "s") -> JsPattern:
     valid Java syntax or uses what V8 lacks. The source is safe inside a Playwright selector
     string (no quotes, no ``>``)."""
     writer = JavaScriptWriter()
-    source = writer.node(parse(pattern, flags))
+    source = writer.write(parse(pattern, flags))
     return JsPattern(source, "u" if writer.unicode else "")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from dataclasses import dataclass
+from typing import Literal
 
 from trailblaze.javaregex.errors import JavaRegexError
 from trailblaze.javaregex.sets import (
@@ -25,11 +26,15 @@ from trailblaze.javaregex.sets import (
 
 _COMMENT_SPACE = " \t\n\x0b\f\r"
 
+#: how case is ignored: not ("", the default), for ASCII letters only (Java's ``(?i)``), or for
+#: all of Unicode (``(?iu)``, UNICODE_CASE)
+Fold = Literal["", "ascii", "unicode"]
+
 
 @dataclass(frozen=True, slots=True)
 class Char:
     cp: int
-    fold: bool
+    fold: Fold
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +45,7 @@ class Dot:
 @dataclass(frozen=True, slots=True)
 class Class:
     expr: CharSet
-    fold: bool
+    fold: Fold
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +57,7 @@ class Anchor:
 @dataclass(frozen=True, slots=True)
 class Backref:
     group: int | str
-    fold: bool
+    fold: Fold
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +94,10 @@ class Parser:
     def __init__(self, pattern: str, flags: str) -> None:
         self.text = pattern
         self.at = 0
-        self.flags = {flag: flag in flags for flag in "ismx"}
+        self.flags = {flag: flag in flags for flag in "ismxu"}
+        # a caller's CASE_INSENSITIVE is Kotlin's IGNORE_CASE option, which adds UNICODE_CASE;
+        # an inline (?i) in the pattern alone folds ASCII letters only, as in Java
+        self.flags["u"] = self.flags["u"] or self.flags["i"]
         self.groups = 0
         self.names: set[str] = set()
         self.references: list[tuple[int | str, int]] = []
@@ -208,7 +216,7 @@ class Parser:
             return [] if group is None else [group]
         if char == "[":
             self.at += 1
-            return [Class(self.char_class(), self.flags["i"])]
+            return [Class(self.char_class(), self.fold())]
         self.at += 1
         if char == ".":
             return [Dot(self.flags["s"])]
@@ -218,7 +226,12 @@ class Parser:
             return self.escape()
         if char in ("*", "+", "?") or (char == "{" and self.braces_at(self.at - 1)):
             raise self.fail(f"dangling meta character {char!r}", self.at - 1)
-        return [Char(ord(char), self.flags["i"])]
+        return [Char(ord(char), self.fold())]
+
+    def fold(self) -> Fold:
+        if not self.flags["i"]:
+            return ""
+        return "unicode" if self.flags["u"] else "ascii"
 
     def braces_at(self, at: int) -> bool:
         saved = self.at
@@ -272,6 +285,13 @@ class Parser:
             elif char in "idmsuxU" and char:
                 if char in self.flags:
                     self.flags[char] = on
+                elif on:  # d and U change what ., ^, $, \w, \d, \s and \b mean: not translated
+                    meaning = "UNIX_LINES" if char == "d" else "UNICODE_CHARACTER_CLASS"
+                    raise self.fail(
+                        f"the inline flag {char!r} ({meaning}) is not supported"
+                        + (r"; use \p{…} classes such as \p{L} or \p{IsAlphabetic} instead" if char == "U" else ""),
+                        self.at - 1,
+                    )
             elif char == ")":
                 return True
             elif char == ":":
@@ -295,7 +315,7 @@ class Parser:
             raise self.fail("unexpected end of the pattern after '\\'", start)
         char = self.text[self.at]
         self.at += 1
-        fold = self.flags["i"]
+        fold = self.fold()
         if char == "Q":
             end = self.text.find("\\E", self.at)
             quoted = self.text[self.at :] if end < 0 else self.text[self.at : end]
@@ -319,8 +339,8 @@ class Parser:
         if char == "G":
             raise self.fail("\\G (the end of the previous match) is not supported", start)
         if char == "R":
-            crlf = (Char(0x0D, False), Char(0x0A, False))
-            single = (Class(CharSet("ranges", ranges=((0x0A, 0x0D), (0x85, 0x85), (0x2028, 0x2029))), False),)
+            crlf = (Char(0x0D, ""), Char(0x0A, ""))
+            single = (Class(CharSet("ranges", ranges=((0x0A, 0x0D), (0x85, 0x85), (0x2028, 0x2029))), ""),)
             return [Group("atomic", Alt((crlf, single)))]
         if char == "X":
             return [Grapheme()]
@@ -337,7 +357,7 @@ class Parser:
             number = longer
             self.at += 1
         self.references.append((number, start))
-        return Backref(number, self.flags["i"])
+        return Backref(number, self.fold())
 
     def class_escape(self, char: str, start: int) -> CharSet | int:
         """An escape that means one character (its code point) or a set; shared by classes."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 from trailblaze.javaregex.errors import JavaRegexError
 from trailblaze.javaregex.sets import CharSet, Prop, Ranges, complement, intersect, normalize
@@ -16,12 +17,11 @@ class _Writer:
         if isinstance(node, Alt):
             return "|".join(self.sequence(branch) for branch in node.branches)
         if isinstance(node, Repeat):
-            high = "" if node.high is None else str(node.high)
-            bounds = {(0, None): "*", (1, None): "+", (0, 1): "?"}.get(
-                (node.low, node.high), f"{{{node.low}}}" if node.high == node.low else f"{{{node.low},{high}}}"
-            )
-            return self.atom(node.item) + bounds + self.repeat_mode(node.mode)
+            return self.repeat(node)
         return self.atom(node)
+
+    def repeat(self, node: Repeat) -> str:
+        return self.atom(node.item) + _bounds(node) + node.mode
 
     def sequence(self, items: tuple[Node, ...]) -> str:
         return "".join(self.node(item) for item in items)
@@ -32,13 +32,10 @@ class _Writer:
     def char(self, cp: int, in_class: bool) -> str:
         raise NotImplementedError
 
-    def repeat_mode(self, mode: str) -> str:
-        return mode
-
     def folded_char(self, node: Char) -> str:
         """A character, or the class of its case partners when case is ignored: spelled out the
         same for both engines, so they agree on what matches."""
-        variants = _case_variants(node.cp) if node.fold else frozenset({node.cp})
+        variants = _case_variants(node.cp, node.fold == "ascii") if node.fold else frozenset({node.cp})
         if len(variants) == 1:
             return self.char(node.cp, False)
         return "[" + "".join(self.char(cp, True) for cp in sorted(variants)) + "]"
@@ -54,7 +51,7 @@ class PythonWriter(_Writer):
         if isinstance(node, Dot):
             return r"[\s\S]" if node.dotall else r"[^\n\r\x85\u2028\u2029]"
         if isinstance(node, Class):
-            return self.char_set(_folded(node.expr) if node.fold else node.expr)
+            return self.char_set(_folded(node.expr, node.fold == "ascii") if node.fold else node.expr)
         if isinstance(node, Anchor):
             return _PYTHON_ANCHORS[(node.kind, node.multiline)]
         if isinstance(node, Backref):
@@ -90,9 +87,6 @@ class PythonWriter(_Writer):
             return f"[{'^' if negated else ''}{inner}]"
         return _complex_set(expr, self.char_set)
 
-    def repeat_mode(self, mode: str) -> str:
-        return mode
-
 
 class JavaScriptWriter(_Writer):
     _SPECIAL = frozenset("\\^$.|?*+()[]{}/")
@@ -102,6 +96,34 @@ class JavaScriptWriter(_Writer):
 
     def __init__(self) -> None:
         self.unicode = False
+        #: Java group number → its name here, when atomic groups are emulated (V8 has none:
+        #: ``(?=(?<a>X))\k<a>`` matches what X matches first and never backtracks into it; the
+        #: extra groups would renumber the pattern's own, so those are named too)
+        self.names: dict[int, str] | None = None
+        self.prefix = ""
+        self.groups = 0
+        self.emulated = 0
+
+    def write(self, tree: Alt) -> str:
+        nodes = list(_walk(tree))
+        if any(_is_atomic(node) for node in nodes):
+            groups = [node for node in nodes if isinstance(node, Group) and node.kind in ("capture", "named")]
+            taken = {node.name for node in groups if node.name}
+            self.prefix = "tb"
+            while any(name.startswith(self.prefix) for name in taken):
+                self.prefix += "x"
+            self.names = {number: node.name or f"{self.prefix}g{number}" for number, node in enumerate(groups, start=1)}
+        return self.node(tree)
+
+    def atomic(self, source: str) -> str:
+        self.emulated += 1
+        name = f"{self.prefix}a{self.emulated}"
+        return f"(?=(?<{name}>{source}))\\k<{name}>"
+
+    def repeat(self, node: Repeat) -> str:
+        if node.mode == "+":  # possessive: the greedy repeat, matched atomically
+            return self.atomic(self.atom(node.item) + _bounds(node))
+        return super().repeat(node)
 
     def atom(self, node: Node) -> str:
         if isinstance(node, Char):
@@ -109,22 +131,29 @@ class JavaScriptWriter(_Writer):
         if isinstance(node, Dot):
             return r"[\s\S]" if node.dotall else r"[^\n\r\u0085\u2028\u2029]"
         if isinstance(node, Class):
-            return self.char_set(_folded(node.expr) if node.fold else node.expr)
+            return self.char_set(_folded(node.expr, node.fold == "ascii") if node.fold else node.expr)
         if isinstance(node, Anchor):
             return _JAVASCRIPT_ANCHORS[(node.kind, node.multiline)]
         if isinstance(node, Backref):
-            return f"\\k<{node.group}>" if isinstance(node.group, str) else f"(?:\\{node.group})"
+            if isinstance(node.group, str):
+                return f"\\k<{node.group}>"
+            return f"\\k<{self.names[node.group]}>" if self.names is not None else f"(?:\\{node.group})"
         if isinstance(node, Group):
-            body = self.node(node.body)
-            if node.kind == "named":
-                return f"(?<{node.name}>{body})"
-            return f"{'(?:' if node.kind == 'atomic' else _GROUP_OPEN[node.kind]}{body})"
+            return self.group(node)
         if isinstance(node, Grapheme):
             raise JavaRegexError(r"\X (a grapheme cluster) cannot be matched in the browser")
         return f"(?:{self.node(node)})"
 
-    def repeat_mode(self, mode: str) -> str:
-        return "" if mode == "+" else mode
+    def group(self, node: Group) -> str:
+        if node.kind in ("capture", "named"):
+            self.groups += 1  # numbered by their opening parenthesis, before the groups inside
+            name = node.name or (self.names[self.groups] if self.names is not None else None)
+            body = self.node(node.body)
+            return f"(?<{name}>{body})" if name else f"({body})"
+        body = self.node(node.body)
+        if node.kind == "atomic":
+            return self.atomic(body)
+        return f"{_GROUP_OPEN[node.kind]}{body})"
 
     def char(self, cp: int, in_class: bool) -> str:
         char = chr(cp)
@@ -189,6 +218,30 @@ _JAVASCRIPT_ANCHORS = {
     ("b", False): r"\b",
     ("B", False): r"\B",
 }
+
+
+def _bounds(node: Repeat) -> str:
+    high = "" if node.high is None else str(node.high)
+    return {(0, None): "*", (1, None): "+", (0, 1): "?"}.get(
+        (node.low, node.high), f"{{{node.low}}}" if node.high == node.low else f"{{{node.low},{high}}}"
+    )
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    """``node`` and everything in it, in the order the pattern writes them."""
+    yield node
+    if isinstance(node, Alt):
+        for branch in node.branches:
+            for item in branch:
+                yield from _walk(item)
+    elif isinstance(node, Repeat):
+        yield from _walk(node.item)
+    elif isinstance(node, Group):
+        yield from _walk(node.body)
+
+
+def _is_atomic(node: Node) -> bool:
+    return (isinstance(node, Group) and node.kind == "atomic") or (isinstance(node, Repeat) and node.mode == "+")
 
 
 def _flat(expr: CharSet) -> tuple[Ranges, list[Prop], bool] | None:
@@ -266,10 +319,13 @@ def _case_partners() -> dict[str, frozenset[int]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _case_variants(cp: int) -> frozenset[int]:
-    """The characters equal to ``cp`` ignoring case, as Java compares them (the same upper
-    case, or the same lower case: ``ß`` and ``ẞ``, ``s`` and ``ſ``)."""
+def _case_variants(cp: int, ascii_only: bool = False) -> frozenset[int]:
+    """The characters equal to ``cp`` ignoring case, as Java compares them: with UNICODE_CASE
+    the same upper case or the same lower case (``ß`` and ``ẞ``, ``s`` and ``ſ``); without it
+    (``ascii_only``) only ASCII letters have partners, and only ASCII ones."""
     char = chr(cp)
+    if ascii_only:
+        return frozenset({cp, ord(char.swapcase())}) if char.isascii() and char.isalpha() else frozenset({cp})
     found = {cp}
     for mapped in (char.lower(), char.upper()):
         if len(mapped) == 1:
@@ -282,9 +338,18 @@ def _case_variants(cp: int) -> frozenset[int]:
 _FOLD_BUDGET = 0x20000
 
 
-def _folded(expr: CharSet) -> CharSet:
+def _folded(expr: CharSet, ascii_only: bool) -> CharSet:
     """``expr`` with the case partners of its characters added (for V8 without the ``i`` flag)."""
     if expr.op == "ranges":
+        if ascii_only:
+            letters = [(max(low, 0x41), min(high, 0x7A)) for low, high in expr.ranges if low <= 0x7A and high >= 0x41]
+            swapped = [
+                (partner, partner)
+                for low, high in letters
+                for cp in range(low, high + 1)
+                for partner in _case_variants(cp, True)
+            ]
+            return CharSet("ranges", ranges=normalize([*expr.ranges, *swapped]))
         if sum(high - low + 1 for low, high in expr.ranges) > _FOLD_BUDGET:
             return expr
         extra = [
@@ -295,5 +360,6 @@ def _folded(expr: CharSet) -> CharSet:
         ]
         return CharSet("ranges", ranges=normalize([*expr.ranges, *extra]))
     if expr.parts:
-        return CharSet(expr.op, ranges=expr.ranges, prop=expr.prop, parts=tuple(_folded(p) for p in expr.parts))
+        parts = tuple(_folded(part, ascii_only) for part in expr.parts)
+        return CharSet(expr.op, ranges=expr.ranges, prop=expr.prop, parts=parts)
     return expr

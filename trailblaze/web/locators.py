@@ -1,8 +1,9 @@
 """From upstream's web selectors to Playwright locators, and back.
 
-* ``nodeSelector.web`` (``cssSelector``, ``dataTestId``, ``ariaRole`` + ``ariaNameRegex``,
-  ``ariaDescriptorRegex``, ``headingLevel``, ``nthIndex``) becomes one locator; several fields
-  narrow each other (``and``). ``childOf`` scopes the search, ``containsChild`` and
+* ``nodeSelector.web`` becomes one locator as upstream builds it: ``cssSelector`` alone, else
+  ``dataTestId`` alone, else ``ariaRole`` + ``ariaNameRegex`` (here also a role from
+  ``ariaDescriptorRegex`` or ``headingLevel``, and a name without a role as a label or text);
+  ``nthIndex`` then picks the nth match. ``childOf`` scopes the search, ``containsChild`` and
   ``containsDescendants`` keep elements that contain a match (on the web, any descendant).
 * ``below``/``above``/``leftOf``/``rightOf`` and the top-level ``index`` (0-based among all
   matches sorted top-to-bottom, then left-to-right) need the elements' boxes, so they are
@@ -12,7 +13,7 @@
   frame), ``css=<selector>``, or an ARIA descriptor ``role "name"`` read as upstream reads it.
   A ``nodeSelector`` and a ``ref`` given together are alternatives, as upstream has them:
   whichever finds an element (the first in document order when both do); a ``nodeSelector``
-  without a ``web:`` block leaves the ``ref`` alone.
+  upstream finds nothing by (no CSS selector, test id or role) leaves the ``ref`` alone.
 
 Name fields are regexes in Java's syntax matching the whole accessible name, or equal to it
 literally (upstream semantics); a name that is plain text (``View``, ``\\Q$29.99\\E``,
@@ -151,11 +152,12 @@ def build(page: Page, selector: NodeSelector, scope: Any = None) -> Locator:
 
 
 def _web_block(base: Any, match: WebMatch) -> Locator:
-    parts: list[Locator] = []
+    # upstream's order (nodeSelectorToReadinessLocator): a CSS selector alone, else a test id
+    # alone, else role and name; the first of them that is set decides
     if match.cssSelector:
-        parts.append(base.locator(match.cssSelector))
+        return base.locator(match.cssSelector)
     if match.dataTestId:
-        parts.append(base.get_by_test_id(match.dataTestId))
+        return base.get_by_test_id(match.dataTestId)
     role = match.ariaRole
     name = match.ariaNameRegex
     if match.ariaDescriptorRegex:
@@ -169,15 +171,16 @@ def _web_block(base: Any, match: WebMatch) -> Locator:
     if match.headingLevel is not None and role is None:
         role = "heading"
     if role:
-        parts.append(by_role(base, role, name, match.headingLevel))
-    elif name is not None:
-        parts.append(by_label(base, name).or_(by_text(base, name)))
-    if not parts:
-        raise ToolFailure("the web selector sets no field to match on")
-    locator = parts[0]
-    for part in parts[1:]:
-        locator = locator.and_(part)
-    return locator
+        return by_role(base, role, name, match.headingLevel)
+    if name is not None:  # beyond upstream, which needs a role: a control's label or text
+        return by_label(base, name).or_(by_text(base, name))
+    raise ToolFailure("the web selector sets no field to match on")
+
+
+def _upstream_matcher(match: WebMatch | None) -> bool:
+    """Whether upstream's replay finds anything by this ``web:`` block (a CSS selector, a test
+    id or a role); when it does not, a ``ref`` given with it is all upstream looks for."""
+    return match is not None and bool(match.cssSelector or match.dataTestId or match.ariaRole)
 
 
 # -- refs ---------------------------------------------------------------------------------------------
@@ -284,10 +287,11 @@ async def resolve(page: Page, selector: NodeSelector | None, ref: str | None, ti
 
     Spatial relations and ``index`` are resolved here, waiting up to ``timeout`` seconds for
     matching elements to be laid out; so is a page-elements id (``e5``) when it is all there
-    is, waiting for the page to list it. A ``nodeSelector`` without a ``web:`` block (one that
-    only says ``index: 2``, or one recorded for a phone) gives way to the ``ref``."""
+    is, waiting for the page to list it. A ``nodeSelector`` whose ``web:`` block has no CSS
+    selector, test id or role (one that only says ``index: 2`` or ``nthIndex: 0``, a name
+    without a role, one recorded for a phone) gives way to the ``ref``, as upstream has it."""
     ref = ref.strip() if ref and ref.strip() else None
-    if selector is not None and selector.web is None and ref is not None:
+    if selector is not None and ref is not None and not _upstream_matcher(selector.web):
         selector = None
     if selector is None:
         if ref is None:

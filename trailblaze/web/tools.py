@@ -147,11 +147,11 @@ async def web_click(
     longPress: bool = False,
     timeoutMs: int | None = None,
 ) -> str:
-    """Click an element."""
+    """Click an element (the first, when the selector matches several, as upstream clicks)."""
     timeout = _seconds(ctx, timeoutMs)
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
     async with _acting(ctx, f"click {what}", timeout):
-        await locator.click(timeout=timeout * 1000, delay=800 if longPress else 0)
+        await locator.first.click(timeout=timeout * 1000, delay=800 if longPress else 0)
     return f"clicked {what}"
 
 
@@ -239,7 +239,8 @@ async def web_scroll(
     if nodeSelector is None and ref is None:
         await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
         return f"scrolled the page {direction.lower()} {amount}px"
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    matches, what = await _target(ctx, nodeSelector, ref, timeout)
+    locator = matches.first  # upstream scrolls the first of several
     async with _acting(ctx, f"scroll {what}", timeout):
         await locator.wait_for(state="visible", timeout=timeout * 1000)
         await locator.evaluate("(e, [dx, dy]) => e.scrollBy(dx, dy)", [dx, dy])
