@@ -335,6 +335,14 @@ def validate(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path
     "--allow-host", "allowed_hosts", multiple=True, metavar="NAME", help="HTTP: also accept this Host (repeatable)."
 )
 @click.option(
+    "--idle-timeout",
+    default=1800,
+    show_default=True,
+    type=click.FloatRange(min=1, max=7 * 24 * 3600),
+    metavar="SECONDS",
+    help="HTTP: end a session (and close its device) after this long without a request.",
+)
+@click.option(
     "--mode",
     type=click.Choice(["MCP_CLIENT_AS_AGENT", "TRAILBLAZE_AS_AGENT"], case_sensitive=False),
     default="MCP_CLIENT_AS_AGENT",
@@ -347,6 +355,7 @@ def mcp_command(
     port: int,
     token: str | None,
     allowed_hosts: tuple[str, ...],
+    idle_timeout: float,
     mode: str,
     plugin_args: tuple[str, ...],
     config: Path | None,
@@ -362,7 +371,7 @@ def mcp_command(
     from trailblaze.mcpserver.serve import Transport, check_transport, run
     from trailblaze.mcpserver.state import defaults_from
 
-    transport = Transport(use_http, host, port, token, list(allowed_hosts))
+    transport = Transport(use_http, host, port, token, list(allowed_hosts), idle_timeout)
     check_transport(transport)
     project = _project("mcp", options)
     return run(project, defaults_from(project, mode), transport)

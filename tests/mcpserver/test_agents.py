@@ -88,6 +88,9 @@ def test_without_an_llm_the_error_says_how_to_get_one(project: Project) -> None:
     async def scenario() -> tuple[str, str, str]:
         async with stdio(project.root, *AGENT, env={"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}) as client:
             step = failed(await client.call_tool("step", {"objective": "Open the forms page"}))
+            # ask has no `tools` to fall back on: without an LLM it gives the screen, as in client mode
+            ask = ok(await client.call_tool("ask", {"question": "What is on screen?"}))
+            assert ask["answer"] is None and "configure `llm:`" in ask["note"] and ask["screen"]
             ok(await client.call_tool("config", {"action": "SET", "key": "llmCallStrategy", "value": "MCP_SAMPLING"}))
             sampling = failed(await client.call_tool("runPrompt", {"prompt": "Open the forms page"}))
             ok(await client.call_tool("config", {"action": "SET", "key": "mode", "value": "MCP_CLIENT_AS_AGENT"}))

@@ -80,9 +80,17 @@ def test_refuses_foreign_hosts_origins_missing_tokens_and_unknown_sessions(proje
                 server.url, json=INITIALIZE, headers={**ACCEPT, **auth, "Origin": "http://attacker.example"}
             )
             assert cross.status_code == 403
+            evil_local_port = {**ACCEPT, **auth, "Origin": "http://localhost.attacker.example:3000"}
+            assert http.post(server.url, json=INITIALIZE, headers=evil_local_port).status_code == 403
             local_origin = {**ACCEPT, **auth, "Origin": server.base}
             opened = http.post(server.url, json=INITIALIZE, headers=local_origin)
             assert opened.status_code == 200 and opened.headers["mcp-session-id"]
+            # tools change with the device and the mode: the server says so, as over stdio
+            assert '"listChanged":true' in opened.text.replace(" ", "")
+            # names in any case, and a page of a local dev server on another port
+            port = server.base.rsplit(":", 1)[1]
+            other_local = {**ACCEPT, **auth, "Host": f"LocalHost:{port}", "Origin": "http://localhost:3000"}
+            assert http.post(server.url, json=INITIALIZE, headers=other_local).status_code == 200
             unknown = {**ACCEPT, **auth, "Mcp-Session-Id": "no-such-session", "MCP-Protocol-Version": "2025-11-25"}
             listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
             assert http.post(server.url, json=listing, headers=unknown).status_code == 404

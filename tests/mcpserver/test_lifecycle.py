@@ -102,7 +102,62 @@ def test_http_sigterm_closes_open_sessions(project: Project) -> None:
         with contextlib.suppress(BaseException):  # the client's connection drops with the server: that's the point
             asyncio.run(connect_and_stop())
         assert server.proc.returncode == 130
+        assert server.proc.stderr is not None
+        stderr = server.proc.stderr.read()
+        assert "Traceback" not in stderr and "ERROR" not in stderr, stderr  # the open stream was closed, not cut
     _gone(marker)
+
+
+def test_http_sessions_end_after_the_idle_timeout(project: Project) -> None:
+    import asyncio
+
+    import httpx
+    from mcp import Client
+
+    from tests.mcpserver.support import ok
+
+    marker = "mcp-http-idle"
+    with http_server(project.root, "--idle-timeout", "3", env={"TRAILBLAZE_TEST_MARKER": marker}) as server:
+
+        async def connect_and_leave() -> None:
+            client = Client(server.url, mode="legacy", read_timeout_seconds=60)
+            await client.__aenter__()
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            # a one-shot client that never says goodbye (no DELETE): its session is abandoned
+
+        with contextlib.suppress(BaseException):
+            asyncio.run(connect_and_leave())
+        assert httpx.get(f"{server.base}/ping").json()["sessions"] == 1
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{server.base}/ping").json()["sessions"]:
+            assert time.monotonic() < deadline, "the idle session was not ended"
+            time.sleep(0.5)
+        _gone_browsers(marker)
+
+
+def test_stdio_with_stdin_on_the_null_device_ends_at_once(project: Project) -> None:
+    import sys
+
+    from conftest import cli_env
+
+    done = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "mcp"],
+        cwd=project.root,
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,  # the null device cannot be polled: it is read to its end instead
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+def _gone_browsers(marker: str) -> None:
+    deadline = time.monotonic() + 15
+    while [p for p in processes_with(marker) if "chrom" in p]:
+        assert time.monotonic() < deadline, f"left running: {processes_with(marker)}"
+        time.sleep(0.2)
 
 
 def _gone(marker: str) -> None:

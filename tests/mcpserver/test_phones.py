@@ -89,13 +89,20 @@ def test_ios_session_through_webdriveragent(wda_server: WdaStandIn, project: Pro
     assert result.returncode == 0, result.output
 
 
-def test_no_phone_is_a_tool_error_not_a_dead_server(adb: AdbHostStandIn, project: Project) -> None:
-    async def scenario() -> tuple[str, str]:
+def test_no_phone_is_a_tool_error_not_a_dead_server(adb: AdbHostStandIn, project: Project, browser: str) -> None:
+    async def scenario() -> tuple[str, str, dict[str, Any], str]:
         async with stdio(project.root) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))
             missing = failed(await client.call_tool("device", {"action": "CONNECT", "deviceId": "no-such-phone"}))
             unreachable = failed(await client.call_tool("device", {"action": "IOS", "deviceId": "http://127.0.0.1:9"}))
-            return missing, unreachable
+            info = ok(await client.call_tool("device", {"action": "INFO"}))
+            url = ok(await client.call_tool("web_currentUrl", {}))["output"]
+            return missing, unreachable, info, str(url)
 
-    missing, unreachable = asyncio.run(scenario())
+    missing, unreachable, info, url = asyncio.run(scenario())
     assert "no device 'no-such-phone' is reachable" in missing and "emulator-5554" in missing
     assert "cannot connect ios-wda http://127.0.0.1:9" in unreachable
+    # a connection that failed left the browser connected, on the page it was on
+    assert info["connected"] is True and info["driver"] == "playwright-native"
+    assert url.endswith("/forms.html")

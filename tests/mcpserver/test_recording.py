@@ -24,6 +24,9 @@ from trailblaze.trail.loader import load_trail
         ("checkout: happy path", "checkout-happy-path.trail.yaml"),
         ("../../etc/passwd", "etc/passwd.trail.yaml"),
         ("/abs/path", "abs/path.trail.yaml"),
+        ("Café Crème", "Café-Crème.trail.yaml"),  # letters of any script stay
+        ("日本語のテスト", "日本語のテスト.trail.yaml"),
+        ("語" * 120, "語" * 66 + ".trail.yaml"),  # a file name is at most 255 bytes
     ],
 )
 def test_trail_names_become_files_inside_the_trails_folder(tmp_path: Path, name: str, expected: str) -> None:

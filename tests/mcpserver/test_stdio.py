@@ -141,6 +141,8 @@ def test_failed_call_records_the_calls_that_ran(project: Project, cli: CliRunner
     async def scenario() -> tuple[str, dict[str, Any], dict[str, Any]]:
         async with stdio(project.root) as client:
             ok(await client.call_tool("device", {"action": "WEB"}))
+            first_fails = failed(await client.call_tool("step", {"objective": "Teleport", "tools": "- teleport: {}"}))
+            assert "nothing was recorded" in first_fails  # and no empty step either (INFO below)
             message = failed(
                 await client.call_tool(
                     "step",

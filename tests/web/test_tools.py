@@ -666,3 +666,23 @@ def test_a_missing_local_page_fails_the_step(cli: CliRunner, project: Project, b
     error = document["trails"][0]["steps"][1]["error"]
     assert error.startswith("web_navigate: goto pages/none.html: net::ERR_FILE_NOT_FOUND at file://")
     assert str(Path(project.root / "trails/pages/none.html").as_uri()) in error
+
+
+def test_web_wait_waits_at_most_thirty_seconds_as_upstreams(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from trailblaze.web import tools
+
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        await real_sleep(0)
+
+    async def waits() -> list[str]:
+        monkeypatch.setattr(asyncio, "sleep", sleep)
+        return [await tools.web_wait(seconds) for seconds in (1e12, -5, 0.5)]
+
+    assert asyncio.run(waits()) == ["waited 30s (asked for 1e+12s)", "waited 0s (asked for -5s)", "waited 0.5s"]
+    assert slept == [30.0, 0.0, 0.5]

@@ -58,12 +58,17 @@ class Guard:
         return bare in self.hosts
 
     def _origin_ok(self, origin: str | None) -> bool:
+        """A page on this machine (any port: a local dev server) or on an allowed name; DNS
+        rebinding needs a name the attacker controls, which is neither."""
         if origin is None:
             return True  # not a browser request
         from urllib.parse import urlsplit
 
         parts = urlsplit(origin)
-        return parts.scheme in ("http", "https") and self._host_ok(parts.netloc)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        host = parts.hostname.lower()
+        return is_loopback(host) or _bracketed(host) in self.hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -95,8 +100,11 @@ async def _plain(send: Send, status: int, text: str, extra: dict[str, str] | Non
     await send({"type": "http.response.body", "body": body})
 
 
-def build_app(mcp: McpApp, *, host: str, port: int, token: str | None, allowed: Iterable[str]) -> Any:
-    """The ASGI app: the SDK's Streamable HTTP transport at ``/mcp``, ``/ping``, the guard."""
+def build_app(
+    mcp: McpApp, *, host: str, port: int, token: str | None, allowed: Iterable[str], idle_timeout: float | None = None
+) -> Any:
+    """The ASGI app: the SDK's Streamable HTTP transport at ``/mcp``, ``/ping``, the guard.
+    A session without requests for ``idle_timeout`` seconds ends (its device closes)."""
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -110,18 +118,16 @@ def build_app(mcp: McpApp, *, host: str, port: int, token: str | None, allowed: 
     async def ping(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "server": "trailblaze", "sessions": len(mcp.states)})
 
-    # our guard checks Host and Origin for every route; the SDK's own check would refuse the
-    # extra names --allow-host adds, so it gets the same list
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=sorted(hosts | {f"{n}:*" for n in names}),
-        allowed_origins=sorted({f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")}),
-    )
+    # the guard checks Host and Origin for every route (names in any case, local pages on any
+    # port); the SDK's own check is case-sensitive and knows no other port, so it is left off
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    options: dict[str, Any] = {} if idle_timeout is None else {"session_idle_timeout": idle_timeout}
     starlette = mcp.server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
         transport_security=security,
         custom_starlette_routes=[Route("/ping", ping, methods=["GET"])],
+        **options,
     )
     return Guard(starlette, hosts, token)
 
@@ -146,18 +152,44 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 class Stopper:
-    """How the command tells the HTTP server to stop: gracefully first, at once the second time."""
+    """How the command tells the HTTP server to stop: every session ends (its streams close, so
+    uvicorn has no open response to wait for), then the server; the second time, at once."""
 
     def __init__(self) -> None:
         self.server: Any = None
+        self.sessions: Any = None  # the SDK's StreamableHTTPSessionManager
         self.requested = 0
+        self._ending: set[Any] = set()
 
     def stop(self) -> None:
         self.requested += 1
-        if self.server is not None:
+        if self.server is None:
+            return
+        if self.requested > 1:  # asked twice: no waiting, and no reports of the tasks this cuts short
+            import logging
+
+            logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
+            self.server.should_exit = self.server.force_exit = True
+            return
+        import asyncio
+
+        task = asyncio.get_running_loop().create_task(self._end_sessions())
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
+
+    async def _end_sessions(self) -> None:
+        import asyncio
+
+        try:
+            # the SDK keeps its sessions' transports here (no public accessor)
+            transports = list(getattr(self.sessions, "_server_instances", {}).values())
+            await asyncio.wait_for(
+                asyncio.gather(*(t.terminate() for t in transports), return_exceptions=True), timeout=3
+            )
+        except Exception:  # ending them is a courtesy: uvicorn's graceful timeout still bounds the stop
+            pass
+        finally:
             self.server.should_exit = True
-            if self.requested > 1:
-                self.server.force_exit = True
 
 
 async def serve(
@@ -169,6 +201,7 @@ async def serve(
     allowed: Iterable[str],
     announce: Callable[[str], None],
     stopper: Stopper,
+    idle_timeout: float | None = None,
 ) -> None:
     import contextlib
 
@@ -181,7 +214,8 @@ async def serve(
 
     sock = bind(host, port)
     bound_port = sock.getsockname()[1]
-    app = build_app(mcp, host=host, port=bound_port, token=token, allowed=allowed)
+    app = build_app(mcp, host=host, port=bound_port, token=token, allowed=allowed, idle_timeout=idle_timeout)
+    stopper.sessions = mcp.server.session_manager
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=3, access_log=False)
     server = _Server(config)
     stopper.server = server

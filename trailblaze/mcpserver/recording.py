@@ -29,7 +29,8 @@ from trailblaze.tools.model import ToolCall
 
 StepKind = Literal["step", "verify"]
 #: file names ``trail(action=SAVE, name=…)`` may produce: letters, digits, ``-``, ``_``, ``.``
-_SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: what a file name keeps: letters and digits of any script, '_', '.' and '-'
+_SLUG_UNSAFE = re.compile(r"[^\w.-]+")
 
 
 @dataclass(slots=True)
@@ -75,11 +76,17 @@ class Recording:
 
 
 def slug(name: str) -> str:
-    """A file name for a trail called ``name`` (``Log in / out`` → ``Log-in-out``)."""
-    text = _SLUG_UNSAFE.sub("-", name.strip()).strip("-.")
+    """A file name for a trail called ``name`` (``Log in / out`` → ``Log-in-out``, ``Café
+    crème`` → ``Café-crème``)."""
+    import unicodedata
+
+    text = _SLUG_UNSAFE.sub("-", unicodedata.normalize("NFC", name.strip())).strip("-.")
     if not text:
         raise UsageError(f"{name!r} makes no file name: use letters, digits, '-' or '_'")
-    return text[:100]
+    text = text[:100]
+    while len(text.encode("utf-8")) > 200:  # file names are at most 255 bytes, with ".trail.yaml"
+        text = text[:-1]
+    return text
 
 
 def trail_path(trails_dir: Path, name: str) -> Path:

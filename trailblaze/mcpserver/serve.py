@@ -3,8 +3,9 @@
 Shutdown closes every client's device, browser and MCP toolset servers:
 
 * stdio: stdin reaching EOF (the client closed it) ends the session; so do SIGINT and SIGTERM;
-* HTTP: SIGINT or SIGTERM stops accepting requests, lets calls in flight end (3 s at most),
-  then closes every session;
+* HTTP: SIGINT or SIGTERM ends every session (calls in flight are cancelled, open streams
+  close), stops the server and closes the sessions' devices; a session no request has used
+  for ``--idle-timeout`` seconds (30 minutes) ends the same way, alone;
 * a second SIGINT/SIGTERM while closing exits at once.
 
 Exit codes: 0 when the client ended the session, 130 after a signal, 2 when the server could
@@ -38,6 +39,7 @@ class Transport:
     port: int = 8931
     token: str | None = None
     allowed_hosts: list[str] = field(default_factory=list)
+    idle_timeout: float = 30 * 60
 
 
 def check_transport(transport: Transport) -> None:
@@ -160,7 +162,9 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 @contextlib.contextmanager
 def _stdin_lines() -> Iterator[_PipeLines | None]:
-    """A thread-free reader of stdin when it is a pipe, socket or terminal (else None: the SDK's)."""
+    """A thread-free reader of stdin when it is a pipe, socket or terminal (else None: the SDK's,
+    which reads a file or the null device to its end). Other character devices (``/dev/null``)
+    cannot be polled: epoll refuses them."""
     import stat
 
     try:
@@ -168,7 +172,7 @@ def _stdin_lines() -> Iterator[_PipeLines | None]:
     except OSError:
         yield None
         return
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(0))):
         yield None
         return
     private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
@@ -194,6 +198,7 @@ async def _http(app: McpApp, transport: Transport, stopper: object) -> None:
         allowed=transport.allowed_hosts,
         announce=lambda url: _say(f"serving MCP over Streamable HTTP at {url} (GET /ping for health checks)"),
         stopper=stopper,
+        idle_timeout=transport.idle_timeout,
     )
 
 

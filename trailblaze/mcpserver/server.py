@@ -109,6 +109,17 @@ _SESSION_TOOLS: dict[str, tuple[str, str]] = {
 _STATE_KEY = "trailblaze.mcp"
 
 
+class _Server(Server[Any]):
+    """The SDK's server, announcing ``tools.listChanged`` on every transport (the HTTP session
+    manager asks for the initialization options without notification options)."""
+
+    def create_initialization_options(
+        self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> Any:
+        notifications = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(notifications, *args, **kwargs)
+
+
 class McpApp:
     """The server and every client session it holds."""
 
@@ -118,7 +129,7 @@ class McpApp:
         self.states: list[ClientState] = []
         self._closing: set[asyncio.Task[None]] = set()
         self._session_schemas: dict[str, dict[str, Any]] = {}
-        self.server: Server[Any] = Server(
+        self.server: Server[Any] = _Server(
             "trailblaze",
             version=__version__,
             title="Trailblaze",

@@ -205,7 +205,10 @@ async def _direct_step(
         if not result.ok:
             failure = result
             break
-    recorded = _record(state, device, kind, objective, task.recording) if (failure is None or not verify) else None
+    # a failed step keeps the calls before the failing one (a replay reaches the same screen); when
+    # the first call failed there is nothing to keep, and no empty step is recorded
+    kept = failure is None or (not verify and bool(task.recording))
+    recorded = _record(state, device, kind, objective, task.recording) if kept else None
     data: dict[str, Any] = {"executed": True, "objective": objective, "calls": ran, "recorded": recorded}
     if verify:
         refused = failure is not None and _refused(failure)
@@ -468,8 +471,8 @@ def _tool_calls(raw: str | list[Any]) -> list[ToolCall]:
 
 
 async def ask(call: Call, arguments: dict[str, Any]) -> Reply:
-    """With trailblaze's agent (TRAILBLAZE_AS_AGENT), an answer about the screen; otherwise the
-    screen itself, for the client's LLM to read. Never recorded."""
+    """With trailblaze's agent (TRAILBLAZE_AS_AGENT), an answer about the screen; otherwise, or
+    when that agent has no LLM, the screen itself, for the client's LLM to read. Never recorded."""
     args: A.AskArgs = _parse(A.AskArgs, arguments)
     state = call.state
     verbosity = args.viewHierarchy
@@ -478,14 +481,20 @@ async def ask(call: Call, arguments: dict[str, Any]) -> Reply:
         screen = await device.screen()
         summary = render_screen(screen, SUMMARY_LINES)
         data: dict[str, Any] = {"question": args.question}
+        agent: Agent | None = None
+        note = "MCP_CLIENT_AS_AGENT: trailblaze calls no LLM; read the screen below to answer"
         if state.settings.mode is Mode.TRAILBLAZE_AS_AGENT:
-            agent = await _agent(call, device)
+            try:
+                agent = await _agent(call, device)
+            except ToolError as exc:  # no LLM: the screen still answers the client's own
+                note = f"no answer from trailblaze's agent: {exc}. Read the screen below to answer"
+        if agent is not None:
             answer, usage = await agent.answer(args.question, summary)  # type: ignore[attr-defined]
             data["answer"] = answer
             data["agent"] = {"name": agent.name, **_usage(usage)}
         else:
             data["answer"] = None
-            data["note"] = "MCP_CLIENT_AS_AGENT: trailblaze calls no LLM; read the screen below to answer"
+            data["note"] = note
             if verbosity is None and state.settings.view_hierarchy_verbosity is not ViewHierarchyVerbosity.MINIMAL:
                 verbosity = state.settings.view_hierarchy_verbosity  # MINIMAL is the screen below already
         if verbosity is not None:
@@ -567,15 +576,17 @@ def _save(state: ClientState, name: str | None) -> dict[str, Any]:
         raise ToolError(str(exc)) from None
     recording.title = title
     recording.saved_to = path
-    state.artifacts.append(path)
+    if path not in state.artifacts:  # saved again: the same file
+        state.artifacts.append(path)
     shown = _shown(state, path)
+    steps = len(recording.steps)
     return {
         "saved": True,
         "name": title,
         "file": shown,
-        "steps": len(recording.steps),
-        "message": f"saved {len(recording.steps)} steps; replay it with `trailblaze run {shown}` (no LLM) or "
-        f'trail(action=RUN, file="{shown}")',
+        "steps": steps,
+        "message": f"saved {steps} step{'' if steps == 1 else 's'}; replay it with `trailblaze run {shown}` (no LLM) "
+        f'or trail(action=RUN, file="{shown}")',
     }
 
 

@@ -97,7 +97,8 @@ class ClientState:
 
     async def connect(self, driver_key: str, device_id: str | None, headless: bool | None = None) -> DeviceSession:
         """Connect ``device_id`` on ``driver_key`` (the driver's default device when None),
-        replacing the device connected before. A device of another platform starts a new
+        replacing the device connected before once the new one is open (a connection that
+        fails leaves the current device as it was). A device of another platform starts a new
         recording (the steps so far stay in ``session(action=LIST)``)."""
         if self.closed:
             raise InfrastructureError("the MCP session is closing")
@@ -112,11 +113,13 @@ class ClientState:
         )
         config = self.project.config.with_options(headed=headed)  # the web driver's option, for this client
         previous_platform = current.platform if current is not None else None
-        if current is not None:
-            await self.disconnect()
         device = DeviceSession(self.project, options, driver.key, device_id, config)
         await device.open()
-        self.device = device
+        try:
+            if current is not None:
+                await self.disconnect()
+        finally:
+            self.device = device
         if previous_platform not in (None, driver.platform) and self.recording.steps:
             self.new_recording(self.recording.title)
         return device

@@ -264,9 +264,15 @@ async def web_hover(
 
 @tool(name="web_wait", platforms=WEB)
 async def web_wait(seconds: float = 1) -> str:
-    """Wait a fixed time (prefer web_verify… checks, which wait for what you expect)."""
-    await asyncio.sleep(max(0.0, seconds))
-    return f"waited {seconds:g}s"
+    """Wait a fixed time, at most 30 seconds as upstream's (prefer web_verify… checks, which
+    wait for what you expect)."""
+    waited = min(max(0.0, seconds), WEB_WAIT_LIMIT)
+    await asyncio.sleep(waited)
+    return f"waited {waited:g}s" + (f" (asked for {seconds:g}s)" if waited != seconds else "")
+
+
+#: the longest web_wait (upstream's PlaywrightNativeWaitTool coerces seconds into 1…30)
+WEB_WAIT_LIMIT = 30.0
 
 
 def _url_pattern(pattern: str) -> str:
