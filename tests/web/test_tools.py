@@ -686,3 +686,24 @@ def test_web_wait_waits_at_most_thirty_seconds_as_upstreams(monkeypatch: pytest.
 
     assert asyncio.run(waits()) == ["waited 30s (asked for 1e+12s)", "waited 0s (asked for -5s)", "waited 0.5s"]
     assert slept == [30.0, 0.0, 0.5]
+
+
+def test_a_targets_web_block_gives_the_base_url(cli: CliRunner, project: Project, browser: str) -> None:
+    """`targets: {shop: {platforms: {web: {base_url}}}}`: validate and run agree that `/path`
+    URLs join it (the session starts there), with no base_url elsewhere."""
+    project.write("trailblaze.yaml", "timeout: 5\ntargets:\n  shop:\n    platforms:\n      web: {base_url: sample-app}\n")
+    project.trail(
+        "shop",
+        """
+        config: {target: shop}
+        trail:
+          - step: Open the forms page of the shop
+            recording:
+              web:
+                - web_navigate: {url: /forms.html}
+                - web_verifyTextVisible: {text: Clear All}
+        """,
+    )
+    assert cli("validate").returncode == 0
+    result = cli("run")
+    assert result.returncode == 0, result.output

@@ -146,7 +146,7 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
     web = [p for p in run.planned if p.skip_reason is None and _is_web(run, p)]
     problems: list[TrailblazeError] = []
     for planned in web:
-        if not base_url_for(config, planned):
+        if not base_url_for(run, planned):
             problems.extend(relative_urls(planned.trail))
     if web and config.getoption("headed"):
         from trailblaze.web.driver import display_problem
@@ -166,17 +166,18 @@ def _is_web(run: Run, planned: PlannedTrail) -> bool:
     return run.project.drivers.resolve(planned.driver_key).platform == "web"
 
 
-def base_url_for(config: Config, planned: PlannedTrail) -> str | None:
-    """The ``base_url`` a trail's ``/path`` URLs join: ``--base-url``, its target's, the
-    default target's, trailblaze.yaml's."""
+def base_url_for(run: Run, planned: PlannedTrail) -> str | None:
+    """The ``base_url`` a trail's ``/path`` URLs join: ``--base-url``, its target's (its own
+    ``base_url`` or its web block's, from trailblaze.yaml or the trail's workspace), the
+    default target's, trailblaze.yaml's — what the session will start from."""
+    config = run.config
     given: str | None = config.getoption("base_url")
     if given:
         return given
-    targets = config.project.targets
     for name in (planned.target, config.getoption("target", None) or config.project.target):
-        target = targets.get(name) if name else None
-        if target is not None and target.base_url:
-            return target.base_url
+        target = run.project.target_config(name, planned.workspace)
+        if target is not None and target.web_base_url:
+            return target.web_base_url
     setting: str | None = config.getini("base_url")
     return setting
 
