@@ -691,7 +691,8 @@ def test_web_wait_waits_at_most_thirty_seconds_as_upstreams(monkeypatch: pytest.
 def test_a_targets_web_block_gives_the_base_url(cli: CliRunner, project: Project, browser: str) -> None:
     """`targets: {shop: {platforms: {web: {base_url}}}}`: validate and run agree that `/path`
     URLs join it (the session starts there), with no base_url elsewhere."""
-    project.write("trailblaze.yaml", "timeout: 5\ntargets:\n  shop:\n    platforms:\n      web: {base_url: sample-app}\n")
+    shop = "targets:\n  shop:\n    platforms:\n      web: {base_url: sample-app}\n"
+    project.write("trailblaze.yaml", "timeout: 5\n" + shop)
     project.trail(
         "shop",
         """
