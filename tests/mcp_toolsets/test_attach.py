@@ -180,7 +180,9 @@ server.run()
 """
 
 
-def test_supported_drivers_take_upstream_keys_and_a_typo_is_an_error(cli: CliRunner, project: Project) -> None:
+def test_supported_drivers_take_upstream_keys_and_a_typo_is_an_error(
+    cli: CliRunner, project: Project, browser: str
+) -> None:
     project.write("upstream.py", UPSTREAM_DRIVERS)
     project.write("trailblaze.yaml", "mcp_servers:\n  - script: upstream.py\n")
     android = cli("tools", "--driver", "android-ondevice-instrumentation", "--json")
@@ -196,3 +198,11 @@ def test_supported_drivers_take_upstream_keys_and_a_typo_is_an_error(cli: CliRun
     assert typo.returncode == 3
     assert "tool typo: trailblaze/supportedDrivers: unknown driver 'android-ondevice-acessibility'" in typo.stderr
     assert "Traceback" not in typo.output
+    # validate answers as run does: misuse, exit 3 (not 2, "the server could not start")
+    project.trail(
+        "hello", "trail:\n  - step: s\n    recording:\n      web:\n        - web_navigate: {url: about:blank}\n"
+    )
+    for command in ("validate", "run"):
+        refused = cli(command, "--driver", "web")
+        assert refused.returncode == 3, (command, refused.output)
+        assert "unknown driver 'android-ondevice-acessibility'" in refused.output

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError
+from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
 from trailblaze.session import PlannedTrail, RunOptions
@@ -58,6 +58,12 @@ def _server_tool_problems(project: Project, planned: Sequence[PlannedTrail]) -> 
         try:
             registry = asyncio.run(session_tools(project, driver_key, target))
         except TrailblazeError as exc:
+            # misuse (a server's declaration is wrong) stays misuse, exit 3 as `run` has it; a
+            # server that would not start is trouble of the machine, exit 2
+            if isinstance(exc, UsageError):
+                raise UsageError(
+                    f"{exc}\n(the calls to the MCP tools of {driver_key} sessions were not checked)"
+                ) from None
             raise InfrastructureError(
                 f"{exc}\n(the MCP servers of {driver_key} sessions could not be started, so the calls to their tools "
                 "were not checked)"
