@@ -6,6 +6,7 @@ through the real command line."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -58,7 +59,7 @@ def test_a_trail_that_failed_in_one_shard_and_passed_in_another_is_flaky(cli: Cl
     assert [t["id"] for t in document["trails"]] == ["t00", "t01", "t02"]  # counted once
     flaky = document["trails"][1]
     assert flaky["status"] == "flaky" and flaky["exit_code"] == 0
-    assert [a["status"] for a in flaky["attempts"]] == ["failed", "passed"]
+    assert [a["status"] for a in flaky["attempts"]] == ["failed"]  # the runs that did not pass
     assert "no 'Nowhere' on screen" in flaky["attempts"][0]["error"]
     assert document["summary"]["flaky"] == 1 and document["summary"]["passed"] == 2
     assert "flaky" in (tmp_path / "merged.html").read_text(encoding="utf-8")
@@ -73,10 +74,14 @@ def test_failed_twice_stays_failed_and_the_merge_exits_1(cli: CliRunner, tmp_pat
     assert merged.returncode == 1
     document = merged.json("merged.json")
     assert [(t["id"], t["status"], len(t["attempts"])) for t in document["trails"]] == [
-        ("t00", "failed", 2),
-        ("t01", "passed", 2),
+        ("t00", "failed", 1),  # the other shard's failure, before the final one
+        ("t01", "passed", 0),  # passed in both: one passed trail, nothing to rerun
     ]
-    assert ET.parse(tmp_path / "merged.xml").getroot().get("failures") == "1"
+    suite = ET.parse(tmp_path / "merged.xml").getroot()
+    assert suite.get("failures") == "1"
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert len(cases) == 2 and [c.tag for c in cases["t01"] if "Failure" in c.tag or c.tag == "failure"] == []
+    assert "rerunFailure" in [child.tag for child in cases["t00"]]
 
 
 def test_a_missing_shard_is_named(cli: CliRunner, tmp_path: Path) -> None:
@@ -159,6 +164,30 @@ def test_evidence_of_downloaded_shards_is_found_and_carried_into_every_merged_re
     assert "data:image/png;base64," in page  # the screenshot, inlined
     trace = next(p for p in paths if p.endswith("trace.zip"))
     assert f'href="data/merged/{trace}"' in page and (project.root / "out" / "data" / "merged" / trace).is_file()
+    # the failure message names the files where they are now, not where the shard wrote them
+    named = re.findall(r"(?:evidence|trace): (.+)", fails["error"])
+    files = [f for line in named for f in line.split(", ")]
+    assert len(files) >= 2 and all(f.startswith("ci/all-reports/shard-") for f in files), fails["error"]
+    assert all((project.root / f).is_file() for f in files), files
+    # a shard's artifacts folder as the input: its JSON is the one beside it that names it
+    by_folder = cli(
+        "merge-reports", "ci/all-reports/shard-1", "ci/all-reports/shard-2.json", "--json", "by-folder.json"
+    )
+    assert by_folder.returncode == 1 and "not here" not in by_folder.stderr, by_folder.output
+    assert by_folder.json("by-folder.json")["trails"] == merged.json("merged.json")["trails"]
+
+
+def test_a_report_written_inside_its_artifacts_folder_finds_its_evidence_after_a_move(
+    cli: CliRunner, project: Project, browser: str
+) -> None:
+    ci_project(project, "fails")
+    assert cli("run", "-p", "flaky_tools", "--json=ci/s1/results.json", "--artifacts-dir=ci/s1").returncode == 1
+    shutil.move(project.root / "ci", project.root / "downloaded")
+    merged = cli("merge-reports", "downloaded/s1", "--json", "merged.json")
+    assert merged.returncode == 1 and "not here" not in merged.stderr, merged.output
+    [trail] = merged.json("merged.json")["trails"]
+    paths = [a["path"] for step in trail["steps"] for a in step["artifacts"]]
+    assert paths and all(p.startswith("downloaded/s1/") and (project.root / p).is_file() for p in paths), paths
 
 
 def test_a_shards_evidence_folder_that_is_not_here_is_a_warning(cli: CliRunner, project: Project, browser: str) -> None:

@@ -6,17 +6,23 @@ artifacts, or the folder CI downloaded every shard's artifacts into — searched
 for ``*.json`` files that are results documents (other JSON there, snapshots say, is left
 alone).
 
+A folder with no results JSON in it is taken for a shard's artifacts folder: the results
+JSON beside it whose ``artifacts_dir`` has the folder's name is the input.
+
 Evidence paths in a shard's report are relative to that shard's artifacts folder (its
 ``artifacts_dir``). The merged report names each file by a path from the working directory: the
 shard's folder is looked for beside its JSON by name (where CI's download puts a
-``--artifacts-dir reports/shard-1`` uploaded with ``reports/``), then where the shard's report
-says it is. A folder found neither way keeps the paths as the shard wrote them, with a warning.
-The HTML report copies the files it finds under ``data/`` next to itself.
+``--artifacts-dir reports/shard-1`` uploaded with ``reports/``), then as the folder the JSON is
+in (a report written inside its artifacts folder), then where the shard's report says it is.
+A folder found none of these ways keeps the paths as the shard wrote them, with a warning.
+Error messages that name evidence files are rewritten the same way. The HTML report copies
+the files it finds under ``data/`` next to itself.
 
 A trail is one (id, driver, device). When several shards ran the same one (a job retried
-elsewhere, overlapping selections), its entries are reconciled rather than counted twice:
-each becomes an attempt, in input order; a trail that both failed and passed is ``flaky``
-(it passed; the failures are in its ``attempts``), otherwise the last attempt stands. The
+elsewhere, overlapping selections), its entries are reconciled rather than counted twice: a
+trail that both failed and passed is ``flaky`` (it passed; the runs that failed are its
+``attempts``), otherwise the last entry stands, with the other runs that failed as its
+``attempts``; one that passed everywhere is a plain passed trail. The
 merged exit code is the one that single run would have had: the worst of its trails', 130
 when any shard was interrupted.
 """
@@ -24,6 +30,8 @@ when any shard was interrupted.
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,14 +89,26 @@ def load_inputs(paths: Sequence[Path]) -> list[Shard]:
     for path in paths:
         if path.is_dir():
             found = [Shard(p, doc) for p in sorted(path.rglob("*.json")) if (doc := _maybe_results(p)) is not None]
+            if not found:  # a shard's artifacts folder, its JSON beside it (`--json reports/shard-1.json`)
+                found = [
+                    Shard(p, doc)
+                    for p in sorted(path.parent.glob("*.json"))
+                    if (doc := _maybe_results(p)) is not None and _artifacts_folder_name(doc) == path.name
+                ]
             if not found:
                 raise UsageError(
-                    "no results JSON in this folder (looked for *.json from `run --json`)", Location(str(path))
+                    "no results JSON in this folder or beside it for it (looked for *.json from `run --json`)",
+                    Location(str(path)),
                 )
             shards.extend(found)
         else:
             shards.append(Shard(path, _read_results(path)))
     return shards
+
+
+def _artifacts_folder_name(document: Mapping[str, Any]) -> str | None:
+    recorded = document.get("artifacts_dir")
+    return Path(recorded).name if isinstance(recorded, str) and recorded else None
 
 
 def _read_results(path: Path) -> dict[str, Any]:
@@ -141,8 +161,9 @@ def merge(shards: Sequence[Shard]) -> Merged:
         root, problem = _evidence_root(shard)
         if problem is not None:
             warnings.append(problem)
+        recorded = shard.document.get("artifacts_dir")
         for trail in shard.document["trails"]:
-            trail = _relocated(trail, root)
+            trail = _relocated(trail, root, recorded if isinstance(recorded, str) else None)
             groups.setdefault((trail["id"], trail.get("driver"), trail.get("device")), []).append(trail)
     trails = sorted((_reconcile(entries) for entries in groups.values()), key=lambda t: str(t.get("path", "")))
     interrupted = any(bool(s.document.get("interrupted")) for s in shards)
@@ -171,7 +192,13 @@ def _evidence_root(shard: Shard) -> tuple[str | None, str | None]:
     if not isinstance(recorded, str) or not recorded or not _has_evidence(shard.document):
         return None, None
     given = Path(recorded)
-    for candidate in (shard.path.parent / given.name, given):
+    # beside the report by name; the report's own folder when it was written inside its
+    # artifacts (`--json reports/shard-1/results.json --artifacts-dir reports/shard-1`); as recorded
+    candidates = [shard.path.parent / given.name]
+    if shard.path.parent.name == given.name:
+        candidates.append(shard.path.parent)
+    candidates.append(given)
+    for candidate in candidates:
         if candidate.is_dir():
             return _shown(candidate), None
     return recorded, (
@@ -190,17 +217,25 @@ def _evidence_holders(trail: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [p for p in parts if isinstance(p, Mapping)]
 
 
-def _relocated(trail: Mapping[str, Any], root: str | None) -> dict[str, Any]:
-    """``trail`` with every evidence path prefixed by ``root`` (a copy; the input is untouched)."""
+def _relocated(trail: Mapping[str, Any], root: str | None, recorded: str | None = None) -> dict[str, Any]:
+    """``trail`` with every evidence path prefixed by ``root``, also where an error message
+    names the files from ``recorded`` (the shard's folder as it wrote it); a copy."""
     if root is None:
         return dict(trail)
 
     def moved(entry: Mapping[str, Any]) -> dict[str, Any]:
+        copy = dict(entry)
+        error = copy.get("error")
+        if recorded and isinstance(error, str) and "\n" in error:
+            # the lines after the message name files (`evidence: a, b`, `trace: c`) in the folder
+            message, _, files = error.partition("\n")
+            prefix = re.escape(recorded.rstrip("/\\") + os.sep)
+            copy["error"] = message + "\n" + re.sub(rf"(?<=[\s,:]){prefix}", root.rstrip("/") + "/", files)
         found = entry.get("artifacts")
         if not isinstance(found, list):
-            return dict(entry)
+            return copy
         return {
-            **entry,
+            **copy,
             "artifacts": [
                 {**a, "path": Path(root, a["path"]).as_posix()}
                 if isinstance(a, Mapping) and isinstance(a.get("path"), str)
@@ -225,33 +260,42 @@ def _shown(path: Path) -> str:
 
 
 def _reconcile(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One trail from several shards' entries: every run of it (each entry's earlier attempts,
+    then the entry itself) in input order; passed in one and failed in another is ``flaky``. The
+    merged ``attempts`` are the runs that did not pass, as a run's retries are: a trail that
+    passed everywhere is one passed trail."""
     if len(entries) == 1:
         return entries[0]
-    attempts = [attempt for entry in entries for attempt in _attempts_of(entry)]
-    statuses = {a["status"] for a in attempts}
     passing = [e for e in entries if e["status"] in _PASSING]
-    if passing and statuses & _FAILING:
-        chosen = {**passing[-1], "status": "flaky", "error": None, "exit_code": int(ExitCode.OK)}
+    runs = [(index, own, run) for index, entry in enumerate(entries) for own, run in _runs_of(entry)]
+    failed = [run for _, _, run in runs if run["status"] not in _PASSING]
+    if passing and failed:
+        chosen_at = max(i for i, e in enumerate(entries) if e["status"] in _PASSING)
+        chosen = {**entries[chosen_at], "status": "flaky", "error": None, "exit_code": int(ExitCode.OK)}
     else:
-        chosen = dict(entries[-1])
-    chosen["attempts"] = attempts
-    chosen["duration_ms"] = round(sum(float(a.get("duration_ms") or 0) for a in attempts), 3)
+        chosen_at = len(entries) - 1
+        chosen = dict(entries[chosen_at])
+    chosen["attempts"] = [
+        run for index, own, run in runs if run["status"] not in _PASSING and not (own and index == chosen_at)
+    ]
+    own_duration = float(entries[chosen_at].get("duration_ms") or 0)
+    chosen["duration_ms"] = round(own_duration + sum(float(a.get("duration_ms") or 0) for a in chosen["attempts"]), 3)
     return chosen
 
 
-def _attempts_of(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _runs_of(entry: Mapping[str, Any]) -> list[tuple[bool, dict[str, Any]]]:
+    """The entry's earlier attempts, then its own final run (True), as attempts are written."""
     earlier = entry.get("attempts")
-    if isinstance(earlier, list) and earlier and all(isinstance(a, dict) for a in earlier):
-        return [dict(a) for a in earlier]
-    evidence = [dict(a) for part in _evidence_holders(entry) for a in part.get("artifacts") or []]
-    return [
-        {
-            "status": entry["status"],
-            "error": entry.get("error"),
-            "duration_ms": entry.get("duration_ms", 0),
-            "artifacts": evidence,
-        }
-    ]
+    runs = [(False, dict(a)) for a in earlier if isinstance(a, dict)] if isinstance(earlier, list) else []
+    own_parts = [entry, *(p for p in entry.get("steps") or [] if isinstance(p, Mapping))]
+    evidence = [dict(a) for part in own_parts for a in part.get("artifacts") or [] if isinstance(a, Mapping)]
+    final = {
+        "status": entry["status"],
+        "error": entry.get("error"),
+        "duration_ms": entry.get("duration_ms", 0),
+        "artifacts": evidence,
+    }
+    return [*runs, (True, final)]
 
 
 def _exit_code(trail: Mapping[str, Any]) -> ExitCode:
