@@ -42,6 +42,10 @@ def test_the_shards_run_every_trail_once_and_say_which_shard_they_are(cli: CliRu
     assert sorted(seen) == [f"t{i:02}" for i in range(7)]
     again = cli("run", *NULL, "--shard", "2/3", "--json", "again.json")
     assert ids(again.json("again.json")) == ids(json.loads((tmp_path / "s2.json").read_text()))
+    listed = cli("run", *NULL, "--shard", "2/3", "--list")  # --list shows the shard's share
+    assert listed.returncode == 0, listed.output
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:-1]] == ids(again.json("again.json"))
+    assert listed.stdout.splitlines()[-1].startswith(f"{len(ids(again.json('again.json')))} trails (shard 2/3)")
     plain = cli("run", *NULL, "--json", "all.json").json("all.json")
     assert "shard" not in plain
     assert {t["exit_code"] for t in plain["trails"]} == {0}
@@ -99,3 +103,5 @@ def test_bad_shard_options_are_misuse(cli: CliRunner, tmp_path: Path, args: tupl
     assert message in result.stderr
     assert "Traceback" not in result.output
     assert not (tmp_path / "out.json").exists()
+    listed = cli("run", *NULL, *args, "--list")  # what --list says of them is what the run says
+    assert listed.returncode == 3 and message in listed.stderr, listed.output

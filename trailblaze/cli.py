@@ -274,7 +274,8 @@ def run(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | No
         from trailblaze.runner.plan import prepare
         from trailblaze.selection import print_listing
 
-        print_listing(prepare(project, run_options(project.config, paths, artifacts=False)))
+        # the plan as the run would have it, after --shard and plugins' trailblaze_modify_plan
+        print_listing(prepare(project, run_options(project.config, paths, artifacts=False), select=True))
         return 0
     return int(run_trails(project, run_options(project.config, paths)).exit_code)
 

@@ -223,7 +223,8 @@ def print_listing(run: Run) -> None:
             print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[3])
     noun = "trail" if len(rows) == 1 else "trails"
     deselected = f", {run.result.deselected} deselected" if run.result.deselected else ""
-    print(f"{len(rows)} {noun}{deselected}", flush=True)
+    shard = f" (shard {run.result.shard[0]}/{run.result.shard[1]})" if run.result.shard else ""
+    print(f"{len(rows)} {noun}{shard}{deselected}", flush=True)
 
 
 def _shown(path: Path) -> str:
