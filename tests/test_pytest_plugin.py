@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -120,6 +121,16 @@ def test_a_bad_trail_file_is_a_collection_error_naming_its_line(examples: Path) 
     assert result.returncode == 2
     assert "bad.trail.yaml:3" in result.stdout, result.stdout
     assert "Traceback" not in result.stdout
+
+
+def test_a_browser_server_that_is_down_fails_items_with_trailblazes_message(examples: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = pytest_run(examples, "trails/forms", "--trailblaze-connect", f"ws://127.0.0.1:{port}/x")
+    assert result.returncode == 1
+    assert f"error: cannot connect to the browser server at ws://127.0.0.1:{port}/x" in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout and "_pytest/runner.py" not in result.stdout
 
 
 def test_without_the_plugin_asked_for_trail_files_are_not_collected(examples: Path) -> None:

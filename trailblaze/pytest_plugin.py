@@ -132,8 +132,12 @@ class TrailItem(pytest.Item):
             raise TrailFailed(f"{result.status}: {result.error or result.status}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        from trailblaze.errors import TrailblazeError
+
         if isinstance(excinfo.value, TrailFailed):
             return str(excinfo.value)
+        if isinstance(excinfo.value, TrailblazeError):  # the browser server, device or config: trailblaze's words
+            return f"error: {excinfo.value}"
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

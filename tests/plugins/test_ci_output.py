@@ -9,7 +9,7 @@ import pytest
 from conftest import CliRunner, Project
 
 from tests.support.ci_project import ci_project
-from trailblaze.plugins.github_report import annotation, escape_data, escape_property
+from trailblaze.plugins.github_report import _cell, annotation, escape_data, escape_property
 
 
 def test_github_escaping() -> None:
@@ -17,6 +17,10 @@ def test_github_escaping() -> None:
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
     line = annotation("error", "not found:\nx", file="trails/a,b.trail.yaml", line=12, title="failed: A: b")
     assert line == "::error file=trails/a%2Cb.trail.yaml,line=12,title=failed%3A A%3A b::not found:%0Ax"
+    # a job summary cell: one line, its own column, and no HTML of the trail's rendered by GitHub
+    assert _cell("no <b>nope</b> &\n<script>x</script> | y") == (
+        "no &lt;b&gt;nope&lt;/b&gt; &amp; &lt;script&gt;x&lt;/script&gt; \\| y"
+    )
 
 
 @pytest.mark.browser
@@ -55,7 +59,8 @@ def test_github_reporter_annotates_the_failing_step_and_writes_a_job_summary(
     )
     assert "No such heading" in errors[0] and "\n" not in errors[0]
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning ")]
-    assert len(warnings) == 1 and "file=trails/flaky.trail.yaml,line=3,title=flaky%3A" in warnings[0]
+    # on the step that failed before the retry passed (line 7), not the trail's first
+    assert len(warnings) == 1 and "file=trails/flaky.trail.yaml,line=7,title=flaky%3A" in warnings[0]
     assert "FAILED  fails" in result.stdout  # the terminal lines are still there
     text = summary.read_text()
     assert text.startswith("# before\n## trailblaze\n")

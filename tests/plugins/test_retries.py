@@ -82,6 +82,14 @@ def test_a_bad_retries_value_is_misuse(cli: CliRunner, project: Project) -> None
     assert result.returncode == 3 and "trailblaze.yaml:2" in result.stderr and "retries" in result.stderr
 
 
+def test_only_the_json_report_goes_to_stdout(cli: CliRunner, project: Project) -> None:
+    ci_project(project, "passes")
+    for option, words in (("--junit", "JUnit XML is written to a file"), ("--html", "written to a folder or file")):
+        refused = cli("run", option, "-")
+        assert refused.returncode == 3 and f"{option} -: " in refused.stderr and words in refused.stderr
+        assert not (project.root / "-").exists()
+
+
 def test_exitfirst_reports_the_trails_that_never_ran_as_skipped(cli: CliRunner, project: Project, browser: str) -> None:
     ci_project(project, "fails", "passes")  # "fails" sorts first
     result = cli("run", "-x", "--json", "-", "--junit", "r.xml")

@@ -71,7 +71,10 @@ class GithubReport:
         else:
             return
         title = f"{result.status}: {result.title}"
-        line = annotation(kind, message, file=result.path, line=failing_line(trail, result), title=title)
+        where = failing_line(trail, result)
+        if result.status == "flaky" and result.attempts:  # the step that failed before, not the first
+            where = _error_line(result.attempts[-1].error or "", result.path) or where
+        line = annotation(kind, message, file=result.path, line=where, title=title)
         self.stream.write(line + "\n")
         self.stream.flush()
 
@@ -94,8 +97,19 @@ def _without_location(error: str, path: str) -> str:
     return rest if sep and where == path and line.isdigit() else error
 
 
+def _error_line(error: str, path: str) -> int | None:
+    """The line in ``path:line: …`` that a trail's error starts with."""
+    head, sep, _ = error.partition(": ")
+    where, _, line = head.rpartition(":")
+    return int(line) if sep and where == path and line.isdigit() else None
+
+
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """``text`` in a Markdown table cell: one line, no column break, no HTML (GitHub would render
+    a trail's ``<b>`` or drop its ``<script>``)."""
+    import html
+
+    return html.escape(" ".join(text.split()), quote=False).replace("|", "\\|")
 
 
 def job_summary(result: RunResult) -> str:

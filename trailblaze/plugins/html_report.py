@@ -111,6 +111,10 @@ def trailblaze_configure(config: Config) -> None:
     given = config.getoption("html", None)
     if config.command != "run" or (given is None and settings.path is None):
         return
+    if given is not None and str(given) == "-":
+        from trailblaze.errors import UsageError
+
+        raise UsageError("--html -: the report is a page with its files, written to a folder or file")
     path = Path(given) if given is not None else config.root / str(settings.path)
     config.pluginmanager.register(HtmlReport(path, settings.title), PLUGIN_NAME)
 

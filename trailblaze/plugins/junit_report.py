@@ -189,6 +189,10 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_configure(config: Config) -> None:
     path = config.getoption("junit")
     if path is not None:
+        if str(path) == "-":
+            from trailblaze.errors import UsageError
+
+            raise UsageError("--junit -: JUnit XML is written to a file (only --json - writes to stdout)")
         config.pluginmanager.register(JunitReport(path), PLUGIN_NAME)
 
 
