@@ -283,3 +283,43 @@ def test_a_yaml_tool_named_like_another_tool_is_an_error_naming_both(tmp_path: P
 
 def _dedent(text: str) -> str:
     return textwrap.dedent(text)
+
+
+def test_calls_a_composition_cannot_make_are_reported_where_a_trail_uses_it(cli: CliRunner, project: Project) -> None:
+    """Wrong arguments for a delegate and delegation cycles are found from the tool file, and
+    reported (validate and run alike, exit 3) at the trail's call with the tool file's line; a
+    trail that does not call them is not held up (upstream's workspaces ship such files)."""
+    project.write("trailblaze.yaml", "base_url: sample-app\ntools: [tools]\n")
+    project.write(
+        "tools/bad.tool.yaml",
+        "id: t_bad\ndescription: d\nparameters:\n  - {name: a, type: string}\n"
+        'tools:\n  - web_verifyTextVisible: {txt: "{{params.a}}"}\n',
+    )
+    project.write("tools/typed.tool.yaml", "id: t_typed\ndescription: d\ntools:\n  - web_wait: {seconds: soon}\n")
+    project.write(
+        "tools/templated.tool.yaml",  # a value only known when called: not judged by its type
+        "id: t_templated\ndescription: d\nparameters:\n  - {name: s, type: string}\n"
+        'tools:\n  - web_wait: {seconds: "{{params.s}}"}\n',
+    )
+    project.write("tools/outer.tool.yaml", "id: t_outer\ndescription: d\ntools:\n  - t_bad: {a: x}\n")
+    project.write("tools/ping.tool.yaml", "id: t_ping\ndescription: d\ntools:\n  - t_pong: {}\n")
+    project.write("tools/pong.tool.yaml", "id: t_pong\ndescription: d\ntools:\n  - t_ping: {}\n")
+    project.trail("fine", "trail:\n  - step: s\n    recording:\n      web:\n        - t_templated: {s: '0'}\n")
+    assert cli("validate", "trails/fine.trail.yaml").returncode == 0
+    calls = "".join(f"        - {name}: {{}}\n" for name in ("t_bad", "t_typed", "t_outer", "t_ping"))
+    project.trail("broken", "trail:\n  - step: s\n    recording:\n      web:\n" + calls)
+    for command in ("validate", "run"):
+        result = cli(command, "trails/broken.trail.yaml")
+        assert result.returncode == 3, result.output
+        lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+        assert lines == [
+            "error: trails/broken.trail.yaml:5:11: t_bad calls web_verifyTextVisible with invalid arguments: "
+            f"text: required; txt: unknown argument ({project.root / 'tools/bad.tool.yaml'}:6:28)",
+            "error: trails/broken.trail.yaml:6:11: t_typed calls web_wait with invalid arguments: "
+            f"seconds: input should be a valid number, unable to parse string as a number "
+            f"({project.root / 'tools/typed.tool.yaml'}:4:15)",
+            "error: trails/broken.trail.yaml:7:11: t_outer calls t_bad, which calls web_verifyTextVisible with "
+            f"invalid arguments: text: required; txt: unknown argument ({project.root / 'tools/bad.tool.yaml'}:6:28)",
+            "error: trails/broken.trail.yaml:8:11: t_ping is in a delegation cycle, t_ping → t_pong → t_ping, "
+            f"which never ends ({project.root / 'tools/ping.tool.yaml'}:4:5)",
+        ], result.stderr
