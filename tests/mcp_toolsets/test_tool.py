@@ -253,3 +253,37 @@ def test_only_trailblaze_aware_tools_get_the_envelope(
     assert marked["_trailblazeContext"]["device"]["platform"] == "WEB"
     assert recorded.one("report")["env"]["TRAILBLAZE_TOOLSET_FILE"] == str(project.root / "trailblaze.yaml")
     assert recorded.one("report")["cwd"] == str(project.root)
+
+
+PATTERN_SERVER = """
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+server = MCPServer("patterns")
+
+
+@server.tool()
+def slow(s: Annotated[str, Field(pattern="^(a|a)+$")]) -> str:
+    return s
+
+
+server.run()
+"""
+
+
+def test_a_servers_schema_pattern_is_matched_with_a_time_bound(cli: CliRunner, project: Project) -> None:
+    """A `pattern` in a tool's schema that backtracks without end (here on 40 a's and a '!')
+    is an argument problem after TRAILBLAZE_REGEX_TIMEOUT, not a validate or run that hangs."""
+    project.write("patterns.py", PATTERN_SERVER)
+    project.write("trailblaze.yaml", "base_url: sample-app\nmcp_servers:\n  - script: patterns.py\n")
+    text = "a" * 40 + "!"
+    project.trail("slow", f"trail:\n  - step: s\n    recording:\n      web:\n        - slow: {{s: '{text}'}}\n")
+    for command in ("validate", "run"):
+        result = cli(command, env={"TRAILBLAZE_REGEX_TIMEOUT": "0.3"}, timeout=120)
+        assert result.returncode == 3, result.output
+        assert "slow: s: matching the schema's pattern '^(a|a)+$' took over 0.3s" in result.output
+    project.trail("fast", "trail:\n  - step: s\n    recording:\n      web:\n        - slow: {s: b}\n")
+    mismatch = cli("validate", "trails/fast.trail.yaml")
+    assert mismatch.returncode == 3 and "slow: s: 'b' does not match '^(a|a)+$'" in mismatch.output

@@ -79,6 +79,9 @@ class McpTool(ToolImplementation):
             cls.check_schema(schema)
         except jsonschema.SchemaError:
             cls = _Permissive  # a server's broken schema must not make its tool unusable
+        else:
+            # a server's `pattern` is matched with a time bound, as every regex trailblaze runs
+            cls = jsonschema.validators.extend(cls, {"pattern": _bounded_pattern})
         self._validator = cls(schema)
         return self._validator
 
@@ -205,6 +208,45 @@ def _problem(error: Any) -> tuple[str, str]:
         return (".".join(p for p in (path, extra) if p), "unknown argument")
     message = error.message
     return path, message[:1].lower() + message[1:]
+
+
+def _bounded_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    """JSON Schema's ``pattern`` (a search, not a full match), given TRAILBLAZE_REGEX_TIMEOUT
+    seconds: a pattern that backtracks without end is a clear problem, not a hung run."""
+    import jsonschema
+    import regex
+
+    from trailblaze import limits
+
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        compiled = _compiled_pattern(pattern)
+    except regex.error:
+        return  # not a pattern this engine reads: the server decides
+    seconds = limits.REGEX_SECONDS.get()
+    try:
+        found = compiled.search(instance, timeout=seconds)
+    except TimeoutError:
+        yield jsonschema.ValidationError(
+            f"matching the schema's pattern {pattern!r} took over {seconds:g}s (TRAILBLAZE_REGEX_TIMEOUT); "
+            "the server's pattern backtracks too much for this value"
+        )
+        return
+    if found is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _compiled_pattern(pattern: str) -> Any:
+    import regex
+
+    cached = _PATTERNS.get(pattern)
+    if cached is None:
+        cached = _PATTERNS[pattern] = regex.compile(pattern)
+    return cached
+
+
+_PATTERNS: dict[str, Any] = {}
 
 
 class _Permissive:
