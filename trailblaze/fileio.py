@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -11,7 +12,18 @@ def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file next to ``path``, then rename it into place.
 
     The file keeps its permissions (a new one gets the usual ones for the umask), and line
-    breaks are written as they are in ``text``."""
+    breaks are written as they are in ``text``. A symbolic link stays one: the file it points
+    to is written. What is not a regular file (``/dev/stdout``, ``/dev/null``, a FIFO a CI step
+    reads) is written into, never replaced; a FIFO nobody reads is an error, not a hang."""
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        _write_into(path, text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -24,6 +36,18 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _write_into(path: Path, text: str) -> None:
+    """Write into a device or FIFO (opened without blocking: no reader is ENXIO, at once)."""
+    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="", closefd=False) as handle:
+            handle.write(text)
+            handle.flush()
+    finally:
+        os.close(fd)
 
 
 def _mode_for(path: Path) -> int:
