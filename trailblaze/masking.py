@@ -14,7 +14,9 @@ garble every message (README, "Configuration").
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from trailblaze.devicecommands import ViewNode
@@ -100,3 +102,38 @@ def masked_node(root: ViewNode, secrets: Iterable[str]) -> ViewNode:
 
 def _masked(text: str | None, secrets: list[str]) -> str | None:
     return redact(text, secrets) if text else text
+
+
+#: entries of a Playwright trace that are pictures: their bytes are not text to mask
+_PICTURES = (".png", ".jpeg", ".jpg", ".webp", ".gif")
+
+
+def redact_zip(path: Path, secrets: Iterable[str]) -> None:
+    """Mask ``secrets`` in every text entry of the zip archive at ``path`` (a Playwright
+    ``trace.zip``: its actions, DOM snapshots and network log hold filled values as they were
+    typed, JSON-escaped and URL-encoded). Pictures are left as they are, as screenshots are."""
+    import json
+    import zipfile
+    from urllib.parse import quote, quote_plus
+
+    found = [s for s in secrets if len(s) >= MIN_SECRET_LENGTH]
+    if not found:
+        return
+    forms: set[bytes] = set()
+    for secret in found:
+        for form in (secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]):
+            forms.add(form.encode("utf-8"))
+        forms.update({quote(secret, safe="").encode("ascii"), quote_plus(secret).encode("ascii")})
+    ordered = sorted(forms, key=len, reverse=True)
+    masked = path.with_name(f".{path.name}.masking")
+    try:
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(masked, "w", zipfile.ZIP_DEFLATED) as target:
+            for entry in source.infolist():
+                data = source.read(entry)
+                if not entry.filename.lower().endswith(_PICTURES):
+                    for encoded in ordered:
+                        data = data.replace(encoded, MASK.encode("ascii"))
+                target.writestr(entry, data)
+        os.replace(masked, path)
+    finally:
+        masked.unlink(missing_ok=True)

@@ -77,7 +77,11 @@ def test_a_failed_step_leaves_a_screenshot_hierarchy_console_and_trace(project: 
     assert console[1].startswith("[error] something broke")
     with zipfile.ZipFile(folder / "trace.zip") as trace:
         names = trace.namelist()
+        contents = b"".join(trace.read(name) for name in names)
     assert "trace.trace" in names and "trace.network" in names
+    # Playwright's trace records the fill call and the field's value: masked there too
+    assert b"hunter2-very-secret" not in contents and b"hunter2" not in contents
+    assert b'"value":"***"' in contents.replace(b" ", b"")
     # the failure message: file:line, what was looked for, what is nearest, where the evidence is
     assert step["error"].endswith("; nearest on screen: button 'Submit'")
     lines = trail["error"].splitlines()

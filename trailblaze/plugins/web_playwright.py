@@ -217,11 +217,16 @@ def trailblaze_trail_evidence(
         return None
     failed = result.status in ("failed", "error", "incomplete")
     keep = device.trace == "on" or (device.trace == "retain-on-failure" and failed)
-    return _stop_trace(device, folder / "trace.zip" if keep else None)
+    return _stop_trace(device, folder / "trace.zip" if keep else None, session.secrets)
 
 
-async def _stop_trace(device: WebDevice, path: Path | None) -> list[Artifact]:
+async def _stop_trace(device: WebDevice, path: Path | None, secrets: set[str]) -> list[Artifact]:
+    from trailblaze import masking
     from trailblaze.results import Artifact
 
     written = await device.stop_trace(path)
-    return [Artifact("trace", str(path))] if written and path is not None else []
+    if not written or path is None:
+        return []
+    if secrets:  # the trace holds what web_fillSecret typed (the fill call, the DOM, the network)
+        masking.redact_zip(path, secrets)
+    return [Artifact("trace", str(path))]
