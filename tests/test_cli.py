@@ -48,12 +48,15 @@ trail:
         - web_verifyTextVisible: {text: Not on this page, timeoutMs: 100}
 """
 
+#: a shared trail that is there but does not load: found when runTrail runs it (exit 3)
+BROKEN_SHARED_FILE = "trail:\n  - step: [this is not a step\n"
+
 MISUSE_AT_RUN_TIME = """
 trail:
-  - step: Run a shared trail that is not there
+  - step: Run a shared trail that does not load
     recording:
       web:
-        - runTrail: {path: nothing.yaml}
+        - runTrail: {path: broken.yaml}
 """
 
 TOOL_ERROR = """
@@ -142,6 +145,7 @@ def test_exit_codes_worst_wins_across_trails(cli: CliRunner, project: Project, b
     project.trail("b-failing", FAILING)
     project.trail("c-tool-error", TOOL_ERROR)
     project.trail("d-misuse", MISUSE_AT_RUN_TIME)
+    project.write("trails/broken.yaml", BROKEN_SHARED_FILE)
 
     everything = cli("run", "-p", "broken_tools", "--json", "results.json")
     statuses = {t["id"]: (t["status"]) for t in everything.json()["trails"]}
@@ -151,7 +155,7 @@ def test_exit_codes_worst_wins_across_trails(cli: CliRunner, project: Project, b
         "c-tool-error": "error",
         "d-misuse": "error",
     }
-    assert everything.returncode == 3, everything.output  # a shared trail that is not there: the trail needs fixing
+    assert everything.returncode == 3, everything.output  # a shared trail that does not load: the trail needs fixing
 
     without_misuse = cli(
         "run",

@@ -156,10 +156,10 @@ trail:
     recording:
       web:
         - web_navigate: {url: /about.html}
-  - step: Run a shared trail that is not there
+  - step: Run a shared trail that does not load
     recording:
       web:
-        - runTrail: {path: shared/nothing.yaml}
+        - runTrail: {path: shared/broken.yaml}
   - step: Never reached
     recording:
       web:
@@ -212,6 +212,7 @@ def project_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> tuple
     project.trail("retries/once", counter_trail(1))
     project.trail("retries/none", counter_trail(0))
     project.trail("broken-shared", BROKEN_SHARED)
+    project.write("trails/shared/broken.yaml", "trail:\n  - step: [this is not a step\n")
     project.trail("skipped", SKIPPED)
     project.trail("state/1-leaves", LEAVES_STATE)
     project.trail("state/2-sees-none", SEES_NO_STATE)
@@ -264,7 +265,7 @@ def test_discovery_is_sorted_recursive_and_skips_tool_folders(trails: dict[str, 
 
 def test_the_worst_outcome_decides_the_exit_code(project_run: tuple[Project, CliResult]) -> None:
     _, result = project_run
-    assert result.returncode == 3  # a shared trail that is not there: the trail needs work
+    assert result.returncode == 3  # a shared trail that does not load: the trail needs work
     assert result.stdout.rstrip().splitlines()[-1].startswith("7 passed, 1 failed, 1 error, 1 skipped in ")
 
 
@@ -339,7 +340,7 @@ def test_a_shared_trail_that_is_not_there_is_an_error_of_the_trail(trails: dict[
     trail = trails["broken-shared"]
     assert trail["status"] == "error"
     assert [s["status"] for s in trail["steps"]] == ["passed", "error", "skipped"]
-    assert trail["error"].split(": ", 1)[1].startswith("step 2 (Run a shared trail that is not there): runTrail: ")
+    assert trail["error"].split(": ", 1)[1].startswith("step 2 (Run a shared trail that does not load): runTrail: ")
 
 
 def test_skipped_trails(trails: dict[str, dict[str, Any]]) -> None:

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import CliResult, Project, cli_env
+from conftest import CliResult, CliRunner, Project, cli_env
 
 pytestmark = pytest.mark.browser
 
@@ -71,7 +71,7 @@ FAILING: dict[str, str] = {
     "remember-legacy-css-and-id": "rememberText: {variable: what, selector: {css: h1, idRegex: count}}",
     "objective-failed": "objectiveStatus: {status: FAILED, explanation: the list was empty}",
     "no-change": "waitForChange: {timeoutMs: 300}",
-    "run-trail-missing": "runTrail: {path: shared/nothing.yaml}",
+    "run-trail-broken": "runTrail: {path: shared/broken.yaml}",
     "run-trail-failing": "runTrail: {path: shared/fails.yaml}",
     "run-trail-itself": "runTrail: {path: shared/itself.yaml}",
 }
@@ -116,6 +116,7 @@ def core_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> CliResul
         project.trail(f"fails/{name}", failing_trail(call))
     project.write("trails/fails/shared/fails.yaml", SHARED_FAILS)
     project.write("trails/fails/shared/itself.yaml", SHARED_ITSELF)
+    project.write("trails/fails/shared/broken.yaml", "trail:\n  - step: [this is not a step\n")
     proc = subprocess.run(
         [sys.executable, "-m", "trailblaze", "run", "--json", "results.json"],
         cwd=project.root,
@@ -187,13 +188,24 @@ def test_core_tool_failures(trails: dict[str, dict[str, Any]], name: str, messag
     assert message in step["error"]
 
 
-def test_a_missing_shared_trail_is_a_broken_trail(core_run: CliResult, trails: dict[str, dict[str, Any]]) -> None:
-    trail = trails["fails/run-trail-missing"]
-    assert trail["status"] == "error"  # the trail points at nothing: misuse, exit 3, not a failed check
-    assert (
-        trail["steps"][1]["error"] == f"runTrail: {core_run.cwd / 'trails/fails/shared/nothing.yaml'}: file not found"
-    )
+def test_a_shared_trail_that_does_not_load_is_a_broken_trail(
+    core_run: CliResult, trails: dict[str, dict[str, Any]]
+) -> None:
+    trail = trails["fails/run-trail-broken"]
+    assert trail["status"] == "error"  # the trail points at a bad file: misuse, exit 3, not a failed check
+    error = trail["steps"][1]["error"]
+    assert error.startswith("runTrail: ") and "trails/fails/shared/broken.yaml:3:1: invalid YAML" in error
     assert core_run.returncode == 3
+
+
+def test_a_shared_trail_that_is_not_there_is_found_before_the_run(cli: CliRunner, project: Project) -> None:
+    project.trail(
+        "t", "trail:\n  - step: s\n    recording:\n      web:\n        - runTrail: {path: shared/nothing.yaml}\n"
+    )
+    for command in ("validate", "run"):
+        result = cli(command)
+        assert result.returncode == 3, result.output
+        assert "trails/t.trail.yaml:5:28: runTrail: shared/nothing.yaml: file not found" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -149,10 +149,10 @@ MIXED = {
             recording:
               web:
                 - web_navigate: {url: /about.html}
-          - step: Run a shared trail that is not there
+          - step: Run a shared trail that does not load
             recording:
               web:
-                - runTrail: {path: shared/nothing.yaml}
+                - runTrail: {path: shared/broken.yaml}
     """,
     "d-skipped": """
         config:
@@ -174,6 +174,7 @@ def mixed_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> CliResu
     project = Project(root)
     for name, text in MIXED.items():
         project.trail(name, text)
+    project.write("trails/shared/broken.yaml", "trail:\n  - step: [this is not a step\n")
     proc = subprocess.run(
         [sys.executable, "-m", "trailblaze", "run", "--json", "out/results.json", "--junit", "out/results.xml"],
         cwd=root,
@@ -238,7 +239,7 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
 
     errored = trails["c-errors"]
     assert [s["status"] for s in errored["steps"]] == ["passed", "error"]
-    assert errored["error"].startswith("trails/c-errors.trail.yaml:7: step 2 (Run a shared trail that is not there): ")
+    assert errored["error"].startswith("trails/c-errors.trail.yaml:7: step 2 (Run a shared trail that does not load): ")
 
     skipped = trails["d-skipped"]
     assert (skipped["steps"], skipped["skip_reason"]) == ([], "the web page is not ready")

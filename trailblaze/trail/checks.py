@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.tools.model import ToolArgumentError, ToolCall, strip_reason
@@ -89,4 +90,9 @@ def _check_args(call: ToolCall, spec: object, trail: Trail, env: Mapping[str, st
             where = call.arg_location(key_path) if field and top in raw else call.location
             problems.append(UsageError(f"{call.name}: {field + ': ' if field else ''}{message}", where))
         return problems
+    if call.name == "runTrail" and isinstance(args.get("path"), str) and not has_references(raw.get("path"), "memory"):
+        # the shared trail is a file next to this one: one that is not there is known now
+        shared = Path(trail.path).parent / args["path"]
+        if not shared.is_file():
+            return [UsageError(f"runTrail: {args['path']}: file not found ({shared})", call.arg_location(["path"]))]
     return []

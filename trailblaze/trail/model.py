@@ -47,7 +47,9 @@ class TrailConfig(BaseModel):
     memory: dict[str, Any] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
     args: dict[str, ArgDecl] = Field(default_factory=dict)
-    timeout: float | None = Field(default=None, gt=0, description="seconds actions and assertions wait")
+    timeout: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="seconds actions and assertions wait"
+    )
     app: str | None = None
     platform: str | None = None
     driver: str | None = None

@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
-from pydantic import AfterValidator, PositiveInt, SecretStr
+from pydantic import AfterValidator, Field, FiniteFloat, PositiveInt, SecretStr
 
 from trailblaze import ToolContext, ToolFailure, masking, tool
 from trailblaze.errors import InfrastructureError
@@ -263,7 +263,7 @@ async def web_hover(
 
 
 @tool(name="web_wait", platforms=WEB)
-async def web_wait(seconds: float = 1) -> str:
+async def web_wait(seconds: FiniteFloat = 1) -> str:
     """Wait a fixed time, at most 30 seconds as upstream's (prefer web_verify… checks, which
     wait for what you expect)."""
     waited = min(max(0.0, seconds), WEB_WAIT_LIMIT)
@@ -473,8 +473,12 @@ async def web_evaluate(ctx: ToolContext, script: str) -> Any:
     return result
 
 
+#: a side of the viewport, within what Chromium takes (Emulation.setDeviceMetricsOverride)
+ViewportSide = Annotated[int, Field(gt=0, le=10_000_000)]
+
+
 @tool(name="web_resize", platforms=WEB)
-async def web_resize(ctx: ToolContext, width: PositiveInt, height: PositiveInt) -> str:
+async def web_resize(ctx: ToolContext, width: ViewportSide, height: ViewportSide) -> str:
     """Resize the viewport."""
     await _device(ctx).page.set_viewport_size({"width": width, "height": height})
     return f"viewport {width}x{height}"
