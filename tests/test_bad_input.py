@@ -55,8 +55,6 @@ def _case(name: str) -> dict[str, Any]:
 def _project(name: str, root: Path) -> Path:
     folder = root / name
     shutil.copytree(CORPUS / name, folder, symlinks=True, ignore=shutil.ignore_patterns("case.yaml"))
-    if not (folder / "trailblaze.yaml").exists():
-        (folder / "trailblaze.yaml").write_text(DEFAULT_CONFIG, encoding="utf-8")
     case = _case(name)
     for link, target in (case.get("symlinks") or {}).items():
         (folder / link).parent.mkdir(parents=True, exist_ok=True)
@@ -64,6 +62,8 @@ def _project(name: str, root: Path) -> Path:
     if case.get("fifo"):
         (folder / case["fifo"]).parent.mkdir(parents=True, exist_ok=True)
         os.mkfifo(folder / case["fifo"])
+    if not os.path.lexists(folder / "trailblaze.yaml"):  # a case may make it a link or a FIFO
+        (folder / "trailblaze.yaml").write_text(DEFAULT_CONFIG, encoding="utf-8")
     return folder
 
 

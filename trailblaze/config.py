@@ -14,6 +14,7 @@ command line's options (``config.getoption``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
@@ -425,7 +426,7 @@ def load_config(
     model = file_model(parser)
     if path is None:
         return Config(model(), None, parser=parser, options=options, command=command)
-    if not path.exists():
+    if not os.path.lexists(path):  # a broken link or a link loop is there: reading it says which
         raise UsageError("config file not found", Location(str(path)))
     doc = load_path(path)
     data = doc.data if doc.data is not None else {}

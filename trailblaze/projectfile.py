@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from trailblaze.errors import UsageError
@@ -16,7 +17,9 @@ def find_config(start: Path | None = None) -> Path | None:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_NAME
-        if candidate.is_file() and not is_workspace_file(candidate):
+        # whatever is there is the project's file: a FIFO, a device or a broken link is reported
+        # when it is read, never passed over for a parent folder's configuration
+        if os.path.lexists(candidate) and not is_workspace_file(candidate):
             return candidate
     return None
 

@@ -34,12 +34,13 @@ def read_source(path: Path) -> str:
         if exc.errno == errno.ELOOP:
             raise UsageError("symlink loop: the link leads back to itself", where) from None
         raise UsageError(f"cannot read: {exc.strerror}", where) from None
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # before fdopen, which refuses a directory with its own error
+        os.close(fd)
         if stat.S_ISDIR(mode):
             raise UsageError("is a directory, expected a YAML file", where)
-        if not stat.S_ISREG(mode):
-            raise UsageError(f"not a regular file ({_file_kind(mode)}); YAML is only read from files", where)
+        raise UsageError(f"not a regular file ({_file_kind(mode)}); YAML is only read from files", where)
+    with os.fdopen(fd, "rb") as handle:
         limit = limits.FILE_BYTES.get_int()
         try:
             data = handle.read(limit + 1)
