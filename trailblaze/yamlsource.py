@@ -120,6 +120,13 @@ def load_text(text: str, path: str | None = None) -> YamlDocument:
             problem = f"{exc.problem} ({exc.context})"
         location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
         raise UsageError(f"invalid YAML: {problem}", location) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: where it is, and which
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        character = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        raise UsageError(
+            f"invalid YAML: the character U+{ord(character):04X} is not allowed in YAML", Location(path, line, column)
+        ) from None
     except yaml.YAMLError as exc:
         raise UsageError(f"invalid YAML: {exc}", Location(path)) from None
     finally:
