@@ -505,8 +505,10 @@ def _print_error(exc: TrailblazeError) -> None:
     err = sys.stderr
     prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
     errors = exc.errors if isinstance(exc, ErrorList) else [exc]
+    from trailblaze.display import printable
+
     for error in errors:
-        for i, line in enumerate(str(error).splitlines() or [""]):
+        for i, line in enumerate(printable(str(error)).splitlines() or [""]):
             click.echo(f"{prefix} {line}" if i == 0 else f"       {line}", err=True)
     if len(errors) > 1:
         click.echo(f"{len(errors)} problems", err=True)

@@ -102,3 +102,36 @@ def test_workers_output_names_the_trail_on_every_line(cli: CliRunner, project: P
         owner = prefixed.group(1) if prefixed else finished.group(2) if finished else None
         assert owner in ids, f"a line that names no trail: {line!r}"
     assert sum(1 for line in lines if re.match(r"^\[[\w-]+\] (PASSED|FAILED) +(step|verify) \d", line)) >= 10
+
+
+ESCAPING_TOOLS = '''
+import trailblaze
+
+
+@trailblaze.tool(name="shout")
+def shout() -> None:
+    """Fail with what a hostile server or page could say."""
+    raise trailblaze.ToolFailure("title \\x1b]0;PWNED\\x07 clear \\x1b[2J red \\x1b[31mRED\\x1b[0m csi \\x9b2J")
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(shout)
+'''
+
+
+def test_escape_sequences_in_errors_never_reach_the_terminal(cli: CliRunner, project: Project) -> None:
+    project.write("escaping_tools.py", ESCAPING_TOOLS)
+    project.write("trailblaze.yaml", "driver: null-test\n")
+    project.trail("loud", "trail:\n  - step: s\n    recording:\n      test:\n        - shout: {}\n")
+    result = cli("run", "-p", "escaping_tools", "-p", "tests.support.null_driver")
+    assert result.returncode == 1, result.output
+    assert "\x1b" not in result.output and "\x9b" not in result.output and "\x07" not in result.output
+    assert "title \\x1b]0;PWNED\\x07 clear \\x1b[2J" in result.stdout  # shown, escaped
+
+
+def test_printable_escapes_control_characters_and_keeps_lines() -> None:
+    from trailblaze.display import printable
+
+    assert printable("a\x1b[31mb\x9b\x07\r\nc\td é 😀") == "a\\x1b[31mb\\x9b\\x07\\r\nc\td é 😀"
+    assert printable("plain text") == "plain text"

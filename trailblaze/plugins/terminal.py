@@ -114,6 +114,9 @@ class TerminalReporter:
 
     def _line(self, text: str, style: str | None = None, *, trail: str | None = None) -> None:
         """Print whole lines; with trails running at once, each line about ``trail`` names it."""
+        from trailblaze.display import printable
+
+        text = printable(text)  # errors quote pages and servers: no escape sequence reaches the terminal
         if trail is not None and self.concurrent:
             text = "\n".join(f"[{trail}] {line.strip()}" for line in text.splitlines())
         with self.lock:
@@ -259,11 +262,13 @@ class TerminalReporter:
         table = Table(show_edge=False, pad_edge=False, box=None)
         for column in ("trail", "driver", "device", "status", "time"):
             table.add_column(column, justify="right" if column == "time" else "left")
+        from trailblaze.display import printable
+
         for trail in result.trails:
             table.add_row(
-                Text(trail.id),
+                Text(printable(trail.id)),
                 Text(trail.driver),
-                Text(trail.device or ""),
+                Text(printable(trail.device or "")),
                 Text(trail.status, style=_STYLE[trail.status]),
                 Text(f"{trail.duration_ms / 1000:.2f}s"),
             )
