@@ -58,6 +58,18 @@ def test_startup_errors_say_what_happened(cli: CliRunner, project: Project, mode
     assert message.format(config=project.root / "trailblaze.yaml") in result.stdout
 
 
+def test_a_servers_own_minus_32000_refusal_is_its_words_cut_to_size(cli: CliRunner, project: Project) -> None:
+    """-32000 is also the SDK's "Connection closed": a server's refusal with it is still the
+    server's refusal (it read "exited with code 0"), and a 5 MB one is cut."""
+    result = _run(cli, project, "reject-32000", "5000000")
+    assert result.returncode == 2, result.output
+    assert "refused initialize: server busy: server busy" in result.stdout
+    assert "more characters not shown) (error -32000)" in result.stdout
+    for report in ("r.json", "r.xml"):
+        assert (project.root / report).stat().st_size < 50_000, report
+    assert len(result.stdout) < 50_000
+
+
 def test_a_malformed_result_is_named_in_one_line(cli: CliRunner, project: Project) -> None:
     result = _run(cli, project, "malformed-result")
     assert result.returncode == 2, result.output

@@ -24,6 +24,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from trailblaze import limits
 from trailblaze.errors import InfrastructureError
 from trailblaze.mcp.declarations import ServerDecl
 from trailblaze.mcp.prefork import eligible
@@ -277,9 +278,13 @@ class Connection:
             return InfrastructureError(f"cannot start MCP server {decl.where}: command not found: {decl.command}")
         if isinstance(root, PermissionError) and decl.kind == "stdio":
             return InfrastructureError(f"cannot start MCP server {decl.where}: not executable: {decl.command}")
-        if isinstance(root, MCPError) and root.code != mcp_types.CONNECTION_CLOSED:
+        # the SDK's own "Connection closed" is -32000 too: a server's -32000 error has its own words
+        if isinstance(root, MCPError) and not (
+            root.code == mcp_types.CONNECTION_CLOSED and root.message == "Connection closed"
+        ):
+            message = limits.shorten(root.message)
             return InfrastructureError(
-                f"MCP server {decl.where} refused {self._phase}: {root.message} (error {root.code}){self.tail()}"
+                f"MCP server {decl.where} refused {self._phase}: {message} (error {root.code}){self.tail()}"
             )
         if isinstance(root, ValidationError):
             return InfrastructureError(

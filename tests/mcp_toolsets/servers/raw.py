@@ -6,6 +6,8 @@ Modes:
   ok                 a well-behaved server with one tool, ``echo``
   bad-schema         tools/list offers a tool whose inputSchema is not an object
   reject-initialize  answers initialize with a JSON-RPC error
+  reject-32000 N     answers initialize with error -32000 (the SDK's own "connection closed" code)
+                     and a message of N characters
   malformed-result   tools/call answers with a result that is not a CallToolResult
   big-result N       tools/call answers with N megabytes of text (one JSON line)
   big-error N        tools/call answers isError with N megabytes of text
@@ -42,6 +44,10 @@ def handle(request: dict[str, object]) -> None:
     if "id" not in request:
         return  # a notification
     if method == "initialize":
+        if MODE == "reject-32000":
+            words = ("server busy: " * (SIZE // 13 + 1))[:SIZE]
+            send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32000, "message": words}})
+            return
         if MODE == "reject-initialize":
             error = {"code": -32602, "message": "unsupported protocol version, this server speaks 1999-01-01"}
             send({"jsonrpc": "2.0", "id": request["id"], "error": error})
