@@ -56,3 +56,9 @@ def test_a_fifo_is_written_into_and_one_nobody_reads_is_an_error_at_once(tmp_pat
             threading.Event().wait(0.1)
     reader.join(10)
     assert received == ["for the reader"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_file_where_a_folder_should_be_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(NotADirectoryError, match="Not a directory"):
+        write_atomic(tmp_path / "afile" / "out.json", "x")

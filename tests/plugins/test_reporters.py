@@ -470,6 +470,6 @@ def test_a_report_that_cannot_be_written_is_exit_2_after_the_others_are(cli: Cli
     project.write("blocker", "a file where the report's folder would be\n")
     result = cli("run", "-p", "tests.support.null_driver", "--json", "blocker/r.json", "--junit", "out/r.xml")
     assert result.returncode == 2, result.output  # the trail passed: it used to be a traceback and exit 1
-    assert result.stderr == "error: cannot write --json blocker/r.json: File exists\n"  # mkdir found a file
+    assert result.stderr == "error: cannot write --json blocker/r.json: Not a directory\n"  # blocker is a file
     assert "Traceback" not in result.output
     assert ET.parse(project.root / "out" / "r.xml").getroot().get("tests") == "1"  # the other report is written
