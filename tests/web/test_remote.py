@@ -124,9 +124,13 @@ def test_the_web_section_connects_with_headers_from_the_environment(
         f"{browser_server}\n  connect_headers: {{Authorization: 'Bearer ${{BROWSER_TOKEN}}'}}\n  connect_timeout: 10\n",
         encoding="utf-8",
     )
-    unset = cli("run")
+    unset = cli("run", "--json", "r.json")
     assert unset.returncode == 3, unset.output
-    assert "connect_headers.Authorization: ${BROWSER_TOKEN} is not set" in unset.output
+    # found before the run, at its place in trailblaze.yaml (it was a trail ERROR when connecting)
+    assert unset.stderr.startswith(
+        f"error: {tmp_path / 'trailblaze.yaml'}:4:36: web: connect_headers.Authorization: ${{BROWSER_TOKEN}} is not set"
+    ), unset.output
+    assert unset.stdout == "" and not (tmp_path / "r.json").exists()
     assert cli("run", env={"BROWSER_TOKEN": "t0ken"}).returncode == 0
 
 

@@ -148,6 +148,8 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
     for planned in web:
         if not base_url_for(run, planned):
             problems.extend(relative_urls(planned.trail))
+    if web:
+        problems.extend(_header_problems(config))
     if web and config.getoption("headed"):
         from trailblaze.web.driver import display_problem
 
@@ -159,6 +161,25 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
                 else "run without --headed, or where there is a display"
             )
             problems.append(UsageError(f"a visible browser needs a display (--headed): {problem}; {hint}"))
+    return problems
+
+
+def _header_problems(config: Config) -> list[TrailblazeError]:
+    """A remote browser's ``connect_headers`` naming a ``${VAR}`` that is not set: misuse,
+    found before the run with its place in trailblaze.yaml (not when the browser connects)."""
+    from trailblaze.errors import UsageError
+    from trailblaze.web.remote import SECTION, expand_headers
+    from trailblaze.web.settings import WebSettings
+
+    settings = WebSettings.from_config(config)
+    if not (settings.connect or settings.cdp):
+        return []
+    problems: list[TrailblazeError] = []
+    for name, value in settings.connect_headers:
+        try:
+            expand_headers({name: value})
+        except UsageError as exc:
+            problems.append(UsageError(exc.message, config.location((SECTION, "connect_headers", name))))
     return problems
 
 
