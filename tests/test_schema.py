@@ -84,6 +84,7 @@ from pydantic import BaseModel, ConfigDict
 class Stamp(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str
+    max_items: int = 3
 
 
 @trailblaze.hookimpl
@@ -103,5 +104,12 @@ def test_config_schema_has_plugins_sections(cli: CliRunner, project: Project, tm
     assert errors(schema, yaml.safe_load((ROOT / "trailblaze.yaml").read_text())) == []
     assert errors(schema, {"base_url": "sample-app", "stamp": {"text": "hi"}}) == []
     assert errors(schema, {"stamp": {"text": "hi", "extra": 1}}) != []
+    # the schema says what the loader takes: this section's keys as written, not in camelCase
+    assert errors(schema, {"stamp": {"text": "hi", "max_items": 5}}) == []
+    assert errors(schema, {"stamp": {"text": "hi", "maxItems": 5}}) != []
+    project.write("trailblaze.yaml", "stamp: {text: hi, maxItems: 5}\n")
+    refused = cli("validate", "-p", "stamper", env={"PYTHONPATH": str(tmp_path)})
+    assert refused.returncode == 3 and "stamp.maxItems: unknown key" in refused.stderr, refused.output
+    assert errors(schema, {"trailsDir": "trails"}) == []  # the core's keys: either spelling
     assert errors(schema, {"no_such_key": 1}) != []
     assert cli("schema", "nonsense").returncode == 3

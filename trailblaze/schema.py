@@ -29,13 +29,23 @@ def config_schema(parser: Parser | None) -> dict[str, Any]:
     from trailblaze.config import file_model
 
     schema = file_model(parser).model_json_schema(by_alias=False)
+    # a plugin's section takes camelCase keys only when its model says so (an alias generator)
+    literal = {
+        section.model.__name__
+        for section in (parser.sections.values() if parser is not None else ())
+        if not section.model.model_config.get("alias_generator")
+    }
+    defs = schema.get("$defs", {})
+    kept = {name: defs.pop(name) for name in list(defs) if name in literal}
     _accept_camel_case(schema)
+    defs.update(kept)
     return {"$schema": DRAFT, **schema, "title": "trailblaze.yaml"}
 
 
 def _accept_camel_case(node: Any) -> None:
     """trailblaze.yaml takes every key as written in the docs (``trails_dir``) and in camelCase
-    (``trailsDir``, upstream's spelling): the schema says so for every object."""
+    (``trailsDir``, upstream's spelling): the schema says so for every object (but the sections
+    of plugins whose models take their keys as written)."""
     from pydantic.alias_generators import to_camel
 
     if isinstance(node, list):
