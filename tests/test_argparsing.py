@@ -183,6 +183,11 @@ def test_a_sections_keys_are_checked_with_their_location(tmp_path: Path) -> None
         == f"{path}:3:12: shipping.parcels: input should be a valid integer, unable to parse string as an integer"
     )
     assert lines[2].startswith(f"{path}:4:1: shiping: unknown key (did you mean 'shipping'? expected one of: ")
+    path.write_text("shipping: [dhl, ups]\n", encoding="utf-8")
+    with pytest.raises(ErrorList) as info:
+        load_project(path, plugins=manager)
+    # in the file's words, not the plugin's class name
+    assert str(info.value) == f"{path}:1:11: shipping: expected a mapping (key: value), got a list"
 
 
 PLUGIN_MODULE = """

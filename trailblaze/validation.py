@@ -53,12 +53,26 @@ def _message(err: Any, loc: tuple[str | int, ...], model: type[BaseModel] | None
         return f"unknown key{hint}"
     if kind == "missing":
         return "required"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):  # not pydantic's class names
+        return f"expected a mapping (key: value), got {_yaml_kind(err.get('input'))}"
     msg = str(err["msg"])
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
     if msg.startswith("Assertion failed, "):
         msg = msg[len("Assertion failed, ") :]
     return msg[:1].lower() + msg[1:]
+
+
+def _yaml_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "nothing" if value is None else type(value).__name__
 
 
 def _known_keys(model: type[BaseModel], parent: tuple[str | int, ...]) -> list[str]:
@@ -78,7 +92,12 @@ def _known_keys(model: type[BaseModel], parent: tuple[str | int, ...]) -> list[s
     found = _model_of(annotation)
     if found is None or not _is_model_level(annotation):
         return []
-    return sorted(found.model_fields)
+    # a key spelled differently from its Python name (``class`` for ``class_``) is shown as written;
+    # names an alias generator camel-cases are shown as the docs write them (snake_case)
+    return sorted(
+        f.alias if f.alias and f.alias_priority == 2 else name  # pydantic: priority 2 = set by hand
+        for name, f in found.model_fields.items()
+    )
 
 
 def _is_model_level(annotation: Any) -> bool:

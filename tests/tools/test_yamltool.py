@@ -139,6 +139,7 @@ def test_parameters_are_validated_like_any_tool(tmp_path: Path) -> None:
         ("id: x\ndescription: d\ntools:\n  - web_wait\n", "4:5", "each entry of 'tools:' is one call"),
         ("id: x\ndescription: d\nsurface_to_llm: yes\ntools: []\n", "3:17", "surface_to_llm: input should be"),
         ("id: x\ndescription: d\ntool: []\n", "3:1", "tool: unknown key"),
+        ("id: x\nclas: a.B\n", "2:1", "clas: unknown key (did you mean 'class'? expected one of: class, "),
         ("id: x\n", "1:1", "declares neither 'class:' nor 'tools:'"),
     ],
 )
