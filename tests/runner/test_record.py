@@ -293,3 +293,23 @@ def test_a_file_whose_steps_changed_during_the_recording_is_not_overwritten(
     assert trail.read_text() == edited
     (saved,) = _progress(project)  # the recording is not lost
     assert f"what was recorded is kept in {saved}" in out
+
+
+def test_a_step_no_recording_can_go_into_is_refused_before_recording_starts(cli: CliRunner, project: Project) -> None:
+    """A flow-style step (``- {step: …}``) used to be refused at the end, after a person or an
+    agent had recorded every step; it is refused first, and nothing is opened."""
+    project.trail(
+        "flow",
+        """
+        trail:
+          - step: Open the forms page
+            recording:
+              web:
+                - web_navigate: {url: /forms.html}
+          - {step: "Type a name, with a comma"}
+        """,
+    )
+    result = cli("record", "trails/flow.trail.yaml", "--agent", "interactive")
+    assert result.returncode == 3, result.output
+    assert "trails/flow.trail.yaml:6:5: cannot write a recording into a step written in flow style" in result.stderr
+    assert result.stdout == ""  # no browser, no step replayed

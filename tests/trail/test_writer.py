@@ -237,3 +237,40 @@ def test_adding_a_recording_to_real_trail_files_only_adds_lines(
                 assert [c.name for c in step.recordings[extra]] == ["wait"]
         checked += 1
     assert checked
+
+
+def test_a_flow_recording_keeps_the_other_devices_text_and_its_comment(tmp_path: Path) -> None:
+    path = tmp_path / "t.trail.yaml"
+    path.write_text(
+        "trail:\n"
+        "  - step: Type\n"
+        '    recording: {android: [{inputText: {text: "keep me"}}], web: [{web_wait: {}}]}   # c5\n'
+        "  - step: Next\n",
+        encoding="utf-8",
+    )
+    trail = load_trail(path)
+    edit = RecordingEdit.for_step(trail, trail.steps[0], "web", [ToolCall("web_type", {"text": "a, b"})])
+    TrailFile(path).save([edit])
+    assert path.read_text(encoding="utf-8") == (
+        "trail:\n"
+        "  - step: Type\n"
+        "    recording: # c5\n"
+        '      android: [{inputText: {text: "keep me"}}]\n'  # byte for byte
+        "      web:\n"
+        '        - web_type: {text: "a, b"}\n'
+        "  - step: Next\n"
+    )
+
+
+def test_steps_no_recording_can_go_into_are_found_before_recording(tmp_path: Path) -> None:
+    from trailblaze.trail.writer import unwritable_steps
+
+    path = tmp_path / "t.trail.yaml"
+    path.write_text("trail:\n  - step: Block\n  - {step: Flow}\n", encoding="utf-8")
+    trail = load_trail(path)
+    problems = unwritable_steps(path, trail.steps)
+    assert [str(p) for p in problems] == [
+        f"{path}:3:5: cannot write a recording into a step written in flow style ({{...}}); write the step as a "
+        "block mapping"
+    ]
+    assert unwritable_steps(path, trail.steps[:1]) == []

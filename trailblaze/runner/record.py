@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.agents.base import AgentSettings
-from trailblaze.errors import ExitCode, Location, TrailblazeError, UsageError
+from trailblaze.errors import ErrorList, ExitCode, Location, TrailblazeError, UsageError
 from trailblaze.results import RunResult, StepResult, TrailResult
 from trailblaze.runner.agent_step import agent_for, carry_reason, pause_live_output, solve_step, step_label
 from trailblaze.runner.progress import RecordingProgress
@@ -39,7 +39,7 @@ from trailblaze.tools.model import ToolCall
 from trailblaze.tools.resolve import ExecutedCall
 from trailblaze.trail.loader import legacy_classifier
 from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail, classifier_to_record, lookup_order
-from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile
+from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile, unwritable_steps
 
 if TYPE_CHECKING:
     from trailblaze.runner.project import Project
@@ -84,12 +84,22 @@ def record_trails(project: Project, options: RunOptions, record: RecordOptions) 
     agent_class(AgentSettings(project.config))  # bad settings fail before a browser starts
     run = prepare(project, options, recordings=False)
     platforms = set()
+    unwritable: list[TrailblazeError] = []
     for planned in run.planned:
-        target_step(planned.trail, record.step)
+        chosen = target_step(planned.trail, record.step)
+        if planned.skip_reason is None:
+            platform = project.drivers.resolve(planned.driver_key).platform
+            steps = [chosen] if chosen is not None else planned.trail.all_steps
+            # the steps a recording may be written into: all with --rerecord, else those without one
+            if not record.rerecord and chosen is None:
+                steps = [s for s in steps if s.recording_for(lookup_order((platform,))) is None]
+            unwritable.extend(unwritable_steps(Path(planned.trail.path), steps))
         if planned.skip_reason is None:
             platforms.add(platform := project.drivers.resolve(planned.driver_key).platform)
             if agent_class.shows_browser and platform != "web":
                 raise UsageError(f"the {agent_class.name} agent records web pages; {planned.driver_key} is {platform}")
+    if unwritable:  # found now, not after every step was recorded
+        raise ErrorList(unwritable)
     executor = RecordExecutor(run, record)
     return asyncio.run(execute(run, executor))
 

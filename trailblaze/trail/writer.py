@@ -154,6 +154,28 @@ def _step_identity(node: Node) -> tuple[str, str | None] | None:
     return None
 
 
+def unwritable_steps(path: Path, steps: Sequence[Step]) -> list[UsageError]:
+    """The steps of the file at ``path`` that no recording could be written into (a step
+    written as a flow mapping, ``- {step: …}``): found before recording starts, not after a
+    person or an agent recorded every step."""
+    from ruamel.yaml.nodes import MappingNode
+
+    text = read_text(path)
+    root = _compose(text, str(path))
+    problems: list[UsageError] = []
+    for step in steps:
+        node = _find(root, step.key_path)
+        if isinstance(node, MappingNode) and node.flow_style:
+            problems.append(
+                UsageError(
+                    "cannot write a recording into a step written in flow style ({...}); write the step as a "
+                    "block mapping",
+                    Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1),
+                )
+            )
+    return problems
+
+
 # -- applying edits -------------------------------------------------------------------------------------
 
 
@@ -198,10 +220,37 @@ def _patch_for(text: str, root: Node, edit: RecordingEdit, layout: Layout, path:
     if not isinstance(recording, MappingNode):
         raise UsageError(f"the recording at line {recording.start_mark.line + 1} is not a mapping", where)
     if recording.flow_style:
+        verbatim = _flow_entries_as_block(text, step, recording, key, value, layout)
+        if verbatim is not None:
+            return verbatim
         data = dict(_plain_value(text, recording, path))
         data[key] = value
         return _set_key(text, step, "recording", data, layout)
     return _set_key(text, recording, key, value, layout)
+
+
+def _flow_entries_as_block(
+    text: str, step: Node, recording: Node, key: str, value: Any, layout: Layout
+) -> tuple[int, int, str] | None:
+    """A one-line flow ``recording: {android: [...]}  # note`` rewritten as a block mapping in
+    which the other devices' entries keep their text as written (quotes, spacing) and the
+    comment stays on the ``recording:`` line, then ``key: value``. None when the mapping spans
+    lines (it is then written out again)."""
+    nl = layout.newline
+    start, end = recording.start_mark.index, recording.end_mark.index
+    if "\n" in text[start:end] or "\r" in text[start:end]:
+        return None
+    key_node = _key_node(step, "recording")
+    assert key_node is not None  # the recording was found under it
+    colon = text.index(":", key_node.end_mark.index)
+    line_end = _line_end(text, end)
+    trailing = text[end:line_end].strip()
+    comment = f" {trailing}" if trailing.startswith("#") else ""
+    column = key_node.start_mark.column + layout.mapping
+    kept = [text[k.start_mark.index : v.end_mark.index] for k, v in recording.value if k.value != key]
+    lines = "".join(nl + " " * column + entry for entry in kept)
+    added = nl + " " * column + emit_key(key, layout) + ":" + emit_value(value, column, layout)
+    return colon + 1, line_end, comment + lines + added
 
 
 def _calls_value(edit: RecordingEdit) -> Any:
