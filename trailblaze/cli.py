@@ -505,7 +505,7 @@ def _print_error(exc: TrailblazeError) -> None:
     err = sys.stderr
     prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
     errors = exc.errors if isinstance(exc, ErrorList) else [exc]
-    from trailblaze.display import printable
+    from trailblaze.limits import printable
 
     for error in errors:
         for i, line in enumerate(printable(str(error)).splitlines() or [""]):

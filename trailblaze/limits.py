@@ -71,3 +71,17 @@ def shorten(text: str, limit: int | None = None) -> str:
         return text  # short, or already cut
     left_out = len(text) - bound
     return f"{text[:bound]}… ({left_out} more characters not shown)"
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: control characters (ESC sequences that would set
+    the window title, clear the screen or hide a link, from a page or an MCP server) are shown
+    escaped (``\\x1b``); line breaks and tabs stay."""
+    if text.isprintable() or not any(_is_control(c) for c in text):
+        return text
+    return "".join(c.encode("unicode_escape").decode("ascii") if _is_control(c) else c for c in text)
+
+
+def _is_control(char: str) -> bool:
+    code = ord(char)
+    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0

@@ -267,6 +267,7 @@ def test_an_element_that_never_appears_fails_with_what_was_on_screen(adb: AdbHos
 def test_assertions_report_what_they_saw(adb: AdbHostStandIn) -> None:
     async def scenario(device: AndroidDevice) -> None:
         await device.launch_app(SAMPLE_APP)
+        await device.assert_visible(id="submissions", timeout_ms=10_000)  # loaded, however busy the machine
         with pytest.raises(ToolFailure, match=r"shows 'Submissions: 0', expected 'Submissions: 9' \(waited 0.2s\)"):
             await device.assert_visible(id="submissions", timeout_ms=200, expected_text="Submissions: 9")
         with pytest.raises(

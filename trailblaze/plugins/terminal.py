@@ -114,7 +114,7 @@ class TerminalReporter:
 
     def _line(self, text: str, style: str | None = None, *, trail: str | None = None) -> None:
         """Print whole lines; with trails running at once, each line about ``trail`` names it."""
-        from trailblaze.display import printable
+        from trailblaze.limits import printable
 
         text = printable(text)  # errors quote pages and servers: no escape sequence reaches the terminal
         if trail is not None and self.concurrent:
@@ -262,7 +262,7 @@ class TerminalReporter:
         table = Table(show_edge=False, pad_edge=False, box=None)
         for column in ("trail", "driver", "device", "status", "time"):
             table.add_column(column, justify="right" if column == "time" else "left")
-        from trailblaze.display import printable
+        from trailblaze.limits import printable
 
         for trail in result.trails:
             table.add_row(
