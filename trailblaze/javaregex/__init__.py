@@ -62,7 +62,8 @@ def to_python(pattern: str, flags: str = "s") -> str:
 def to_javascript(pattern: str, flags: str = "s") -> JsPattern:
     """``pattern`` (Java syntax) as a V8 regex; raises :class:`JavaRegexError` when it is not
     valid Java syntax or uses what V8 lacks. The source is safe inside a Playwright selector
-    string (no quotes, no ``>``)."""
+    string: no quotes, and ``>`` only where a named group or ``\\k<name>`` closes, never
+    ``>>`` (a literal ``>`` is written ``\\x3e``)."""
     writer = JavaScriptWriter()
     source = writer.write(parse(pattern, flags))
     return JsPattern(source, "u" if writer.unicode else "")

@@ -15,6 +15,7 @@ fails the step with the server's text.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -237,16 +238,11 @@ def _bounded_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+@functools.lru_cache(maxsize=256)
 def _compiled_pattern(pattern: str) -> Any:
     import regex
 
-    cached = _PATTERNS.get(pattern)
-    if cached is None:
-        cached = _PATTERNS[pattern] = regex.compile(pattern)
-    return cached
-
-
-_PATTERNS: dict[str, Any] = {}
+    return regex.compile(pattern)
 
 
 class _Permissive:

@@ -73,7 +73,7 @@ class GithubReport:
         title = f"{result.status}: {result.title}"
         where = failing_line(trail, result)
         if result.status == "flaky" and result.attempts:  # the step that failed before, not the first
-            where = _error_line(result.attempts[-1].error or "", result.path) or where
+            where = _located(result.attempts[-1].error or "", result.path)[0] or where
         line = annotation(kind, message, file=result.path, line=where, title=title)
         self.stream.write(line + "\n")
         self.stream.flush()
@@ -90,18 +90,17 @@ class GithubReport:
             print(f"warning: cannot write ${SUMMARY_ENV} {path}: {exc.strerror or exc}", file=sys.stderr, flush=True)
 
 
-def _without_location(error: str, path: str) -> str:
-    """``error`` without the ``path:line:`` it starts with (the annotation and the table say where)."""
+def _located(error: str, path: str) -> tuple[int | None, str]:
+    """The line of the ``path:line:`` a trail's error starts with, and the error without it
+    (None and the error as it is when it does not start so)."""
     head, sep, rest = error.partition(": ")
     where, _, line = head.rpartition(":")
-    return rest if sep and where == path and line.isdigit() else error
+    return (int(line), rest) if sep and where == path and line.isdigit() else (None, error)
 
 
-def _error_line(error: str, path: str) -> int | None:
-    """The line in ``path:line: …`` that a trail's error starts with."""
-    head, sep, _ = error.partition(": ")
-    where, _, line = head.rpartition(":")
-    return int(line) if sep and where == path and line.isdigit() else None
+def _without_location(error: str, path: str) -> str:
+    """``error`` without the ``path:line:`` it starts with (the annotation and the table say where)."""
+    return _located(error, path)[1]
 
 
 def _cell(text: str) -> str:

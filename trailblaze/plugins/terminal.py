@@ -19,6 +19,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
+from trailblaze.limits import printable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -114,8 +115,6 @@ class TerminalReporter:
 
     def _line(self, text: str, style: str | None = None, *, trail: str | None = None) -> None:
         """Print whole lines; with trails running at once, each line about ``trail`` names it."""
-        from trailblaze.limits import printable
-
         text = printable(text)  # errors quote pages and servers: no escape sequence reaches the terminal
         if trail is not None and self.concurrent:
             text = "\n".join(f"[{trail}] {line.strip()}" for line in text.splitlines())
@@ -262,8 +261,6 @@ class TerminalReporter:
         table = Table(show_edge=False, pad_edge=False, box=None)
         for column in ("trail", "driver", "device", "status", "time"):
             table.add_column(column, justify="right" if column == "time" else "left")
-        from trailblaze.limits import printable
-
         for trail in result.trails:
             table.add_row(
                 Text(printable(trail.id)),

@@ -87,17 +87,16 @@ def record_trails(project: Project, options: RunOptions, record: RecordOptions) 
     unwritable: list[TrailblazeError] = []
     for planned in run.planned:
         chosen = target_step(planned.trail, record.step)
-        if planned.skip_reason is None:
-            platform = project.drivers.resolve(planned.driver_key).platform
-            steps = [chosen] if chosen is not None else planned.trail.all_steps
-            # the steps a recording may be written into: all with --rerecord, else those without one
-            if not record.rerecord and chosen is None:
-                steps = [s for s in steps if s.recording_for(lookup_order((platform,))) is None]
-            unwritable.extend(unwritable_steps(Path(planned.trail.path), steps))
-        if planned.skip_reason is None:
-            platforms.add(platform := project.drivers.resolve(planned.driver_key).platform)
-            if agent_class.shows_browser and platform != "web":
-                raise UsageError(f"the {agent_class.name} agent records web pages; {planned.driver_key} is {platform}")
+        if planned.skip_reason is not None:
+            continue
+        platforms.add(platform := project.drivers.resolve(planned.driver_key).platform)
+        if agent_class.shows_browser and platform != "web":
+            raise UsageError(f"the {agent_class.name} agent records web pages; {planned.driver_key} is {platform}")
+        steps = [chosen] if chosen is not None else planned.trail.all_steps
+        # the steps a recording may be written into: all with --rerecord, else those without one
+        if not record.rerecord and chosen is None:
+            steps = [s for s in steps if s.recording_for((platform,)) is None]
+        unwritable.extend(unwritable_steps(Path(planned.trail.path), steps))
     if unwritable:  # found now, not after every step was recorded
         raise ErrorList(unwritable)
     executor = RecordExecutor(run, record)
