@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -44,16 +45,15 @@ def test_a_fifo_is_written_into_and_one_nobody_reads_is_an_error_at_once(tmp_pat
     with pytest.raises(OSError, match="No such device or address"):  # ENXIO: no reader, no hang
         write_atomic(fifo, "x")
     received: list[str] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    # a daemon: should the write never come, a reader blocked in open() must not keep pytest alive
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
     reader.start()
-    deadline = 50
-    while deadline:
+    for _ in range(50):
         try:
             write_atomic(fifo, "for the reader")
             break
         except OSError:  # the reader has not opened it yet
-            deadline -= 1
-            threading.Event().wait(0.1)
+            time.sleep(0.1)
     reader.join(10)
     assert received == ["for the reader"] and stat.S_ISFIFO(fifo.stat().st_mode)
 
