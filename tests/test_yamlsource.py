@@ -6,7 +6,11 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from trailblaze import yamlsource
 from trailblaze.errors import UsageError
 from trailblaze.yamlsource import load_path, load_text
 
@@ -95,10 +99,64 @@ def test_alias_uses_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     assert str(info.value).startswith("n.yaml:2:17:")
 
 
-def test_nesting_is_bounded_before_the_parser_recurses() -> None:
-    with pytest.raises(UsageError, match="nested more than 100 levels") as info:
-        load_text("a: " + "[" * 200_000, "deep.yaml")  # the C composer segfaulted on this
-    assert str(info.value).startswith("deep.yaml:1:")
+@pytest.fixture(params=["installed", "pure-python"])
+def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each nesting test runs with the parser PyYAML was installed with (libyaml's, with a limit
+    and a read-ahead of its own) and with the pure-Python one."""
+    if request.param == "pure-python":
+        monkeypatch.setattr(yamlsource, "_Loader", yaml.SafeLoader)
+    return str(request.param)
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [
+        ("a: " + "[" * 200_000, 103),  # the C composer segfaulted on this; libyaml 0.2.6 answers at 1000
+        ("[" * 2_000, 101),
+        ("a: " + "[ " * 2_000, 202),
+        ("- " + "{a: " * 2_000, 399),
+    ],
+)
+@pytest.mark.usefixtures("parser")
+def test_nesting_is_bounded_before_the_parser_recurses(text: str, column: int) -> None:
+    with pytest.raises(UsageError) as info:
+        load_text(text, "deep.yaml")
+    assert str(info.value) == (
+        f"deep.yaml:1:{column}: YAML nested more than 100 levels deep (TRAILBLAZE_MAX_YAML_DEPTH raises the limit)"
+    )
+
+
+@pytest.mark.usefixtures("parser")
+def test_a_raised_nesting_bound_holds_beyond_the_parsers_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAILBLAZE_MAX_YAML_DEPTH", "3000")
+    value, depth = load_text("a: " + "[" * 2_500 + "]" * 2_500).data["a"], 1
+    while value:
+        value, depth = value[0], depth + 1
+    assert (value, depth) == ([], 2_500)
+    with pytest.raises(UsageError, match="nested more than 3000 levels"):
+        load_text("[" * 3_100)
+
+
+@given(depth=st.integers(1, 130), spaced=st.booleans(), kind=st.sampled_from(["[", "{k: "]))
+@settings(max_examples=60, deadline=None)
+def test_any_flow_nesting_loads_or_names_our_bound(depth: int, spaced: bool, kind: str) -> None:
+    opener = kind + (" " if spaced else "")
+    closer = {"[": "]", "{k: ": "}"}[kind]
+    text = "x: " + opener * depth + "1" + closer * depth + "\n"
+    if depth <= 99:  # the mapping at the top is one level
+        value = load_text(text).data["x"]
+        for _ in range(depth):
+            value = value[0] if isinstance(value, list) else value["k"]
+        assert value == 1
+    else:
+        with pytest.raises(UsageError, match=r"^f\.yaml:1:\d+: YAML nested more than 100 levels deep"):
+            load_text(text, "f.yaml")
+
+
+def test_brackets_in_quotes_and_comments_do_not_count_as_nesting() -> None:
+    quoted = 'a: "' + "[" * 600 + "\"\nb: '" + "{" * 600 + "'\n# " + "[" * 600 + "\nc: see [1]\n"
+    assert not yamlsource._may_nest_deeply(quoted)
+    assert load_text(quoted).data["c"] == "see [1]"
 
 
 def test_a_bad_limit_setting_is_misuse(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,6 +29,7 @@ try:  # the C parser is ~10x faster; the wheels ship it, source builds may not
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from yaml import SafeLoader as _PurePythonLoader
 
 PathKey = tuple[str | int, ...]
 
@@ -107,9 +108,16 @@ def load_path(path: Path) -> YamlDocument:
 
 
 def load_text(text: str, path: str | None = None) -> YamlDocument:
-    """Parse YAML text. Parsing is event by event (the C parser, no recursion), so the nesting
-    depth and what aliases expand to are bounded before they can cost memory or time."""
-    loader = _Loader(text)
+    """Parse YAML text. Parsing is event by event (no recursion), so the nesting depth and what
+    aliases expand to are bounded before they can cost memory or time.
+
+    Our nesting bound answers before the parser's own: a parser reads ahead of the events it
+    hands out (libyaml up to 1024 characters, enough for a thousand ``[``), and a parser with a
+    lower limit of its own (libyaml's is 1000 since PyYAML 6.0.4) would otherwise report deep
+    flow nesting in its words. A file whose flow brackets could nest that deep is parsed by
+    PyYAML's pure-Python parser, which has no limit of its own, so the message is always ours
+    and names the bracket that goes over."""
+    loader = _PurePythonLoader(text) if _may_nest_deeply(text) else _Loader(text)
     builder = _Builder(path)
     try:
         data = builder.document(loader)
@@ -132,6 +140,51 @@ def load_text(text: str, path: str | None = None) -> YamlDocument:
     finally:
         loader.dispose()
     return YamlDocument(path, data, builder.positions, builder.key_positions)
+
+
+#: brackets, quotes and comment marks: what decides how deep flow collections (``[``/``{``) nest
+_FLOW_MARKS = re.compile(r"[\[\]{}\"'#]")
+_DOUBLE_QUOTED_END = re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL)
+_SINGLE_QUOTED_END = re.compile(r"(?:[^']|'')*'")
+#: a parser may read this many levels ahead of its events before our bound sees them; deeper
+#: flow nesting goes to the pure-Python parser (libyaml stops at 1000 levels in its own words)
+_LOOKAHEAD_DEPTH = 500
+
+
+def _may_nest_deeply(text: str) -> bool:
+    """Whether flow collections in ``text`` may nest deeper than the depth bound (or than a
+    parser's own limit): a scan of brackets outside quotes and comments. It may overcount (a
+    ``[`` inside a plain scalar), never undercount what a parser would see, and a file it flags
+    is still parsed exactly, only by the slower parser."""
+    threshold = min(limits.YAML_DEPTH.get_int(), _LOOKAHEAD_DEPTH)
+    if text.count("[") + text.count("{") <= threshold:
+        return False  # the common case: not enough brackets to nest that deep
+    depth = 0
+    position = 0
+    length = len(text)
+    while position < length:
+        found = _FLOW_MARKS.search(text, position)
+        if found is None:
+            return False
+        mark, at = found.group(), found.start()
+        before = text[at - 1] if at else "\n"
+        position = at + 1
+        if mark == "#":
+            if before in " \t\n\r":  # a comment runs to the end of its line
+                end = text.find("\n", position)
+                position = length if end < 0 else end + 1
+        elif mark in "\"'":
+            if depth or before in " \t\n\r[{,:":  # a quoted scalar starts here
+                closing = (_DOUBLE_QUOTED_END if mark == '"' else _SINGLE_QUOTED_END).match(text, position)
+                position = closing.end() if closing else length
+        elif mark in "[{":
+            if depth or before in " \t\n\r-:?":
+                depth += 1
+                if depth > threshold:
+                    return True
+        elif depth:
+            depth -= 1
+    return False
 
 
 _MERGE = object()  # the pending key of a mapping while its ``<<:`` value is read
