@@ -6,18 +6,35 @@ PYTHON ?= python3
 NPM ?= npm
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# every package the development and CI environment installs, pinned with hashes (`make lock`
+# regenerates it; `make test-latest` runs the suite against the newest releases instead)
+LOCK := requirements/dev.txt
+# pip is quiet twice over: errors still show, but not the notes of this machine's package index
+# or setuptools' boxed note on editable installs
+PIP := $(BIN)/python -m pip --quiet --quiet
 # npm packages from package-lock.json files: the third-party MCP servers the tests run, and
 # the JavaScript example toolset's SDK
 PEERS := tests/mcp_toolsets/peers
 JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench wheel clean
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench wheel clean lock test-latest
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
+	$(PIP) install --require-hashes --no-deps -r $(LOCK)
+	$(PIP) install --no-deps -e .
+	$(BIN)/python scripts/check_lock.py $(LOCK)
 	touch $(STAMP)
+
+# after changing dependencies in pyproject.toml: pin the newest releases that satisfy them
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --quiet --extra all --extra dev --generate-hashes --universal \
+		--python-version 3.11 --custom-compile-command 'make lock' -o $(LOCK)
+
+# the whole suite against the newest releases of everything (a separate .venv-latest); when it
+# fails and `make test` passes, a new release broke something: the script names what moved
+test-latest: peers
+	$(PYTHON) scripts/test_latest.py $(LOCK)
 
 setup: $(STAMP) browser
 
@@ -62,4 +79,4 @@ wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules
+	rm -rf $(VENV) .venv-latest .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules
