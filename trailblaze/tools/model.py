@@ -45,6 +45,9 @@ class ToolMetadata:
     #: False when every group of the tool is off by default (seed 000's ``defaultEnabled``):
     #: agents are offered it only when ``llm.groups`` names one of them
     default_enabled: bool = True
+    #: a read-only query (``web_currentUrl``, ``findMatches``): its answer is for the agent
+    #: that asked, so a call is never recorded and a replay loses nothing without it
+    query: bool = False
 
     def applies_to(self, driver: str, platform: str) -> bool:
         if self.drivers is not None and driver not in self.drivers:
@@ -65,6 +68,7 @@ class ToolMetadata:
             "requiresContext": self.requires_context,
             "toolset": self.toolset,
             "defaultEnabled": self.default_enabled,
+            "isQuery": self.query,
         }
 
 
