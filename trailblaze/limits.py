@@ -59,8 +59,20 @@ EXPRESSION_CHARS = Limit("TRAILBLAZE_MAX_EXPRESSION_CHARS", 1_000, "characters a
 MESSAGE_CHARS = Limit("TRAILBLAZE_MAX_MESSAGE_CHARS", 4_000, "characters one message may have")
 #: bytes of an MCP server's stderr log before it is rotated (one older log is kept)
 LOG_BYTES = Limit("TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log")
+#: characters of a step's text an agent gives ``trailblaze mcp`` (an objective, a call's reason)
+STEP_TEXT_CHARS = Limit("TRAILBLAZE_MAX_STEP_TEXT_CHARS", 2_000, "characters a recorded step's text may have")
 
-ALL = (FILE_BYTES, YAML_DEPTH, YAML_ALIASES, YAML_EXPANSION, REGEX_SECONDS, EXPRESSION_CHARS, MESSAGE_CHARS, LOG_BYTES)
+ALL = (
+    FILE_BYTES,
+    YAML_DEPTH,
+    YAML_ALIASES,
+    YAML_EXPANSION,
+    REGEX_SECONDS,
+    EXPRESSION_CHARS,
+    MESSAGE_CHARS,
+    LOG_BYTES,
+    STEP_TEXT_CHARS,
+)
 
 
 def shorten(text: str, limit: int | None = None) -> str:

@@ -17,7 +17,9 @@ MAX_LINES = 400
 _SHOWN_ATTRIBUTES = ("level", "value", "url", "placeholder")
 
 
-def render_screen(root: ViewNode, max_lines: int = MAX_LINES) -> str:
+def render_screen(root: ViewNode, max_lines: int = MAX_LINES, more: str = "") -> str:
+    """The screen, one element per line; past ``max_lines`` a note of how many were left out,
+    followed by ``more`` (how the reader can see the rest)."""
     lines: list[str] = []
     omitted = 0
 
@@ -35,7 +37,7 @@ def render_screen(root: ViewNode, max_lines: int = MAX_LINES) -> str:
     for child in root.children if root.class_name == "document" else [root]:
         visit(child, 0)
     if omitted:
-        lines.append(f"… {omitted} more elements not shown")
+        lines.append(f"… {omitted} more elements not shown{more}")
     return "\n".join(lines) if lines else "(the screen is empty)"
 
 
