@@ -10,6 +10,9 @@ Shutdown closes every client's device, browser and MCP toolset servers:
 
 Exit codes: 0 when the client ended the session, 130 after a signal, 2 when the server could
 not serve (a port in use is a usage error, 3).
+
+Over stdio, the opening of a session (``initialize``, ``tools/list``) is answered before the
+``mcp`` SDK is imported (:mod:`.prelude`), which then serves the rest of it.
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import ExitCode
 
 if TYPE_CHECKING:
+    from trailblaze.mcpserver.prelude import SdkWire, Wire
     from trailblaze.mcpserver.server import McpApp
-    from trailblaze.mcpserver.state import Defaults
+    from trailblaze.mcpserver.state import ClientState, Defaults
     from trailblaze.runner.project import Project
 
 
@@ -61,19 +65,37 @@ def run(project: Project, defaults: Defaults, transport: Transport) -> int:
     return asyncio.run(_main(project, defaults, transport))
 
 
-async def _main(project: Project, defaults: Defaults, transport: Transport) -> int:
+@dataclass(slots=True)
+class _Opened:
+    """What the command opened, to close at the end: the server, or a session the prelude
+    started before there was one."""
+
+    app: McpApp | None = None
+    state: ClientState | None = None
+
+    async def close(self) -> None:
+        if self.app is not None:
+            await self.app.close()
+        elif self.state is not None:
+            await self.state.close()
+
+
+def _app(project: Project, defaults: Defaults) -> McpApp:
     from trailblaze.mcpserver.server import McpApp, quiet_sdk_warnings
 
     quiet_sdk_warnings()
-    app = McpApp(project, defaults)
+    return McpApp(project, defaults)
+
+
+async def _main(project: Project, defaults: Defaults, transport: Transport) -> int:
+    from trailblaze.mcpserver.http import Stopper
+
+    opened = _Opened()
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
     signals = 0
     closing = False
-
-    from trailblaze.mcpserver.http import Stopper
-
     stopper = Stopper()
 
     def on_signal() -> None:
@@ -96,32 +118,59 @@ async def _main(project: Project, defaults: Defaults, transport: Transport) -> i
             pass
     try:
         if transport.http:
-            await _http(app, transport, stopper)
+            opened.app = _app(project, defaults)
+            await _http(opened.app, transport, stopper)
         else:
-            await _stdio(app)
+            await _stdio(project, defaults, opened)
     except asyncio.CancelledError:
         if not signals:
             raise
     finally:
         closing = True
-        await app.close()
+        await opened.close()
         for sig in installed:
             loop.remove_signal_handler(sig)
     return int(ExitCode.INTERRUPTED if signals else ExitCode.OK)
 
 
-async def _stdio(app: McpApp) -> None:
+async def _stdio(project: Project, defaults: Defaults, opened: _Opened) -> None:
+    """The prelude, when stdin and stdout are pipes (or a terminal), then the SDK's loop."""
+    from trailblaze.mcpserver.prelude import Prelude, SdkWire
+
+    with _stdin_lines() as stdin, _stdout_wire() as wire:
+        if stdin is None or wire is None:
+            opened.app = _app(project, defaults)
+            await _serve_stdio(opened.app, stdin, None)
+            return
+
+        def new_state() -> ClientState:
+            from trailblaze.mcpserver.state import ClientState
+
+            opened.state = ClientState(project, defaults)
+            return opened.state
+
+        prelude = Prelude(stdin, wire, new_state)
+        await prelude.run()
+        if prelude.ended:  # the client left after the opening: the SDK has nothing to serve
+            return
+        opened.app = _app(project, defaults)
+        if opened.state is not None:
+            opened.app.adopt(opened.state)
+        await _serve_stdio(opened.app, prelude.replay(), SdkWire(wire, replayed=prelude.replayed))
+
+
+async def _serve_stdio(app: McpApp, stdin: Any, stdout: SdkWire | None) -> None:
     """The session-based loop (the SDK's ``Server.run`` lets a client's first request choose the
     sessionless 2026-07-28 protocol instead; see :mod:`.server`)."""
     from mcp.server.runner import serve_loop
     from mcp.server.stdio import stdio_server
 
     server = app.server
-    with _stdin_lines() as stdin:
-        async with stdio_server(stdin=stdin) as (read, write), server.lifespan(server) as lifespan_state:  # type: ignore[arg-type]
-            await serve_loop(
-                server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options()
-            )
+    async with (
+        stdio_server(stdin=stdin, stdout=stdout) as (read, write),  # type: ignore[arg-type]
+        server.lifespan(server) as lifespan_state,
+    ):
+        await serve_loop(server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options())
 
 
 class _PipeLines:
@@ -183,6 +232,35 @@ def _stdin_lines() -> Iterator[_PipeLines | None]:
         yield _PipeLines(private)
     finally:
         os.dup2(private, 0)
+        os.close(private)
+
+
+@contextlib.contextmanager
+def _stdout_wire() -> Iterator[Wire | None]:
+    """stdout as the protocol's wire, when it is a pipe, socket or terminal (else None: the SDK
+    writes to it). Meanwhile fd 1 points at stderr, so what a browser or toolset server started
+    here prints cannot corrupt the protocol."""
+    import stat
+
+    from trailblaze.mcpserver.prelude import Wire
+
+    try:
+        mode = os.fstat(1).st_mode
+    except OSError:
+        yield None
+        return
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(1))):
+        yield None
+        return
+    sys.stdout.flush()
+    private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.dup2(2, 1)
+    wire = Wire(private)
+    try:
+        yield wire
+    finally:
+        wire.close()
+        os.dup2(private, 1)
         os.close(private)
 
 

@@ -62,6 +62,7 @@ class McpApp:
         self.defaults = defaults
         self.states: list[ClientState] = []
         self._closing: set[asyncio.Task[None]] = set()
+        self._adopted: ClientState | None = None
         self.server: Server[Any] = _Server(
             SERVER_NAME,
             version=__version__,
@@ -71,6 +72,11 @@ class McpApp:
             on_call_tool=self.call_tool,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+
+    def adopt(self, state: ClientState) -> None:
+        """Give the next client connection ``state``: the session the stdio prelude began
+        (:mod:`.prelude`) goes on with the settings and tools it listed."""
+        self._adopted = state
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
@@ -84,7 +90,7 @@ class McpApp:
         connection = _connection(ctx)
         state: ClientState | None = connection.state.get(_STATE_KEY)
         if state is None:
-            state = ClientState(self.project, self.defaults)
+            state, self._adopted = self._adopted or ClientState(self.project, self.defaults), None
             connection.state[_STATE_KEY] = state
             self.states.append(state)
             connection.exit_stack.push_async_callback(self._release, state)

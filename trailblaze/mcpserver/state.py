@@ -200,9 +200,9 @@ class ClientState:
     def hidden_tools(self) -> frozenset[str]:
         """The tools the session's toolsets keep from agents (:func:`trailblaze.toolsets.hidden_tools`):
         the connected device's, else those of the default driver with the session's target."""
-        from trailblaze.runner.agent_step import session_hidden
-
         if self.device is not None and self.device.session is not None:
+            from trailblaze.runner.agent_step import session_hidden
+
             return session_hidden(self.device.live)
         from trailblaze.driver import DriverContext
         from trailblaze.toolsets import hidden_tools
