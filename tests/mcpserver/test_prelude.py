@@ -1,0 +1,127 @@
+"""The opening of a stdio session, answered before the SDK is loaded, is what the SDK would say;
+the session then goes on with the SDK as if it had answered from the start.
+
+The SDK answers on its own when stdout is a file (the prelude needs a pipe): each test reads
+both paths' answers to the same messages from a real ``trailblaze mcp`` process.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Project, cli_env
+
+from trailblaze.mcpserver import prelude
+
+COMMAND = [sys.executable, "-m", "trailblaze", "mcp"]
+
+
+def _initialize(version: str, id: Any = 1) -> dict[str, Any]:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    return {"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params}
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def through_pipes(root: Path, messages: list[Any]) -> list[dict[str, Any]]:
+    """The answers of ``trailblaze mcp`` with stdin and stdout pipes (the prelude's path), all
+    messages written at once, stdin closed once every request is answered."""
+    wanted = sum(1 for m in messages if isinstance(m, dict) and "id" in m and "method" in m)
+    proc = subprocess.Popen(
+        COMMAND, cwd=root, env=cli_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join((m if isinstance(m, str) else json.dumps(m)) + "\n" for m in messages).encode())
+    proc.stdin.flush()
+    answers = []
+    while len([a for a in answers if a.get("id") is not None]) < wanted:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read().decode() if proc.stderr else "stdout closed"
+        answers.append(json.loads(line))
+    proc.stdin.close()
+    assert proc.wait(60) == 0
+    proc.stdout.close()
+    if proc.stderr is not None:
+        proc.stderr.close()
+    return answers
+
+
+def through_files(root: Path, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answers of ``trailblaze mcp`` reading a file and writing one: the SDK alone."""
+    (root / "in.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    with (root / "in.jsonl").open("rb") as stdin, (root / "out.jsonl").open("wb") as stdout:
+        result = subprocess.run(COMMAND, cwd=root, env=cli_env(), stdin=stdin, stdout=stdout, timeout=120)
+    assert result.returncode == 0
+    text = (root / "out.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18", "2024-11-05", "1999-01-01"])
+def test_the_opening_is_answered_as_the_sdk_answers_it(project: Project, version: str) -> None:
+    opening = [_initialize(version), INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    ours = through_pipes(project.root, opening)
+    sdk = through_files(project.root, opening)
+    assert [a["id"] for a in ours] == [1, 2]
+    assert ours == sdk
+    assert ours[0]["result"]["protocolVersion"] == (version if version != "1999-01-01" else "2025-11-25")
+
+
+def test_the_prelude_knows_the_sdks_protocol_versions() -> None:
+    """Held equal here, so an SDK that adds a version cannot make the two paths differ unnoticed
+    (a new capability, such as MCP resources, makes the opening's answers differ above)."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    assert prelude.HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
+
+
+def test_a_session_goes_on_with_the_sdk_after_the_prelude(project: Project) -> None:
+    """Everything at once, as a client that pipelines: the opening (answered by the prelude),
+    then calls the SDK answers, in order; the replayed initialize's answer never shows."""
+    messages = [
+        _initialize("2025-11-25", id="open"),
+        INITIALIZED,
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "config", "arguments": {"action": "GET"}},
+        },
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
+    ]
+    answers = through_pipes(project.root, messages)
+    assert [a.get("id") for a in answers] == ["open", 2, 3, 4, 5]
+    assert all(prelude.REPLAYED_ID not in json.dumps(a) for a in answers)
+    assert answers[2]["result"] == {}
+    config = answers[3]["result"]["structuredContent"]["values"]
+    assert config["toolProfile"] == "DEFAULT" and config["mode"] == "MCP_CLIENT_AS_AGENT"
+    assert answers[4]["result"] == answers[1]["result"]  # the SDK lists what the prelude listed
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    ],
+)
+def test_what_the_prelude_does_not_know_is_the_sdks_to_answer(project: Project, first: dict[str, Any]) -> None:
+    """A session that does not open with a well-formed initialize gets the SDK's own answer."""
+    ours = through_pipes(project.root, [first])
+    sdk = through_files(project.root, [first])
+    assert ours == sdk
+
+
+def test_the_sdk_answers_after_a_line_that_is_not_json(project: Project) -> None:
+    opening = [_initialize("2025-11-25"), INITIALIZED, "{not json", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    answers = through_pipes(project.root, opening)
+    assert [a.get("id") for a in answers if "result" in a] == [1, 2]
+    assert [t["name"] for t in answers[-1]["result"]["tools"]][:2] == ["device", "step"]
