@@ -14,6 +14,8 @@ from trailblaze.devicecommands import ViewNode
 
 #: more lines than this are cut (with a note): a screen is read, not archived
 MAX_LINES = 400
+#: a label or value longer than this is cut (a field holding a 200 KB text is one line)
+MAX_TEXT = 200
 _SHOWN_ATTRIBUTES = ("level", "value", "url", "placeholder")
 
 
@@ -49,13 +51,14 @@ def _describe(node: ViewNode) -> str:
     parts = [node.class_name or "node"]
     label = node.text or node.description
     if label:
-        parts.append(json.dumps(label, ensure_ascii=False))
+        parts.append(json.dumps(_short(label), ensure_ascii=False))
     if node.id and not node.ref:
         parts.append(f"id={node.id}")
     for key in _SHOWN_ATTRIBUTES:
         value = node.attributes.get(key)
         if value not in (None, "", True):
-            parts.append(f"{key}={json.dumps(value, ensure_ascii=False) if ' ' in str(value) else value}")
+            value = _short(str(value))
+            parts.append(f"{key}={json.dumps(value, ensure_ascii=False) if ' ' in value else value}")
     if node.checked:
         parts.append("checked")
     if node.selected:
@@ -67,3 +70,7 @@ def _describe(node: ViewNode) -> str:
     if node.ref:
         parts.append(f"[{node.ref}]")
     return " ".join(parts)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else f"{text[:MAX_TEXT]}… ({len(text) - MAX_TEXT} more characters)"

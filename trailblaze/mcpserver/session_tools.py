@@ -782,7 +782,7 @@ async def session(call: Call, arguments: dict[str, Any]) -> Reply:
                 **recording.summary(),
                 "device": device_info,
                 "mode": state.settings.mode.value,
-                "steps": [s.to_dict() for s in recording.steps],
+                "steps": _cut([s.to_dict() for s in recording.steps], ECHO_CHARS),
             }
         )
     files = [p for p in state.artifacts if p.exists()]
