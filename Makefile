@@ -16,8 +16,10 @@ PIP := $(BIN)/python -m pip --quiet --quiet
 # the JavaScript example toolset's SDK
 PEERS := tests/mcp_toolsets/peers
 JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
+# the third-party servers the benchmarks measure against (@playwright/mcp)
+BENCH_PEERS := benchmarks/peers
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench wheel clean lock test-latest
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers bench wheel clean lock test-latest
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +48,8 @@ demo: setup
 
 peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed
 
+bench-peers: $(BENCH_PEERS)/node_modules/.installed
+
 %/node_modules/.installed: %/package-lock.json
 	$(NPM) ci --prefix $* --no-audit --no-fund
 	touch $@
@@ -70,7 +74,7 @@ pytest: setup peers
 
 test: lint typecheck pytest
 
-bench: setup peers
+bench: setup peers bench-peers
 	$(BIN)/python benchmarks/run.py
 
 # a wheel to install where the repository is not (no release is on PyPI): dist/trailblaze-*.whl
@@ -79,4 +83,5 @@ wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
-	rm -rf $(VENV) .venv-latest .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules
+	rm -rf $(VENV) .venv-latest .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
+		$(BENCH_PEERS)/node_modules
