@@ -158,10 +158,12 @@ def test_a_tool_name_llm_apis_refuse_is_offered_under_a_name_they_accept(project
             tools = (await client.list_tools()).tools
             dotted = next(t for t in tools if (t.meta or {}).get("trailblaze/tool") == "bank.signIn")
             called = ok(await client.call_tool(dotted.name, {"reason": "Sign in"}))
-            return {"names": names_of(tools), "offered": dotted.name, "called": called}
+            step = ok(await client.call_tool("step", {"objective": "Again", "tools": f"- {dotted.name}: {{}}"}))
+            return {"names": names_of(tools), "offered": dotted.name, "called": called, "step": step}
 
     out = asyncio.run(scenario())
     assert "bank.signIn" not in out["names"] and "bank_signIn" in out["names"]
     assert out["offered"].startswith("bank_signIn_") and len(out["offered"]) == len("bank_signIn_") + 6
     assert out["called"]["tool"] == "bank.signIn" and out["called"]["output"] == "called bank.signIn"
     assert out["called"]["recorded"]["tools"] == [{"bank.signIn": {}}]
+    assert out["step"]["recorded"]["tools"] == [{"bank.signIn": {}}]  # step's tools take the offered name too

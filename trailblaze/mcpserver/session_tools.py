@@ -196,6 +196,10 @@ async def step(call: Call, arguments: dict[str, Any]) -> Reply:
             'value="TRAILBLAZE_AS_AGENT") lets trailblaze\'s own agent work out objectives'
         )
     calls = _tool_calls(args.tools) if args.tools is not None else None
+    if calls is not None:  # a tool may be named as tools/list offers it (bank_signIn for bank.signIn)
+        from trailblaze.mcpserver.catalog import tool_name
+
+        calls = [ToolCall(tool_name(state, c.name), c.args) for c in calls]
     async with state.lock:
         device = await _device(state)
         if calls is not None:
