@@ -63,6 +63,15 @@ class ToolboxAction(enum.StrEnum):
     PROFILE = "PROFILE"
 
 
+class Hint(enum.StrEnum):
+    """What kind of step ``step(hint=…)`` takes (seed 004): ``VERIFY`` checks with read-only tools
+    and records a ``verify:`` step; ``NAVIGATION`` narrows trailblaze's agent to the interaction
+    and navigation tools (launch, URLs, back, scrolling)."""
+
+    VERIFY = "VERIFY"
+    NAVIGATION = "NAVIGATION"
+
+
 class Platform(enum.StrEnum):
     ANDROID = "ANDROID"
     IOS = "IOS"
@@ -98,7 +107,11 @@ class StepArgs(_Args):
 
     objective: str = Field(description="The step in plain language; it becomes the recorded step's text")
     context: str | None = Field(None, description="Background from earlier steps (for trailblaze's agent)")
-    hint: str | None = Field(None, description='"VERIFY" checks an assertion with read-only tools: passed true/false')
+    hint: Hint | None = Field(
+        None,
+        description="VERIFY checks an assertion with read-only tools (passed true/false); NAVIGATION gives "
+        "trailblaze's agent only interaction and navigation tools",
+    )
     tools: str | list[Any] | None = Field(
         None,
         description="Tool calls to run directly, no LLM: YAML as in a trail's recording, e.g. "
@@ -107,6 +120,15 @@ class StepArgs(_Args):
     fast: bool = Field(False, description="Leave out the screenshot (the text summary stays)")
     screenshot: bool = Field(False, description="Save a screenshot after the step and return it")
     snapshotDetails: str | None = Field(None, description="Accepted for compatibility; the summary is always compact")
+
+    @field_validator("hint", mode="before")
+    @classmethod
+    def _known_hint(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str) or value.strip().upper() not in Hint.__members__:
+            raise ValueError(f"unknown hint {value!r}: use one of {', '.join(Hint)}, or leave it out")
+        return Hint(value.strip().upper())
 
 
 class AskArgs(_Args):
@@ -177,6 +199,7 @@ _ENUM_VALUES = frozenset(
         DeviceDetail,
         TrailAction,
         SessionAction,
+        Hint,
         ConfigAction,
         ToolboxAction,
         Platform,

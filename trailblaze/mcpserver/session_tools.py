@@ -12,7 +12,7 @@ import base64
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,7 @@ from trailblaze.agents.screen import render_screen
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.mcpserver import arguments as A
 from trailblaze.mcpserver import recording as rec
-from trailblaze.mcpserver.categories import DESCRIPTIONS, PROFILES, Category, categories_of
+from trailblaze.mcpserver.categories import DESCRIPTIONS, PROFILES, Category, categories_of, for_navigation
 from trailblaze.mcpserver.settings import (
     CONFIG_KEYS,
     LlmCallStrategy,
@@ -33,7 +33,8 @@ from trailblaze.mcpserver.settings import (
     config_key,
 )
 from trailblaze.mcpserver.state import ClientState, pick_driver
-from trailblaze.runner.agent_step import AgentStep
+from trailblaze.pluginmanager import DEFAULT_PLUGINS
+from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep
 from trailblaze.runner.checks import collect_trails
 from trailblaze.runner.listing import list_devices
 from trailblaze.tools.model import REASON_KEYS, ToolCall
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from trailblaze.devicecommands import ViewNode
     from trailblaze.mcpserver.device import DeviceSession
     from trailblaze.mcpserver.sampling import Sampler
+    from trailblaze.tools.model import ToolSpec
 
 #: what a step's reply shows of the screen, and what ask shows at each verbosity
 SUMMARY_LINES = 150
@@ -79,6 +81,8 @@ class Call:
 
 
 Handler = Callable[[Call, dict[str, Any]], Awaitable[Reply]]
+#: told how many calls an agent's step has made so far, and what the last one did
+CallsMade = Callable[[int, str], Awaitable[None]]
 
 
 # -- device ---------------------------------------------------------------------------------------------
@@ -173,7 +177,7 @@ async def _device_info(device: DeviceSession, detail: A.DeviceDetail) -> dict[st
 
 async def step(call: Call, arguments: dict[str, Any]) -> Reply:
     args: A.StepArgs = _parse(A.StepArgs, arguments)
-    verify = (args.hint or "").strip().upper() == "VERIFY"
+    verify = args.hint is A.Hint.VERIFY
     state = call.state
     if args.tools is None and state.settings.mode is Mode.MCP_CLIENT_AS_AGENT:
         raise ToolError(
@@ -187,7 +191,8 @@ async def step(call: Call, arguments: dict[str, Any]) -> Reply:
         if calls is not None:
             reply = await _direct_step(state, device, args.objective, calls, verify)
         else:
-            reply = await _agent_step(call, device, args.objective, verify, args.context)
+            navigation = args.hint is A.Hint.NAVIGATION
+            reply = await _agent_step(call, device, args.objective, verify, args.context, navigation=navigation)
         await _attach_screen(state, device, reply, screenshot=args.screenshot and not args.fast)
     return reply
 
@@ -240,11 +245,25 @@ def _partial_note(recorded: dict[str, Any] | None) -> str:
     return "nothing was recorded"
 
 
-async def _agent_step(call: Call, device: DeviceSession, objective: str, verify: bool, context: str | None) -> Reply:
+async def _agent_step(
+    call: Call,
+    device: DeviceSession,
+    objective: str,
+    verify: bool,
+    context: str | None,
+    report: CallsMade | None = None,
+    *,
+    navigation: bool = False,
+) -> Reply:
     state = call.state
     kind: StepKind = "verify" if verify else "step"
     agent = await _agent(call, device)
-    task = _ReportingStep(device, device.new_step(kind, objective), call, context)
+    if report is None:
+
+        async def report(calls: int, message: str) -> None:
+            await call.progress(calls, None, message)
+
+    task = _ReportingStep(device, device.new_step(kind, objective), report, context, navigation)
     verdict = await agent.solve(task)
     passed = verdict.status == "complete"
     recorded = _record(state, device, kind, objective, task.recording) if (passed or not verify) else None
@@ -282,7 +301,7 @@ async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
         device = await _device(state)
         for number, text in enumerate(steps, 1):
             await call.progress(number - 1, len(steps), f"step {number}: {text}")
-            reply = await _agent_step(call, device, text, False, None)
+            reply = await _agent_step(call, device, text, False, None, _within_step(call, number - 1, len(steps)))
             results.append({"step": text, **{k: reply.data.get(k) for k in ("agent", "recorded", "error")}})
             if reply.error:
                 break
@@ -295,15 +314,39 @@ async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
     return reply
 
 
-class _ReportingStep(AgentStep):
-    """The agent's step, sending MCP progress after every call it makes."""
+def _within_step(call: Call, done: int, total: int) -> CallsMade:
+    """Progress inside step ``done`` (0-based) of ``total``: the k-th call reports ``done + k/(k+1)``,
+    so values rise with every call and stay below the next step's ``done + 1`` (the MCP spec
+    wants every progress value greater than the one before)."""
 
-    def __init__(self, device: DeviceSession, step: Step, call: Call, context: str | None) -> None:
+    async def report(calls: int, message: str) -> None:
+        await call.progress(done + calls / (calls + 1), total, f"step {done + 1}: {message}")
+
+    return report
+
+
+class _ReportingStep(AgentStep):
+    """The agent's step, reporting after every call it makes (``report(calls so far, message)``)."""
+
+    def __init__(
+        self, device: DeviceSession, step: Step, report: CallsMade, context: str | None, navigation: bool
+    ) -> None:
         assert device.runner is not None
         super().__init__(device.live, device.trail, step, step.text or "", device.runner)
-        self._call = call
+        self._report = report
         self._calls = 0
         self._extra_context = context
+        self._navigation = navigation
+        self.tools = self._narrowed(self.tools)
+
+    def tools_in_groups(self, groups: Sequence[str] | None) -> list[ToolSpec]:
+        return self._narrowed(super().tools_in_groups(groups))
+
+    def _narrowed(self, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        if not self._navigation:
+            return list(tools)
+        kept = for_navigation(tools, DEFAULT_PLUGINS)
+        return [t for t in tools if t.name == OBJECTIVE_STATUS or t in kept]
 
     @property
     def context(self) -> str | None:
@@ -313,7 +356,7 @@ class _ReportingStep(AgentStep):
     async def call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
         result = await super().call(name, args)
         self._calls += 1
-        await self._call.progress(self._calls, None, f"{name}: {'ok' if result.ok else result.error}")
+        await self._report(self._calls, f"{name}: {'ok' if result.ok else result.error}")
         return result
 
 
@@ -660,6 +703,12 @@ def _find_trail(state: ClientState, name: str | None, file: str | None) -> Path:
     matches = [p for p in (discover([folder]) if folder.is_dir() else []) if _title_of(p) == name]
     if len(matches) == 1:
         return matches[0]
+    if matches:
+        files = ", ".join(_shown(state, p) for p in matches)
+        raise ToolError(
+            f"{len(matches)} trails are titled {name!r}: {files}; say which with "
+            f'trail(action=RUN, file="{_shown(state, matches[0])}")'
+        )
     raise ToolError(f"no trail named {name!r} in {_shown(state, folder)} (trail(action=LIST) lists them)")
 
 
