@@ -21,7 +21,7 @@ from tests.mcpserver.support import Seen, data, failed, names, ok, stdio
 
 pytestmark = pytest.mark.usefixtures("browser")
 
-SESSION_TOOLS = ["device", "step", "ask", "trail", "session", "config", "toolbox"]
+SESSION_TOOLS = ["device", "step", "ask", "trail", "session", "config", "toolbox", "trailEdit"]
 
 
 def test_drive_save_replay(project: Project, cli: CliRunner) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from trailblaze.mcpserver.categories import Category, Profile
 from trailblaze.mcpserver.settings import ViewHierarchyVerbosity
@@ -70,6 +70,20 @@ class Hint(enum.StrEnum):
 
     VERIFY = "VERIFY"
     NAVIGATION = "NAVIGATION"
+
+
+class TrailEditAction(enum.StrEnum):
+    GET = "GET"
+    INSERT = "INSERT"
+    REPLACE = "REPLACE"
+    DELETE = "DELETE"
+    MOVE = "MOVE"
+    CLEAR_RECORDING = "CLEAR_RECORDING"
+
+
+class StepType(enum.StrEnum):
+    STEP = "STEP"
+    VERIFY = "VERIFY"
 
 
 class Platform(enum.StrEnum):
@@ -185,6 +199,31 @@ class ToolboxArgs(_Args):
     platform: str | None = Field(None, description="Accepted for compatibility: tools are the connected device's")
 
 
+class TrailEditArgs(_Args):
+    """Edit the session's recorded steps (``trailEdit``); ``operation`` is upstream's name for ``action``."""
+
+    action: TrailEditAction = Field(description="GET, INSERT, REPLACE, DELETE, MOVE or CLEAR_RECORDING")
+    index: int | None = Field(
+        None, description="The step (from 0, as GET numbers them): REPLACE, DELETE, MOVE, CLEAR_RECORDING"
+    )
+    position: int | None = Field(None, description="INSERT: where (0 first, -1 or none last); MOVE: the new index")
+    count: int | None = Field(None, ge=1, description="DELETE, CLEAR_RECORDING: this many steps from index (default 1)")
+    prompt: str | None = Field(None, min_length=1, description="INSERT, REPLACE: the step's text")
+    stepType: StepType | None = Field(None, description="INSERT, REPLACE: STEP or VERIFY")
+    name: str | None = Field(None, description="The recording's title, if you name it (upstream's argument)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upstream_operation(cls, data: Any) -> Any:
+        """Upstream calls ``action`` ``operation``: a prompt written for upstream works here."""
+        if isinstance(data, dict) and "operation" in data:
+            data = dict(data)
+            operation = data.pop("operation")
+            if data.setdefault("action", operation) != operation:
+                raise ValueError("give action or operation (upstream's name for it), not both")
+        return data
+
+
 class RunPromptArgs(_Args):
     """Steps in plain language for trailblaze's agent (TRAILBLAZE_AS_AGENT)."""
 
@@ -200,6 +239,8 @@ _ENUM_VALUES = frozenset(
         TrailAction,
         SessionAction,
         Hint,
+        TrailEditAction,
+        StepType,
         ConfigAction,
         ToolboxAction,
         Platform,

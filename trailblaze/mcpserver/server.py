@@ -100,6 +100,12 @@ _SESSION_TOOLS: dict[str, tuple[str, str]] = {
         "VERIFICATION, MEMORY, APP). LIST shows them (search, name, detail); ENABLE/DISABLE categories or "
         "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed.",
     ),
+    "trailEdit": (
+        "TrailEditArgs",
+        "Fix the steps this session recorded, before trail(action=SAVE): GET lists them (index from 0); "
+        "INSERT a step (prompt, position; no recording), REPLACE one's prompt or stepType (its recording is kept), "
+        "DELETE (index, count), MOVE (index, position), CLEAR_RECORDING (index, or all).",
+    ),
     "runPrompt": (
         "RunPromptArgs",
         "Run steps in plain language on the connected device with trailblaze's own agent "
@@ -239,7 +245,8 @@ class McpApp:
         return _result(reply)
 
     async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
-        from trailblaze.mcpserver.session_tools import HANDLERS, SESSION_TOOL_NAMES, ToolError, device_tool
+        from trailblaze.mcpserver.handlers import HANDLERS
+        from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES, ToolError, device_tool
 
         state = call.state
         if name == "runPrompt" and state.settings.mode is not Mode.TRAILBLAZE_AS_AGENT:
@@ -265,7 +272,7 @@ class McpApp:
             raise ToolError(f"unknown tool {name!r}: connect a device first (device(action=WEB)) to get its tools")
         import difflib
 
-        known = [*SESSION_TOOL_NAMES, *(s.name for s in state.device_tools(SESSION_TOOL_NAMES))]
+        known = [*HANDLERS, *(s.name for s in state.device_tools(SESSION_TOOL_NAMES))]
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ToolError(f"unknown tool {name!r}{hint}")
