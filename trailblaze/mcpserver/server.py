@@ -113,6 +113,9 @@ _SESSION_TOOLS: dict[str, tuple[str, str]] = {
     ),
 }
 _STATE_KEY = "trailblaze.mcp"
+#: what the server tells clients about: the tools change (device, mode, toolbox) and so does the
+#: list of resources (a trail saved)
+_NOTIFICATIONS = NotificationOptions(tools_changed=True, resources_changed=True)
 
 
 class _Server(Server[Any]):
@@ -122,7 +125,7 @@ class _Server(Server[Any]):
     def create_initialization_options(
         self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
     ) -> Any:
-        notifications = notification_options or NotificationOptions(tools_changed=True)
+        notifications = notification_options or _NOTIFICATIONS
         return super().create_initialization_options(notifications, *args, **kwargs)
 
 
@@ -142,11 +145,13 @@ class McpApp:
             instructions=INSTRUCTIONS,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_read_resource=self.read_resource,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
 
     def initialization_options(self) -> Any:
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        return self.server.create_initialization_options(_NOTIFICATIONS)
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -186,7 +191,7 @@ class McpApp:
     async def _discover(self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.DiscoverResult:
         return types.DiscoverResult(
             supported_versions=list(HANDSHAKE_PROTOCOL_VERSIONS),
-            capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=True)),
+            capabilities=self.server.get_capabilities(_NOTIFICATIONS),
             instructions=INSTRUCTIONS,
         )
 
@@ -202,6 +207,26 @@ class McpApp:
         tools = [self._session_tool(name) for name in names]
         tools.extend(_device_tool(spec, state) for spec in state.device_tools(SESSION_TOOL_NAMES))
         return types.ListToolsResult(tools=tools)
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        from trailblaze.mcpserver import resources
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return types.ListResourcesResult(resources=[])
+        return resources.listing(self.state_for(ctx), params.cursor if params is not None else None)
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        from mcp.shared.exceptions import MCPError
+
+        from trailblaze.mcpserver import resources
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            raise MCPError(resources.RESOURCE_NOT_FOUND, "resources belong to a session: connect with initialize")
+        return resources.read(self.state_for(ctx), str(params.uri), INSTRUCTIONS)
 
     def _session_tool(self, name: str) -> types.Tool:
         schema = self._session_schemas.get(name)
@@ -306,7 +331,12 @@ class McpApp:
                 )
 
             sampler = sample
-        return Call(state, progress, tools_changed, sampler, sampling is not None and sampling.tools is not None)
+
+        async def resources_changed() -> None:
+            await session.send_notification(types.ResourceListChangedNotification(), related_request_id=request_id)
+
+        sampling_tools = sampling is not None and sampling.tools is not None
+        return Call(state, progress, tools_changed, resources_changed, sampler, sampling_tools)
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:

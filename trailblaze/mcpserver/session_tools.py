@@ -33,6 +33,8 @@ from trailblaze.mcpserver.settings import (
     config_key,
 )
 from trailblaze.mcpserver.state import ClientState, pick_driver
+from trailblaze.mcpserver.trails import find_trail, list_trails
+from trailblaze.mcpserver.trails import shown as _shown
 from trailblaze.pluginmanager import DEFAULT_PLUGINS
 from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep
 from trailblaze.runner.checks import collect_trails
@@ -51,7 +53,6 @@ if TYPE_CHECKING:
 SUMMARY_LINES = 150
 STANDARD_LINES = 1000
 MAX_FULL_HIERARCHY = 200_000
-TRAILS_PER_PAGE = 20
 MAX_TOOL_CALLS = 100
 
 
@@ -75,6 +76,8 @@ class Call:
     state: ClientState
     progress: Callable[[float, float | None, str], Awaitable[None]]
     tools_changed: Callable[[], Awaitable[None]]
+    #: tells the client the list of resources changed (a trail file was written)
+    resources_changed: Callable[[], Awaitable[None]]
     #: asks the client's LLM (MCP sampling); None when the client cannot sample
     sampler: Sampler | None = None
     sampling_tools: bool = False
@@ -567,9 +570,9 @@ async def trail(call: Call, arguments: dict[str, Any]) -> Reply:
     state = call.state
     action = args.action
     if action is A.TrailAction.LIST:
-        return Reply(_list_trails(state, args.filter, args.page or 1))
+        return Reply(list_trails(state, args.filter, args.page or 1))
     if action is A.TrailAction.SAVE:
-        return Reply(_save(state, args.name))
+        return Reply(await _save(call, args.name))
     if action is A.TrailAction.END:
         recording = state.recording
         recording.active = False
@@ -597,7 +600,9 @@ def _connect_arguments(platform: A.Platform | None, device_id: str | None) -> di
     return {"action": platform.value, "deviceId": device_id}
 
 
-def _save(state: ClientState, name: str | None) -> dict[str, Any]:
+async def _save(call: Call, name: str | None) -> dict[str, Any]:
+    """Write the recording as a trail; a new file is a new resource (``resources/list_changed``)."""
+    state = call.state
     recording = state.recording
     title = name or recording.title
     if not title:
@@ -621,6 +626,7 @@ def _save(state: ClientState, name: str | None) -> dict[str, Any]:
     recording.saved_to = path
     if path not in state.artifacts:  # saved again: the same file
         state.artifacts.append(path)
+        await call.resources_changed()
     shown = _shown(state, path)
     steps = len(recording.steps)
     return {
@@ -633,90 +639,11 @@ def _save(state: ClientState, name: str | None) -> dict[str, Any]:
     }
 
 
-def _shown(state: ClientState, path: Path) -> str:
-    """A path as the user would type it: relative to the working directory when inside it."""
-    for base in (Path.cwd(), state.project.config.root):
-        with contextlib.suppress(ValueError):
-            return str(path.resolve().relative_to(base.resolve()))
-    return str(path)
-
-
-def _list_trails(state: ClientState, text: str | None, page: int) -> dict[str, Any]:
-    from trailblaze.trail.discovery import discover
-
-    folder = state.project.config.trails_dir
-    paths = discover([folder]) if folder.is_dir() else []
-    rows = []
-    for path in paths:
-        title = _title_of(path)
-        row = {"name": _trail_name(folder, path), "file": _shown(state, path), "title": title}
-        if text and text.lower() not in f"{row['file']} {title or ''}".lower():
-            continue
-        rows.append(row)
-    start = (page - 1) * TRAILS_PER_PAGE
-    shown = rows[start : start + TRAILS_PER_PAGE]
-    pages = max(1, -(-len(rows) // TRAILS_PER_PAGE))
-    return {"trails": shown, "page": page, "pages": pages, "total": len(rows)}
-
-
-def _trail_name(folder: Path, path: Path) -> str:
-    relative = path.resolve().relative_to(folder.resolve()) if path.resolve().is_relative_to(folder.resolve()) else path
-    name = relative.as_posix()
-    return name.removesuffix(".trail.yaml").removesuffix("/trail.yaml").removesuffix("trail.yaml") or name
-
-
-def _title_of(path: Path) -> str | None:
-    """The trail's ``config.title``, read without loading the whole trail (a broken file has none)."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            head = handle.read(64_000)
-        data = yaml.safe_load(head) if len(head) < 64_000 else None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-    if isinstance(data, dict) and isinstance(data.get("config"), dict):
-        title = data["config"].get("title")
-        return str(title) if title else None
-    if isinstance(data, list):
-        for item in data:
-            if isinstance(item, dict) and isinstance(item.get("config"), dict) and item["config"].get("title"):
-                return str(item["config"]["title"])
-    return None
-
-
-def _find_trail(state: ClientState, name: str | None, file: str | None) -> Path:
-    if file:
-        for base in (Path.cwd(), state.project.config.root, state.project.config.trails_dir):
-            candidate = (base / file).resolve()
-            if candidate.is_file():
-                return candidate
-        raise ToolError(f"no trail file {file!r}")
-    if not name:
-        raise ToolError(
-            'say which trail: trail(action=RUN, name="login") or trail(action=RUN, file="trails/x.trail.yaml")'
-        )
-    folder = state.project.config.trails_dir
-    for candidate in (folder / f"{name}.trail.yaml", folder / name / "trail.yaml", folder / name):
-        if candidate.is_file():
-            return candidate
-    from trailblaze.trail.discovery import discover
-
-    matches = [p for p in (discover([folder]) if folder.is_dir() else []) if _title_of(p) == name]
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        files = ", ".join(_shown(state, p) for p in matches)
-        raise ToolError(
-            f"{len(matches)} trails are titled {name!r}: {files}; say which with "
-            f'trail(action=RUN, file="{_shown(state, matches[0])}")'
-        )
-    raise ToolError(f"no trail named {name!r} in {_shown(state, folder)} (trail(action=LIST) lists them)")
-
-
 async def _run(call: Call, name: str | None, file: str | None) -> Reply:
     """Replay a trail deterministically (no LLM), with progress per step; not recorded (use the
     ``runTrail`` tool to make a trail part of the session's recording)."""
     state = call.state
-    path = _find_trail(state, name, file)
+    path = find_trail(state, name, file)
     async with state.lock:
         if state.device is None:
             trails, problems = collect_trails(state.project, [path], {}, require_args=False)
@@ -761,9 +688,9 @@ async def session(call: Call, arguments: dict[str, Any]) -> Reply:
         recording = state.new_recording(args.title)
         return Reply({"started": True, **recording.summary()})
     if action is A.SessionAction.SAVE:
-        return Reply(_save(state, args.title))
+        return Reply(await _save(call, args.title))
     if action is A.SessionAction.STOP:
-        saved = _save(state, args.title) if args.save else None
+        saved = await _save(call, args.title) if args.save else None
         state.recording.active = False
         return Reply({"stopped": True, **state.recording.summary(), "saved": saved})
     if action is A.SessionAction.LIST:
