@@ -61,6 +61,7 @@ class ToolboxAction(enum.StrEnum):
     ENABLE = "ENABLE"
     DISABLE = "DISABLE"
     PROFILE = "PROFILE"
+    RELOAD = "RELOAD"
 
 
 class Hint(enum.StrEnum):
@@ -189,7 +190,7 @@ class ConfigArgs(_Args):
 class ToolboxArgs(_Args):
     """The device tools on offer, by category."""
 
-    action: ToolboxAction = Field(ToolboxAction.LIST, description="LIST, ENABLE, DISABLE or PROFILE")
+    action: ToolboxAction = Field(ToolboxAction.LIST, description="LIST, ENABLE, DISABLE, PROFILE or RELOAD")
     categories: list[Category] | None = Field(None, description="ENABLE/DISABLE: these categories")
     profile: Profile | None = Field(None, description="PROFILE: MINIMAL, STANDARD, TESTING or ALL")
     name: str | None = Field(None, description="LIST: only this tool, with its parameters")

@@ -70,6 +70,18 @@ class DeviceSession:
             await self.close()
             raise
 
+    async def reload(self) -> None:
+        """The session's tools as the project has them now (``toolbox(action=RELOAD)``): a fresh
+        registry and MCP toolset servers started again; the device, its page and the memory stay."""
+        session = self.live
+        assert self.runner is not None
+        timeout = self.runner.timeout
+        self.workspace = self.project.workspace_for(self.project.config.trails_dir)
+        try:
+            await self.executor.set_up_again(session, self.workspace)
+        finally:
+            self.runner = ToolRunner(session, self.trail, timeout)  # its resolver holds the registry
+
     async def close(self) -> None:
         session, self.session, self.runner = self.session, None, None
         try:

@@ -98,7 +98,8 @@ _SESSION_TOOLS: dict[str, tuple[str, str]] = {
         "ToolboxArgs",
         "The device tools on offer, grouped in categories (CORE_INTERACTION, NAVIGATION, OBSERVATION, "
         "VERIFICATION, MEMORY, APP). LIST shows them (search, name, detail); ENABLE/DISABLE categories or "
-        "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed.",
+        "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed; RELOAD reads the "
+        "project's tool files again and restarts its MCP toolset servers (the device and recording stay).",
     ),
     "trailEdit": (
         "TrailEditArgs",

@@ -24,6 +24,7 @@ from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.mcpserver import arguments as A
 from trailblaze.mcpserver import recording as rec
 from trailblaze.mcpserver.categories import DESCRIPTIONS, PROFILES, Category, categories_of, for_navigation
+from trailblaze.mcpserver.reload import reload_tools
 from trailblaze.mcpserver.settings import (
     CONFIG_KEYS,
     LlmCallStrategy,
@@ -789,6 +790,10 @@ async def toolbox(call: Call, arguments: dict[str, Any]) -> Reply:
     state = call.state
     if args.action is A.ToolboxAction.LIST:
         return Reply(_toolbox_listing(state, args))
+    if args.action is A.ToolboxAction.RELOAD:
+        reloaded = await reload_tools(state)
+        await call.tools_changed()
+        return Reply(reloaded)
     before = set(state.enabled)
     concrete = {c for c in Category if c is not Category.ALL}
     enabled = concrete if Category.ALL in state.enabled else set(state.enabled)
