@@ -87,6 +87,11 @@ class StepType(enum.StrEnum):
     VERIFY = "VERIFY"
 
 
+class LogcatAction(enum.StrEnum):
+    QUERY = "QUERY"
+    ASSERT = "ASSERT"
+
+
 class Platform(enum.StrEnum):
     ANDROID = "ANDROID"
     IOS = "IOS"
@@ -225,6 +230,16 @@ class TrailEditArgs(_Args):
         return data
 
 
+class LogcatArgs(_Args):
+    """Search or assert on the Android device's log since it was connected (``logcat``)."""
+
+    action: LogcatAction = Field(description="QUERY lists matching lines; ASSERT says passed true/false")
+    pattern: str = Field(min_length=1, description="A regex (Java syntax) a line must contain a match of")
+    tag: str | None = Field(None, description="Only lines with this log tag (e.g. ActivityManager, OkHttp)")
+    limit: int | None = Field(None, ge=1, le=1000, description="QUERY: at most this many lines (default 50)")
+    message: str | None = Field(None, description="ASSERT: what you are checking, for the reply")
+
+
 class RunPromptArgs(_Args):
     """Steps in plain language for trailblaze's agent (TRAILBLAZE_AS_AGENT)."""
 
@@ -242,6 +257,7 @@ _ENUM_VALUES = frozenset(
         Hint,
         TrailEditAction,
         StepType,
+        LogcatAction,
         ConfigAction,
         ToolboxAction,
         Platform,

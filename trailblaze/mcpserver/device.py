@@ -11,6 +11,7 @@ pointed at — is what the MCP session records.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,11 +54,14 @@ class DeviceSession:
         self.session: Session | None = None
         self.trail = _scratch_trail(project)
         self.runner: ToolRunner | None = None
+        #: when the device was connected (seconds since the epoch): ``logcat`` reads from here on
+        self.opened_at = time.time()
         self._steps = 0
 
     async def open(self) -> None:
         try:
             target = self.options.target or (self.workspace.default_target if self.workspace is not None else None)
+            self.opened_at = time.time()
             self.session = await self.executor.open_session(self.driver_key, self.device_id, target, self.workspace)
             session = self.session
             session.trail = self.trail

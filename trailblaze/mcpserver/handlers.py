@@ -3,8 +3,9 @@ live in modules of their own."""
 
 from __future__ import annotations
 
+from trailblaze.mcpserver.logcat import logcat
 from trailblaze.mcpserver.session_tools import HANDLERS as _CORE
 from trailblaze.mcpserver.session_tools import Handler
 from trailblaze.mcpserver.trail_edit import trail_edit
 
-HANDLERS: dict[str, Handler] = {**_CORE, "trailEdit": trail_edit}
+HANDLERS: dict[str, Handler] = {**_CORE, "trailEdit": trail_edit, "logcat": logcat}

@@ -107,6 +107,12 @@ _SESSION_TOOLS: dict[str, tuple[str, str]] = {
         "INSERT a step (prompt, position; no recording), REPLACE one's prompt or stepType (its recording is kept), "
         "DELETE (index, count), MOVE (index, position), CLEAR_RECORDING (index, or all).",
     ),
+    "logcat": (
+        "LogcatArgs",
+        "Android only: the device's log since it was connected. QUERY lists the lines matching pattern "
+        "(a regex; tag narrows to one log tag), ASSERT says passed true/false. For what the screen does not "
+        "show: analytics events, failed requests, crashes. Never recorded.",
+    ),
     "runPrompt": (
         "RunPromptArgs",
         "Run steps in plain language on the connected device with trailblaze's own agent "
@@ -204,7 +210,7 @@ class McpApp:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return types.ListToolsResult(tools=[self._session_tool("device")])
         state = self.state_for(ctx)
-        names = [n for n in _SESSION_TOOLS if n != "runPrompt" or state.settings.mode is Mode.TRAILBLAZE_AS_AGENT]
+        names = [n for n in _SESSION_TOOLS if _offered(n, state)]
         tools = [self._session_tool(name) for name in names]
         tools.extend(_device_tool(spec, state) for spec in state.device_tools(SESSION_TOOL_NAMES))
         return types.ListToolsResult(tools=tools)
@@ -338,6 +344,16 @@ class McpApp:
 
         sampling_tools = sampling is not None and sampling.tools is not None
         return Call(state, progress, tools_changed, resources_changed, sampler, sampling_tools)
+
+
+def _offered(name: str, state: ClientState) -> bool:
+    """runPrompt is trailblaze's agent; logcat reads an Android device's log."""
+    if name == "runPrompt":
+        return state.settings.mode is Mode.TRAILBLAZE_AS_AGENT
+    if name == "logcat":
+        device = state.device
+        return device is not None and device.session is not None and device.platform == "android"
+    return True
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
