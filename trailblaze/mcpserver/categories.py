@@ -138,3 +138,14 @@ def offered(spec: ToolSpec, enabled: frozenset[Category], builtin_sources: Itera
     if Category.ALL in enabled:
         return True
     return bool(categories_of(spec, builtin_sources) & enabled)
+
+
+#: what ``step(hint="NAVIGATION")`` leaves trailblaze's agent (seed 004: the minimal tools plus
+#: launching, URLs and scrolling)
+NAVIGATION_HINT = frozenset({Category.CORE_INTERACTION, Category.NAVIGATION})
+
+
+def for_navigation(specs: Iterable[ToolSpec], builtin_sources: Iterable[str]) -> list[ToolSpec]:
+    """The tools of ``specs`` a ``hint="NAVIGATION"`` step offers trailblaze's agent."""
+    builtin = frozenset(builtin_sources)
+    return [spec for spec in specs if categories_of(spec, builtin) & NAVIGATION_HINT]

@@ -9,18 +9,16 @@ Shutdown closes every client's device, browser and MCP toolset servers:
 * a second SIGINT/SIGTERM while closing exits at once.
 
 Exit codes: 0 when the client ended the session, 130 after a signal, 2 when the server could
-not serve (a port in use is a usage error, 3).
+not serve or the client broke the protocol (a stdio message over the size limit; see
+:mod:`.stdio`), 3 for a port in use.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import os
 import signal
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -111,79 +109,9 @@ async def _main(project: Project, defaults: Defaults, transport: Transport) -> i
 
 
 async def _stdio(app: McpApp) -> None:
-    """The session-based loop (the SDK's ``Server.run`` lets a client's first request choose the
-    sessionless 2026-07-28 protocol instead; see :mod:`.server`)."""
-    from mcp.server.runner import serve_loop
-    from mcp.server.stdio import stdio_server
+    from trailblaze.mcpserver import stdio
 
-    server = app.server
-    with _stdin_lines() as stdin:
-        async with stdio_server(stdin=stdin) as (read, write), server.lifespan(server) as lifespan_state:  # type: ignore[arg-type]
-            await serve_loop(
-                server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options()
-            )
-
-
-class _PipeLines:
-    """stdin as an async iterator of lines, read without a thread.
-
-    The SDK reads stdin in a worker thread that a signal cannot interrupt: Ctrl-C would wait for
-    the client's next message. This reads the pipe through the event loop instead. Meanwhile fd 0
-    points at the null device, so nothing trailblaze starts (a browser, a toolset server) can
-    read the client's messages.
-    """
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.reader: asyncio.StreamReader | None = None
-
-    def __aiter__(self) -> _PipeLines:
-        return self
-
-    async def __anext__(self) -> str:
-        if self.reader is None:
-            loop = asyncio.get_running_loop()
-            reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES, loop=loop)
-            pipe = os.fdopen(self.fd, "rb", buffering=0, closefd=False)
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
-            self.reader = reader
-        try:
-            line = await self.reader.readline()
-        except (asyncio.LimitOverrunError, ValueError):
-            raise StopAsyncIteration from None
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
-
-
-#: the longest JSON-RPC message (one line) the stdio transport reads
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-
-
-@contextlib.contextmanager
-def _stdin_lines() -> Iterator[_PipeLines | None]:
-    """A thread-free reader of stdin when it is a pipe, socket or terminal (else None: the SDK's,
-    which reads a file or the null device to its end). Other character devices (``/dev/null``)
-    cannot be polled: epoll refuses them."""
-    import stat
-
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        yield None
-        return
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(0))):
-        yield None
-        return
-    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    try:
-        yield _PipeLines(private)
-    finally:
-        os.dup2(private, 0)
-        os.close(private)
+    await stdio.serve(app)
 
 
 async def _http(app: McpApp, transport: Transport, stopper: object) -> None:

@@ -98,7 +98,20 @@ _SESSION_TOOLS: dict[str, tuple[str, str]] = {
         "ToolboxArgs",
         "The device tools on offer, grouped in categories (CORE_INTERACTION, NAVIGATION, OBSERVATION, "
         "VERIFICATION, MEMORY, APP). LIST shows them (search, name, detail); ENABLE/DISABLE categories or "
-        "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed.",
+        "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed; RELOAD reads the "
+        "project's tool files again and restarts its MCP toolset servers (the device and recording stay).",
+    ),
+    "trailEdit": (
+        "TrailEditArgs",
+        "Fix the steps this session recorded, before trail(action=SAVE): GET lists them (index from 0); "
+        "INSERT a step (prompt, position; no recording), REPLACE one's prompt or stepType (its recording is kept), "
+        "DELETE (index, count), MOVE (index, position), CLEAR_RECORDING (index, or all).",
+    ),
+    "logcat": (
+        "LogcatArgs",
+        "Android only: the device's log since it was connected. QUERY lists the lines matching pattern "
+        "(a regex; tag narrows to one log tag), ASSERT says passed true/false. For what the screen does not "
+        "show: analytics events, failed requests, crashes. Never recorded.",
     ),
     "runPrompt": (
         "RunPromptArgs",
@@ -107,6 +120,9 @@ _SESSION_TOOLS: dict[str, tuple[str, str]] = {
     ),
 }
 _STATE_KEY = "trailblaze.mcp"
+#: what the server tells clients about: the tools change (device, mode, toolbox) and so does the
+#: list of resources (a trail saved)
+_NOTIFICATIONS = NotificationOptions(tools_changed=True, resources_changed=True)
 
 
 class _Server(Server[Any]):
@@ -116,7 +132,7 @@ class _Server(Server[Any]):
     def create_initialization_options(
         self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
     ) -> Any:
-        notifications = notification_options or NotificationOptions(tools_changed=True)
+        notifications = notification_options or _NOTIFICATIONS
         return super().create_initialization_options(notifications, *args, **kwargs)
 
 
@@ -136,11 +152,13 @@ class McpApp:
             instructions=INSTRUCTIONS,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_read_resource=self.read_resource,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
 
     def initialization_options(self) -> Any:
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        return self.server.create_initialization_options(_NOTIFICATIONS)
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -180,7 +198,7 @@ class McpApp:
     async def _discover(self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.DiscoverResult:
         return types.DiscoverResult(
             supported_versions=list(HANDSHAKE_PROTOCOL_VERSIONS),
-            capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=True)),
+            capabilities=self.server.get_capabilities(_NOTIFICATIONS),
             instructions=INSTRUCTIONS,
         )
 
@@ -192,10 +210,30 @@ class McpApp:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return types.ListToolsResult(tools=[self._session_tool("device")])
         state = self.state_for(ctx)
-        names = [n for n in _SESSION_TOOLS if n != "runPrompt" or state.settings.mode is Mode.TRAILBLAZE_AS_AGENT]
+        names = [n for n in _SESSION_TOOLS if _offered(n, state)]
         tools = [self._session_tool(name) for name in names]
         tools.extend(_device_tool(spec, state) for spec in state.device_tools(SESSION_TOOL_NAMES))
         return types.ListToolsResult(tools=tools)
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        from trailblaze.mcpserver import resources
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return types.ListResourcesResult(resources=[])
+        return resources.listing(self.state_for(ctx), params.cursor if params is not None else None)
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        from mcp.shared.exceptions import MCPError
+
+        from trailblaze.mcpserver import resources
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            raise MCPError(resources.RESOURCE_NOT_FOUND, "resources belong to a session: connect with initialize")
+        return resources.read(self.state_for(ctx), str(params.uri), INSTRUCTIONS)
 
     def _session_tool(self, name: str) -> types.Tool:
         schema = self._session_schemas.get(name)
@@ -239,7 +277,8 @@ class McpApp:
         return _result(reply)
 
     async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
-        from trailblaze.mcpserver.session_tools import HANDLERS, SESSION_TOOL_NAMES, ToolError, device_tool
+        from trailblaze.mcpserver.handlers import HANDLERS
+        from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES, ToolError, device_tool
 
         state = call.state
         if name == "runPrompt" and state.settings.mode is not Mode.TRAILBLAZE_AS_AGENT:
@@ -265,7 +304,7 @@ class McpApp:
             raise ToolError(f"unknown tool {name!r}: connect a device first (device(action=WEB)) to get its tools")
         import difflib
 
-        known = [*SESSION_TOOL_NAMES, *(s.name for s in state.device_tools(SESSION_TOOL_NAMES))]
+        known = [*HANDLERS, *(s.name for s in state.device_tools(SESSION_TOOL_NAMES))]
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ToolError(f"unknown tool {name!r}{hint}")
@@ -299,7 +338,22 @@ class McpApp:
                 )
 
             sampler = sample
-        return Call(state, progress, tools_changed, sampler, sampling is not None and sampling.tools is not None)
+
+        async def resources_changed() -> None:
+            await session.send_notification(types.ResourceListChangedNotification(), related_request_id=request_id)
+
+        sampling_tools = sampling is not None and sampling.tools is not None
+        return Call(state, progress, tools_changed, resources_changed, sampler, sampling_tools)
+
+
+def _offered(name: str, state: ClientState) -> bool:
+    """runPrompt is trailblaze's agent; logcat reads an Android device's log."""
+    if name == "runPrompt":
+        return state.settings.mode is Mode.TRAILBLAZE_AS_AGENT
+    if name == "logcat":
+        device = state.device
+        return device is not None and device.session is not None and device.platform == "android"
+    return True
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
