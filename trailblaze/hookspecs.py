@@ -177,7 +177,10 @@ def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
 
     ``trailblaze tools --driver KEY`` calls it too, to list what a session would offer: then
     ``session.device`` is a stand-in that refuses commands
-    (``trailblaze.runner.listing.ListingDevice``), and the session closes right after."""
+    (``trailblaze.runner.listing.ListingDevice``), and the session closes right after.
+    ``trailblaze mcp``'s ``toolbox(action=RELOAD)`` calls it again on an open session, with a
+    fresh ``session.registry``: add your tools again, and replace what you attached before
+    rather than attaching it twice."""
 
 
 @hookspec

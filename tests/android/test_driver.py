@@ -215,6 +215,21 @@ def test_shell_install_and_uninstall(adb: AdbHostStandIn, phone: FakeAndroid, tm
     assert not any(path.startswith("/data/local/tmp/trailblaze-") for path in phone.files)
 
 
+def test_the_log_since_a_moment(adb: AdbHostStandIn, phone: FakeAndroid) -> None:
+    phone.add_log("Old", "before", at=1_700_000_000.0)
+    phone.add_log("New", "after\nand its second line", "W", at=1_700_000_100.25)
+
+    async def scenario(device: AndroidDevice) -> tuple[list[str], list[str]]:
+        return await device.log_lines(1_700_000_050.0), await device.log_lines()
+
+    since, everything = on_device(scenario)
+    assert since == [
+        "   1700000100.250  4242  4242 W New     : after",
+        "   1700000100.250  4242  4242 W New     : and its second line",
+    ]
+    assert len(everything) == 3 and everything[0].endswith("I Old     : before")
+
+
 # -- the screen ------------------------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ the client's LLM through MCP sampling (answered by the test's client, with and w
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 from typing import Any
@@ -74,7 +75,7 @@ def test_direct_llm_works_out_steps_that_replay(project: Project, cli: CliRunner
     assert out["verify"]["passed"] is True and out["verify"]["recorded"]["kind"] == "verify"
     assert out["ask"]["answer"] == "The heading says Forms."
     assert "step 1: Type Ada Lovelace as the name and submit" in progress
-    assert any(m and m.startswith("web_click: ok") for m in progress)
+    assert "step 1: web_click: ok" in progress
     # every step was a fresh conversation with the current screen only (seed 001's subagent pattern)
     first = requests[0]["messages"]
     assert [m["role"] for m in first] == ["system", "user"] and "The step: Open the forms page" in first[1]["content"]
@@ -82,6 +83,63 @@ def test_direct_llm_works_out_steps_that_replay(project: Project, cli: CliRunner
     saved = project.root / "trails" / "agent-made.trail.yaml"
     assert '- verify: "The result shows the name"' in saved.read_text(encoding="utf-8")
     assert cli("run", "trails/agent-made.trail.yaml", cwd=project.root).returncode == 0  # no LLM needed now
+
+
+def test_run_prompt_progress_only_increases(project: Project) -> None:
+    """The MCP spec: every progress notification's value is greater than the one before, also when
+    the agent's calls inside a step report progress of their own."""
+    script = [
+        Reply(calls=[("web_navigate", {"url": "/forms.html"})]),
+        Reply(calls=[("web_type", {"ref": Ref('textbox "Name"'), "text": "Ada"})]),
+        Reply(calls=[("objectiveStatus", {"status": "COMPLETE"})]),
+        Reply(calls=[("web_click", {"ref": Ref('button "Submit"')})]),
+        Reply(calls=[("web_verifyTextVisible", {"text": "Name: Ada"})]),
+        Reply(calls=[("objectiveStatus", {"status": "COMPLETE"})]),
+    ]
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    with FakeOpenAI(script) as fake:
+        _llm(project, fake)
+
+        async def scenario() -> dict[str, Any]:
+            async with stdio(project.root, *AGENT) as client:
+                steps = ["Type Ada as the name on the forms page", "Submit and see the name"]
+                return ok(await client.call_tool("runPrompt", {"steps": steps}, progress_callback=on_progress))
+
+        assert asyncio.run(scenario())["passed"] is True
+    values = [done for done, _, _ in seen]
+    assert len(values) == 7  # each step's start and its two calls; then "done"
+    assert all(a < b for a, b in itertools.pairwise(values)), seen
+    assert {total for _, total, _ in seen} == {2} and values[-1] == 2
+    assert [m for _, _, m in seen][:2] == ["step 1: Type Ada as the name on the forms page", "step 1: web_navigate: ok"]
+
+
+def test_navigation_hint_narrows_trailblaze_agents_tools(project: Project) -> None:
+    script = [
+        Reply(calls=[("web_navigate", {"url": "/forms.html"})]),
+        Reply(calls=[("objectiveStatus", {"status": "COMPLETE"})]),
+        Reply(calls=[("objectiveStatus", {"status": "COMPLETE"})]),
+    ]
+    with FakeOpenAI(script) as fake:
+        _llm(project, fake)
+
+        async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+            async with stdio(project.root, *AGENT) as client:
+                navigation = {"objective": "Open the forms page", "hint": "navigation"}
+                narrowed = ok(await client.call_tool("step", navigation))
+                full = ok(await client.call_tool("step", {"objective": "Look around"}))
+                return narrowed, full
+
+        narrowed, full = asyncio.run(scenario())
+        offered = [{t["function"]["name"] for t in request["tools"]} for request in fake.requests]
+    assert narrowed["recorded"]["kind"] == "step" and full["done"] is True
+    assert {"web_navigate", "web_click", "objectiveStatus"} <= offered[0]
+    assert "web_verifyTextVisible" not in offered[0] and "rememberText" not in offered[0]
+    assert offered[1] == offered[0]  # the same step, its second turn
+    assert {"web_verifyTextVisible", "rememberText"} <= offered[2]
 
 
 def test_without_an_llm_the_error_says_how_to_get_one(project: Project) -> None:

@@ -1,6 +1,7 @@
-"""What a device tool's reply tells an agent: the screen after it, what was recorded (a query is
-not), arguments sent as JSON text, and nothing unbounded echoed back — through the SDK's real
-client over stdio, on the sample app in Chromium."""
+"""The session tools through the SDK's client over stdio: what a client gets when it names
+something ambiguous or passes a value a tool does not know, and what a device tool's reply tells
+an agent — the screen after it, what was recorded (a query is not), arguments sent as JSON text,
+and nothing unbounded echoed back (on the sample app in Chromium)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,53 @@ from conftest import Project
 
 from tests.mcpserver.support import data, failed, ok, stdio
 
-pytestmark = pytest.mark.usefixtures("browser")
+
+def _enum_values(schema: dict[str, Any]) -> set[str]:
+    """Every ``enum`` value anywhere in a property's schema (however its optionality is written)."""
+    found: set[str] = set()
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found.update(node.get("enum", ()))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def test_hint_is_an_enum_and_an_unknown_one_lists_the_valid_ones(project: Project) -> None:
+    async def scenario() -> tuple[dict[str, Any], str, str]:
+        async with stdio(project.root) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            unknown = failed(
+                await client.call_tool("step", {"objective": "Check it", "hint": "CHECK", "tools": "- wait: {}"})
+            )
+            wrong_type = failed(await client.call_tool("step", {"objective": "Check it", "hint": 3, "tools": "- x"}))
+            return tools["step"].input_schema["properties"]["hint"], unknown, wrong_type
+
+    hint, unknown, wrong_type = asyncio.run(scenario())
+    assert _enum_values(hint) == {"VERIFY", "NAVIGATION"}
+    assert "unknown hint 'CHECK': use one of VERIFY, NAVIGATION, or leave it out" in unknown
+    assert "unknown hint 3" in wrong_type
+
+
+def test_run_by_a_title_two_trails_share_names_both(project: Project) -> None:
+    body = "config: {title: Checkout}\ntrail:\n  - step: Pay\n"
+    project.write("trails/web/checkout.trail.yaml", body)
+    project.write("trails/android/checkout.trail.yaml", body)
+    project.write("trails/other.trail.yaml", "config: {title: Other}\ntrail:\n  - step: Look\n")
+
+    async def scenario() -> str:
+        async with stdio(project.root) as client:
+            return failed(await client.call_tool("trail", {"action": "RUN", "name": "Checkout"}))
+
+    message = asyncio.run(scenario())
+    assert "2 trails are titled 'Checkout'" in message
+    assert "trails/android/checkout.trail.yaml" in message and "trails/web/checkout.trail.yaml" in message
+    assert 'trail(action=RUN, file="trails/' in message
+    assert "other" not in message
+
 
 LONG_PAGE = "<!doctype html><title>Long</title><main>{}</main>".format(
     "".join(f"<button>Button {n}</button>" for n in range(300))
@@ -24,6 +71,7 @@ def screen(result: Any) -> str:
     return str(data(result).get("screen") or "")
 
 
+@pytest.mark.usefixtures("browser")
 def test_a_primitives_reply_shows_the_screen_after_it(project: Project) -> None:
     project.write("trails/long.html", LONG_PAGE)
 
@@ -59,6 +107,7 @@ def test_a_primitives_reply_shows_the_screen_after_it(project: Project) -> None:
     assert all("web_currentUrl" not in json.dumps(s) for s in out["info"]["steps"])
 
 
+@pytest.mark.usefixtures("browser")
 def test_object_and_array_arguments_sent_as_json_text_are_accepted(project: Project) -> None:
     """What clients that read only the top-level type send, and models now and then."""
 
@@ -95,6 +144,7 @@ def test_object_and_array_arguments_sent_as_json_text_are_accepted(project: Proj
     assert "nodeSelector" in out["bad"]
 
 
+@pytest.mark.usefixtures("browser")
 def test_echoed_arguments_are_cut_and_step_texts_bounded(project: Project) -> None:
     question = "what is here? " * 80_000  # ~1 MB
     typed = "x" * 200_000
@@ -130,6 +180,7 @@ def test_echoed_arguments_are_cut_and_step_texts_bounded(project: Project) -> No
     assert len(out["steps"]) == 2  # neither was recorded
 
 
+@pytest.mark.usefixtures("browser")
 def test_the_step_text_limit_follows_its_environment_variable(project: Project) -> None:
     async def scenario() -> dict[str, Any]:
         async with stdio(project.root, env={"TRAILBLAZE_MAX_STEP_TEXT_CHARS": "5000"}) as client:

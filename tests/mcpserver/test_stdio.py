@@ -4,19 +4,24 @@ connect, act, record, verify, save — and the saved file replays with ``trailbl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
+import hypothesis
 import pytest
-from conftest import CliRunner, Project
+from conftest import CliRunner, Project, cli_env
+from hypothesis import strategies as st
 
 from tests.mcpserver.support import Seen, data, failed, names, ok, stdio
 
 pytestmark = pytest.mark.usefixtures("browser")
 
-SESSION_TOOLS = ["device", "step", "ask", "trail", "session", "config", "toolbox"]
+SESSION_TOOLS = ["device", "step", "ask", "trail", "session", "config", "toolbox", "trailEdit"]
 
 
 def test_drive_save_replay(project: Project, cli: CliRunner) -> None:
@@ -422,3 +427,163 @@ def test_secrets_given_as_variables_are_recorded_as_variables(project: Project) 
     assert filled["recorded"]["tools"][0]["web_fillSecret"]["value"] == "${SHOP_PASSWORD}"
     assert "hunter2-secret" not in json.dumps(filled) and "hunter2-secret" not in saved
     assert "${SHOP_PASSWORD}" in saved
+
+
+# -- the transport: one JSON-RPC message per line --------------------------------------------------------------
+
+
+def _raw_server(project: Project) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "trailblaze", "mcp"],
+        cwd=project.root,
+        env=cli_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _serve_raw(project: Project, data: bytes, last_id: Any) -> tuple[int, list[dict[str, Any]], str]:
+    """Send ``data`` to a real ``trailblaze mcp`` on stdin, read until the reply to ``last_id``,
+    then close stdin (the end of the session) and collect the rest."""
+    proc = _raw_server(project)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    replies: list[dict[str, Any]] = []
+    try:
+        proc.stdin.write(data)
+        proc.stdin.flush()
+        while not replies or replies[-1].get("id") != last_id:
+            line = proc.stdout.readline()
+            assert line, f"trailblaze mcp closed stdout: {proc.stderr.read().decode(errors='replace')}"
+            replies.append(json.loads(line))
+        proc.stdin.close()
+        replies += [json.loads(line) for line in proc.stdout.read().splitlines() if line.strip()]
+        stderr = proc.stderr.read().decode(errors="replace")
+        return proc.wait(60), replies, stderr
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            pipe.close()
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+
+
+def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(project: Project) -> None:
+    data = b"".join(
+        [
+            b"this is not json\n",
+            b'{"jsonrpc": "2.0", "id": 7}\n',  # no method
+            b"[1, 2]\n",
+            b"\n",  # blank lines are skipped
+            b'{"jsonrpc": "2.0", "id": true, "method": "ping"}\n',
+            b'{"jsonrpc": "1.0", "id": "old", "method": "ping"}\n',
+            b'{"jsonrpc": "2.0", "id": 8, "method": 42}\n',
+            b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": 5}\n',
+            _line(INITIALIZE),
+            _line({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            _line({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {}}),
+        ]
+    )
+    code, replies, stderr = _serve_raw(project, data, last_id=10)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
+    assert errors == [
+        (None, -32700),
+        (7, -32600),
+        (None, -32600),
+        (None, -32600),
+        ("old", -32600),
+        (8, -32600),
+        (9, -32600),
+    ]
+    messages = [r["error"]["message"] for r in replies if "error" in r]
+    assert messages[0].startswith("Parse error: not JSON")
+    assert 'a request has a "method" and an "id"' in messages[1]
+    assert '"id" is a string or an integer' in messages[3]
+    assert '"jsonrpc": "2.0"' in messages[4]
+    results = {r["id"]: r["result"] for r in replies if "result" in r}
+    assert results["init"]["serverInfo"]["name"] == "trailblaze"
+    assert "device" in [t["name"] for t in results[10]["tools"]]
+
+
+def test_a_message_over_the_limit_is_an_error_and_exit_2(project: Project) -> None:
+    from trailblaze.mcpserver.stdio import MAX_MESSAGE_BYTES
+
+    start = _line(INITIALIZE) + b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "'
+    proc = _raw_server(project)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        with contextlib.suppress(BrokenPipeError):  # the server stops reading once the line passes the limit
+            proc.stdin.write(start + b"x" * (MAX_MESSAGE_BYTES + 1024))
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    replies = [json.loads(line) for line in out.decode().splitlines()]
+    assert proc.returncode == 2, err
+    assert replies[0]["id"] == "init"
+    assert replies[-1]["id"] is None and replies[-1]["error"]["code"] == -32600
+    assert "message too large" in replies[-1]["error"]["message"]
+    stderr = err.decode()
+    assert "longer than 64 MiB" in stderr and "Traceback" not in stderr, stderr
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+_MESSAGE_KEYS = st.fixed_dictionaries(
+    {},
+    optional={
+        "jsonrpc": st.sampled_from(["2.0", "1.0"]) | _JSON,
+        "id": st.integers() | st.text(max_size=5) | _JSON,
+        "method": st.sampled_from(["ping", "tools/list"]) | _JSON,
+        "params": st.dictionaries(st.text(max_size=5), _JSON, max_size=2) | _JSON,
+        "result": _JSON,
+        "error": st.fixed_dictionaries({"code": st.integers(), "message": st.text(max_size=5)}) | _JSON,
+    },
+)
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(st.one_of(st.text(max_size=40), _MESSAGE_KEYS.map(json.dumps), _JSON.map(json.dumps)))
+def test_every_line_is_either_a_message_or_has_an_error_reply(line: str) -> None:
+    """What the SDK's own parser takes passes; anything else gets a reply the client can match."""
+    import mcp_types as types
+    from pydantic import ValidationError
+
+    from trailblaze.mcpserver.stdio import malformed
+
+    problem = malformed(line)
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        sdk_takes = True
+    except ValidationError:
+        sdk_takes = False
+    if problem is None:
+        assert sdk_takes
+        return
+    request_id, code, message = problem
+    assert code in (-32700, -32600) and message
+    assert request_id is None or (isinstance(request_id, int | str) and not isinstance(request_id, bool))
+    error = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+    assert json.loads(error.model_dump_json(by_alias=True))["error"]["code"] == code

@@ -87,6 +87,8 @@ class FakeAndroid:
         #: packages that come with the system image (``pm list packages -s``)
         self.system_packages = {LAUNCHER, "com.android.settings"}
         self.u2_running = False
+        #: the log buffer ``logcat`` dumps: (seconds since the epoch, pid, priority, tag, message)
+        self.logcat: list[tuple[float, int, str, str, str]] = []
         self.calls: list[tuple[str, str]] = []
         self.call_times: list[float] = []
         self.lock = threading.RLock()
@@ -104,6 +106,11 @@ class FakeAndroid:
         with self.lock:
             self.calls.append((kind, what))
             self.call_times.append(time.monotonic())
+
+    def add_log(self, tag: str, message: str, priority: str = "I", *, at: float | None = None, pid: int = 4242) -> None:
+        """An entry in the device's log, logged now (or ``at``, seconds since the epoch)."""
+        with self.lock:
+            self.logcat.append((time.time() if at is None else at, pid, priority, tag, message))
 
     def rpc_methods(self) -> list[str]:
         return [what for kind, what in self.calls if kind == "rpc"]
@@ -465,7 +472,10 @@ class FakeAndroid:
             package = args[args.index("-p") + 1]
             if not app.launch(package):
                 return "** No activities found to run, monkey aborted.\n", 252
+            self._log_start(package)
             return "Events injected: 1\n", 0
+        if name == "logcat":
+            return self._logcat(args)
         if name == "input" and args[:1] == ["keyevent"]:
             for code in args[1:]:
                 self.key({"4": "back", "3": "home", "67": "del"}.get(code, code.lower()))
@@ -480,6 +490,37 @@ class FakeAndroid:
             running = f"u0_a100  4242  1 0 0 0 0 S {SAMPLE_APP}\n" if app.running else ""
             return "USER PID PPID VSZ RSS WCHAN ADDR S NAME\n" + running, 0
         return f"/system/bin/sh: {name}: inaccessible or not found\n", 127
+
+    def _log_start(self, package: str) -> None:
+        self.add_log("ActivityTaskManager", f"START u0 {{cmp={package}/.MainActivity}} from uid 2000", pid=1000)
+
+    def _logcat(self, args: list[str]) -> tuple[str, int]:
+        """``logcat -d [-v epoch] [-v printable] [-t SECONDS.MILLIS]``: the buffer, oldest first, in
+        the threadtime layout (``TIME  PID  TID P TAG     : message``), each message line its own."""
+        if "-d" not in args:
+            return "logcat: the stand-in only dumps (-d); it does not follow the log\n", 1
+        formats = [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "-v"]
+        since = None
+        if "-t" in args:
+            value = args[args.index("-t") + 1]
+            try:
+                since = float(value)
+            except ValueError:
+                return f"logcat: the stand-in reads -t as seconds.millis, not {value!r}\n", 1
+        lines = []
+        with self.lock:
+            entries = sorted(self.logcat)
+        for at, pid, priority, tag, message in entries:
+            if since is not None and at < since:
+                continue
+            if "epoch" in formats:
+                stamp = f"{at:17.3f}"
+            else:
+                stamp = time.strftime("%m-%d %H:%M:%S", time.localtime(at)) + f".{int(at % 1 * 1000):03d}"
+            if "printable" in formats:
+                message = "".join(c if c.isprintable() or c == "\n" else f"\\x{ord(c):02x}" for c in message)
+            lines += [f"{stamp} {pid:5d} {pid:5d} {priority} {tag:<8}: {part}\n" for part in message.split("\n")]
+        return "".join(lines), 0
 
     def _am_broadcast(self, args: list[str]) -> tuple[str, int]:
         intent: dict[str, object] = {"extras": _extras(args)}
@@ -525,6 +566,7 @@ class FakeAndroid:
                     0,
                 )
             app.launch(package)
+            self._log_start(package)
             app.launch_arguments = _extras(args)
             return f"Starting: Intent {{ act=android.intent.action.MAIN cmp={component} }}\n", 0
         if "-d" in args:

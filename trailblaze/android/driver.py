@@ -504,6 +504,19 @@ class AndroidDevice(MobileDevice):
         await self.call(push)
 
     @query
+    async def log_lines(self, since: float | None = None) -> list[str]:
+        """The device's log (``logcat -d``), one line per entry with its time in seconds since the
+        epoch and unprintable characters escaped; only what was logged from ``since`` on, when given."""
+        command = ["logcat", "-d", "-v", "epoch", "-v", "printable"]
+        if since is not None:
+            command += ["-t", f"{since:.3f}"]
+
+        def dump() -> list[str]:
+            return self.shell(command).splitlines()
+
+        return await self.call(dump)
+
+    @query
     async def current_app(self) -> str | None:
         """The package of the window that has focus."""
         return await self.call(self.foreground_package)

@@ -45,7 +45,11 @@ def log_dir(session: Session) -> Path:
 
 
 async def attach(session: Session) -> list[Connection]:
-    """Spawn/connect the session's servers concurrently and add their tools to its registry."""
+    """Spawn/connect the session's servers concurrently and add their tools to its registry.
+
+    A session set up again (``trailblaze mcp``'s ``toolbox(action=RELOAD)``) first shuts down
+    the servers it attached before: they start afresh, with their code as it is now."""
+    await _detach(session)
     config = session.run.config
     driver = driver_context(session)
     decls = session_declarations(config, driver, target=session.target)
@@ -98,6 +102,11 @@ async def attach(session: Session) -> list[Connection]:
         _register(session, group, connection, calls, registered)
     session.state[STATE_KEY] = connections
     return connections
+
+
+async def _detach(session: Session) -> None:
+    previous: list[Connection] = session.state.pop(STATE_KEY, [])
+    await asyncio.gather(*(c.close() for c in previous), return_exceptions=True)
 
 
 def _environment(session: Session, decl: ServerDecl, url: str, token: str) -> dict[str, str]:

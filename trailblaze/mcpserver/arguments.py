@@ -12,7 +12,7 @@ import enum
 import functools
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
 from trailblaze.mcpserver.categories import Category, Profile
 from trailblaze.mcpserver.settings import ViewHierarchyVerbosity
@@ -62,6 +62,35 @@ class ToolboxAction(enum.StrEnum):
     ENABLE = "ENABLE"
     DISABLE = "DISABLE"
     PROFILE = "PROFILE"
+    RELOAD = "RELOAD"
+
+
+class Hint(enum.StrEnum):
+    """What kind of step ``step(hint=…)`` takes (seed 004): ``VERIFY`` checks with read-only tools
+    and records a ``verify:`` step; ``NAVIGATION`` narrows trailblaze's agent to the interaction
+    and navigation tools (launch, URLs, back, scrolling)."""
+
+    VERIFY = "VERIFY"
+    NAVIGATION = "NAVIGATION"
+
+
+class TrailEditAction(enum.StrEnum):
+    GET = "GET"
+    INSERT = "INSERT"
+    REPLACE = "REPLACE"
+    DELETE = "DELETE"
+    MOVE = "MOVE"
+    CLEAR_RECORDING = "CLEAR_RECORDING"
+
+
+class StepType(enum.StrEnum):
+    STEP = "STEP"
+    VERIFY = "VERIFY"
+
+
+class LogcatAction(enum.StrEnum):
+    QUERY = "QUERY"
+    ASSERT = "ASSERT"
 
 
 class Platform(enum.StrEnum):
@@ -99,7 +128,11 @@ class StepArgs(_Args):
 
     objective: str = Field(description="The step in plain language; it becomes the recorded step's text")
     context: str | None = Field(None, description="Background from earlier steps (for trailblaze's agent)")
-    hint: str | None = Field(None, description='"VERIFY" checks an assertion with read-only tools: passed true/false')
+    hint: Hint | None = Field(
+        None,
+        description="VERIFY checks an assertion with read-only tools (passed true/false); NAVIGATION gives "
+        "trailblaze's agent only interaction and navigation tools",
+    )
     #: offered as text (what clients send best); a list of calls is accepted too
     tools: Annotated[str | list[Any] | None, WithJsonSchema({"type": "string"})] = Field(
         None,
@@ -109,6 +142,15 @@ class StepArgs(_Args):
     fast: bool = Field(False, description="Leave out the screenshot (the text summary stays)")
     screenshot: bool = Field(False, description="Save a screenshot after the step and return it")
     snapshotDetails: str | None = Field(None, description="Accepted for compatibility; the summary is always compact")
+
+    @field_validator("hint", mode="before")
+    @classmethod
+    def _known_hint(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str) or value.strip().upper() not in Hint.__members__:
+            raise ValueError(f"unknown hint {value!r}: use one of {', '.join(Hint)}, or leave it out")
+        return Hint(value.strip().upper())
 
 
 class AskArgs(_Args):
@@ -155,7 +197,7 @@ class ConfigArgs(_Args):
 class ToolboxArgs(_Args):
     """The device tools on offer, by category."""
 
-    action: ToolboxAction = Field(ToolboxAction.LIST, description="LIST, ENABLE, DISABLE or PROFILE")
+    action: ToolboxAction = Field(ToolboxAction.LIST, description="LIST, ENABLE, DISABLE, PROFILE or RELOAD")
     categories: list[Category] | None = Field(None, description="ENABLE/DISABLE: these categories")
     profile: Profile | None = Field(None, description="PROFILE: the profile to offer")
     name: str | None = Field(None, description="LIST: only this tool, with its parameters")
@@ -163,6 +205,41 @@ class ToolboxArgs(_Args):
     detail: bool | None = Field(None, description="LIST: include each tool's parameters")
     target: str | None = Field(None, description="Accepted for compatibility: tools are the connected session's")
     platform: str | None = Field(None, description="Accepted for compatibility: tools are the connected device's")
+
+
+class TrailEditArgs(_Args):
+    """Edit the session's recorded steps (``trailEdit``); ``operation`` is upstream's name for ``action``."""
+
+    action: TrailEditAction = Field(description="GET, INSERT, REPLACE, DELETE, MOVE or CLEAR_RECORDING")
+    index: int | None = Field(
+        None, description="The step (from 0, as GET numbers them): REPLACE, DELETE, MOVE, CLEAR_RECORDING"
+    )
+    position: int | None = Field(None, description="INSERT: where (0 first, -1 or none last); MOVE: the new index")
+    count: int | None = Field(None, ge=1, description="DELETE, CLEAR_RECORDING: this many steps from index (default 1)")
+    prompt: str | None = Field(None, min_length=1, description="INSERT, REPLACE: the step's text")
+    stepType: StepType | None = Field(None, description="INSERT, REPLACE: STEP or VERIFY")
+    name: str | None = Field(None, description="The recording's title, if you name it (upstream's argument)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upstream_operation(cls, data: Any) -> Any:
+        """Upstream calls ``action`` ``operation``: a prompt written for upstream works here."""
+        if isinstance(data, dict) and "operation" in data:
+            data = dict(data)
+            operation = data.pop("operation")
+            if data.setdefault("action", operation) != operation:
+                raise ValueError("give action or operation (upstream's name for it), not both")
+        return data
+
+
+class LogcatArgs(_Args):
+    """Search or assert on the Android device's log since it was connected (``logcat``)."""
+
+    action: LogcatAction = Field(description="QUERY lists matching lines; ASSERT says passed true/false")
+    pattern: str = Field(min_length=1, description="A regex (Java syntax) a line must contain a match of")
+    tag: str | None = Field(None, description="Only lines with this log tag (e.g. ActivityManager, OkHttp)")
+    limit: int | None = Field(None, ge=1, le=1000, description="QUERY: at most this many lines (default 50)")
+    message: str | None = Field(None, description="ASSERT: what you are checking, for the reply")
 
 
 class RunPromptArgs(_Args):
@@ -179,6 +256,10 @@ _ENUM_VALUES = frozenset(
         DeviceDetail,
         TrailAction,
         SessionAction,
+        Hint,
+        TrailEditAction,
+        StepType,
+        LogcatAction,
         ConfigAction,
         ToolboxAction,
         Platform,

@@ -87,7 +87,20 @@ SESSION_TOOLS: dict[str, tuple[str, str]] = {
         "The device tools on offer, in categories (CORE_INTERACTION, NAVIGATION, OBSERVATION, VERIFICATION, "
         "MEMORY, APP); DEFAULT offers CORE_INTERACTION and OBSERVATION. LIST shows every tool (search, name, "
         "detail: full schemas); ENABLE/DISABLE categories or pick a PROFILE (MINIMAL, DEFAULT, STANDARD, "
-        "TESTING, ALL) to change what tools/list offers.",
+        "TESTING, ALL) to change what tools/list offers; RELOAD reads the project's tool files again and "
+        "restarts its MCP toolset servers (the device and recording stay).",
+    ),
+    "trailEdit": (
+        "TrailEditArgs",
+        "Fix the steps this session recorded, before trail(action=SAVE): GET lists them (index from 0); "
+        "INSERT a step (prompt, position; no recording), REPLACE one's prompt or stepType (its recording is kept), "
+        "DELETE (index, count), MOVE (index, position), CLEAR_RECORDING (index, or all).",
+    ),
+    "logcat": (
+        "LogcatArgs",
+        "Android only: the device's log since it was connected. QUERY lists the lines matching pattern "
+        "(a regex; tag narrows to one log tag), ASSERT says passed true/false. For what the screen does not "
+        "show: analytics events, failed requests, crashes. Never recorded.",
     ),
     "runPrompt": (
         "RunPromptArgs",
@@ -102,15 +115,25 @@ REASON = {"type": "string", "description": "Why, in a few words: the recorded st
 def tool_entries(state: ClientState) -> list[dict[str, Any]]:
     """The ``tools/list`` of a session in its current state, as wire-format JSON."""
     from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES
-    from trailblaze.mcpserver.settings import Mode
 
-    names = [n for n in SESSION_TOOLS if n != "runPrompt" or state.settings.mode is Mode.TRAILBLAZE_AS_AGENT]
-    entries = [session_tool_entry(name) for name in names]
+    entries = [session_tool_entry(name) for name in SESSION_TOOLS if _offered(name, state)]
     specs = state.device_tools(SESSION_TOOL_NAMES)
     offered = agent_names(state)
     platform = state.platform()
     entries.extend(device_tool_entry(spec, state, offered.offered(spec.name), platform) for spec in specs)
     return entries
+
+
+def _offered(name: str, state: ClientState) -> bool:
+    """runPrompt is trailblaze's agent; logcat reads an Android device's log."""
+    from trailblaze.mcpserver.settings import Mode
+
+    if name == "runPrompt":
+        return state.settings.mode is Mode.TRAILBLAZE_AS_AGENT
+    if name == "logcat":
+        device = state.device
+        return device is not None and device.session is not None and device.platform == "android"
+    return True
 
 
 @functools.cache

@@ -155,3 +155,14 @@ def profile_categories(profile: Profile) -> frozenset[Category]:
 def profile_of(enabled: frozenset[Category]) -> Profile | None:
     """The profile ``enabled`` is exactly (None when categories were picked one by one)."""
     return next((p for p in Profile if profile_categories(p) == enabled), None)
+
+
+#: what ``step(hint="NAVIGATION")`` leaves trailblaze's agent (seed 004: the minimal tools plus
+#: launching, URLs and scrolling)
+NAVIGATION_HINT = frozenset({Category.CORE_INTERACTION, Category.NAVIGATION})
+
+
+def for_navigation(specs: Iterable[ToolSpec], builtin_sources: Iterable[str]) -> list[ToolSpec]:
+    """The tools of ``specs`` a ``hint="NAVIGATION"`` step offers trailblaze's agent."""
+    builtin = frozenset(builtin_sources)
+    return [spec for spec in specs if categories_of(spec, builtin) & NAVIGATION_HINT]

@@ -11,6 +11,7 @@ pointed at — is what the MCP session records.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,11 +54,14 @@ class DeviceSession:
         self.session: Session | None = None
         self.trail = _scratch_trail(project)
         self.runner: ToolRunner | None = None
+        #: when the device was connected (seconds since the epoch): ``logcat`` reads from here on
+        self.opened_at = time.time()
         self._steps = 0
 
     async def open(self) -> None:
         try:
             target = self.options.target or (self.workspace.default_target if self.workspace is not None else None)
+            self.opened_at = time.time()
             self.session = await self.executor.open_session(self.driver_key, self.device_id, target, self.workspace)
             session = self.session
             session.trail = self.trail
@@ -69,6 +73,18 @@ class DeviceSession:
         except BaseException:
             await self.close()
             raise
+
+    async def reload(self) -> None:
+        """The session's tools as the project has them now (``toolbox(action=RELOAD)``): a fresh
+        registry and MCP toolset servers started again; the device, its page and the memory stay."""
+        session = self.live
+        assert self.runner is not None
+        timeout = self.runner.timeout
+        self.workspace = self.project.workspace_for(self.project.config.trails_dir)
+        try:
+            await self.executor.set_up_again(session, self.workspace)
+        finally:
+            self.runner = ToolRunner(session, self.trail, timeout)  # its resolver holds the registry
 
     async def close(self) -> None:
         session, self.session, self.runner = self.session, None, None

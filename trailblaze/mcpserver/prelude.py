@@ -16,9 +16,7 @@ one server throughout; the SDK holds the same session state it would have had.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +25,7 @@ from trailblaze.mcpserver.catalog import INSTRUCTIONS, SERVER_NAME, SERVER_TITLE
 
 if TYPE_CHECKING:
     from trailblaze.mcpserver.state import ClientState
+    from trailblaze.mcpserver.stdio import StdinLines, Wire
 
 #: the protocol versions a client can reach through ``initialize`` (the SDK's
 #: ``HANDSHAKE_PROTOCOL_VERSIONS``; a test holds them equal), oldest first
@@ -47,34 +46,6 @@ def initialize_result(params: dict[str, Any]) -> dict[str, Any]:
         "serverInfo": {"name": SERVER_NAME, "title": SERVER_TITLE, "version": __version__},
         "instructions": INSTRUCTIONS,
     }
-
-
-class Wire:
-    """stdout as the protocol's channel: one JSON-RPC message per line, written through the
-    event loop (a client that does not read blocks this writer, not the loop)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._writer: asyncio.StreamWriter | None = None
-
-    async def write(self, text: str) -> None:
-        if self._writer is None:
-            loop = asyncio.get_running_loop()
-            pipe = os.fdopen(self.fd, "wb", buffering=0, closefd=False)
-            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
-            self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        self._writer.write(text.encode("utf-8"))
-        await self._writer.drain()
-
-    async def flush(self) -> None:
-        """Every write is flushed already (what the SDK's writer calls after each message)."""
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 class SdkWire:
@@ -105,7 +76,7 @@ def _is_replayed_answer(text: str) -> bool:
 class Prelude:
     """Answers a stdio client's opening messages; see the module docstring."""
 
-    def __init__(self, lines: AsyncIterator[str], wire: Wire, make_state: Callable[[], ClientState]) -> None:
+    def __init__(self, lines: StdinLines, wire: Wire, make_state: Callable[[], ClientState]) -> None:
         self._lines = lines
         self._wire = wire
         self._make_state = make_state
@@ -121,7 +92,7 @@ class Prelude:
     async def run(self) -> None:
         """Answer what the prelude knows until a message needs the SDK, ``tools/list`` has been
         answered, or the client closes stdin."""
-        async for line in self._lines:
+        while (line := await self._lines.next_raw()) is not None:
             if not await self._answer(line):
                 self._kept = line
                 return
@@ -174,11 +145,10 @@ class Prelude:
             yield json.dumps({**self._initialize, "id": REPLAYED_ID}) + "\n"
         if self._initialized:
             yield json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
-        if self._kept is not None:
-            yield self._kept
-        if not self.ended:
-            async for line in self._lines:
-                yield line
+        if self._kept is not None and (checked := await self._lines.check(self._kept)) is not None:
+            yield checked
+        async for line in self._lines:
+            yield line
 
 
 def _is_id(value: Any) -> bool:

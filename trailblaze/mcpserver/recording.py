@@ -3,7 +3,8 @@
 A recording is a list of steps, each with its text (the ``step`` objective, the ``reason`` a
 client gave a device tool call, or a description of the call) and the recordable,
 non-delegating calls Trailblaze executed for it — exactly what a recording in a trail file
-holds, so ``trailblaze run`` replays the session as it went.
+holds, so ``trailblaze run`` replays the session as it went. A step with no calls (one
+``trailEdit`` inserted, or cleared) is saved as text alone: a replay needs an agent for it.
 
 Saving writes a new file in upstream's unified format (``config:`` / ``trail:``, recordings
 keyed by device classifier). The file is built from a skeleton of the steps, then the
@@ -127,6 +128,7 @@ def render(
     edits = [
         RecordingEdit.for_step(trail, parsed, recorded.classifier, _relocated(recorded.calls, ran_in, path.parent))
         for parsed, recorded in zip(trail.steps, steps, strict=True)
+        if recorded.calls  # a step without calls (trailEdit INSERT, CLEAR_RECORDING) is written without a recording
     ]
     text = apply_edits(skeleton, edits, str(path))
     check_round_trip(path, skeleton, text, edits)

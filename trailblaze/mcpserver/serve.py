@@ -9,7 +9,8 @@ Shutdown closes every client's device, browser and MCP toolset servers:
 * a second SIGINT/SIGTERM while closing exits at once.
 
 Exit codes: 0 when the client ended the session, 130 after a signal, 2 when the server could
-not serve (a port in use is a usage error, 3).
+not serve or the client broke the protocol (a stdio message over the size limit; see
+:mod:`.stdio`), 3 for a port in use.
 
 Over stdio, the opening of a session (``initialize``, ``tools/list``) is answered before the
 ``mcp`` SDK is imported (:mod:`.prelude`), which then serves the rest of it.
@@ -18,19 +19,15 @@ Over stdio, the opening of a session (``initialize``, ``tools/list``) is answere
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import os
 import signal
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trailblaze.errors import ExitCode
 
 if TYPE_CHECKING:
-    from trailblaze.mcpserver.prelude import SdkWire, Wire
     from trailblaze.mcpserver.server import McpApp
     from trailblaze.mcpserver.state import ClientState, Defaults
     from trailblaze.runner.project import Project
@@ -66,12 +63,31 @@ def run(project: Project, defaults: Defaults, transport: Transport) -> int:
 
 
 @dataclass(slots=True)
-class _Opened:
-    """What the command opened, to close at the end: the server, or a session the prelude
-    started before there was one."""
+class Opened:
+    """What the command opened, closed at the end: the server (the ``mcp`` SDK's, made when it
+    is needed), or the session the stdio prelude began before there was one."""
 
+    project: Project
+    defaults: Defaults
     app: McpApp | None = None
     state: ClientState | None = None
+
+    def new_app(self) -> McpApp:
+        """The server; its first client connection goes on with the prelude's session."""
+        from trailblaze.mcpserver.server import McpApp, quiet_sdk_warnings
+
+        quiet_sdk_warnings()
+        self.app = McpApp(self.project, self.defaults)
+        if self.state is not None:
+            self.app.adopt(self.state)
+        return self.app
+
+    def new_state(self) -> ClientState:
+        """A client's session, before the server exists (the stdio prelude's)."""
+        from trailblaze.mcpserver.state import ClientState
+
+        self.state = ClientState(self.project, self.defaults)
+        return self.state
 
     async def close(self) -> None:
         if self.app is not None:
@@ -80,17 +96,10 @@ class _Opened:
             await self.state.close()
 
 
-def _app(project: Project, defaults: Defaults) -> McpApp:
-    from trailblaze.mcpserver.server import McpApp, quiet_sdk_warnings
-
-    quiet_sdk_warnings()
-    return McpApp(project, defaults)
-
-
 async def _main(project: Project, defaults: Defaults, transport: Transport) -> int:
     from trailblaze.mcpserver.http import Stopper
 
-    opened = _Opened()
+    opened = Opened(project, defaults)
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
@@ -118,10 +127,9 @@ async def _main(project: Project, defaults: Defaults, transport: Transport) -> i
             pass
     try:
         if transport.http:
-            opened.app = _app(project, defaults)
-            await _http(opened.app, transport, stopper)
+            await _http(opened.new_app(), transport, stopper)
         else:
-            await _stdio(project, defaults, opened)
+            await _stdio(opened)
     except asyncio.CancelledError:
         if not signals:
             raise
@@ -133,135 +141,10 @@ async def _main(project: Project, defaults: Defaults, transport: Transport) -> i
     return int(ExitCode.INTERRUPTED if signals else ExitCode.OK)
 
 
-async def _stdio(project: Project, defaults: Defaults, opened: _Opened) -> None:
-    """The prelude, when stdin and stdout are pipes (or a terminal), then the SDK's loop."""
-    from trailblaze.mcpserver.prelude import Prelude, SdkWire
+async def _stdio(opened: Opened) -> None:
+    from trailblaze.mcpserver import stdio
 
-    with _stdin_lines() as stdin, _stdout_wire() as wire:
-        if stdin is None or wire is None:
-            opened.app = _app(project, defaults)
-            await _serve_stdio(opened.app, stdin, None)
-            return
-
-        def new_state() -> ClientState:
-            from trailblaze.mcpserver.state import ClientState
-
-            opened.state = ClientState(project, defaults)
-            return opened.state
-
-        prelude = Prelude(stdin, wire, new_state)
-        await prelude.run()
-        if prelude.ended:  # the client left after the opening: the SDK has nothing to serve
-            return
-        opened.app = _app(project, defaults)
-        if opened.state is not None:
-            opened.app.adopt(opened.state)
-        await _serve_stdio(opened.app, prelude.replay(), SdkWire(wire, replayed=prelude.replayed))
-
-
-async def _serve_stdio(app: McpApp, stdin: Any, stdout: SdkWire | None) -> None:
-    """The session-based loop (the SDK's ``Server.run`` lets a client's first request choose the
-    sessionless 2026-07-28 protocol instead; see :mod:`.server`)."""
-    from mcp.server.runner import serve_loop
-    from mcp.server.stdio import stdio_server
-
-    server = app.server
-    async with (
-        stdio_server(stdin=stdin, stdout=stdout) as (read, write),  # type: ignore[arg-type]
-        server.lifespan(server) as lifespan_state,
-    ):
-        await serve_loop(server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options())
-
-
-class _PipeLines:
-    """stdin as an async iterator of lines, read without a thread.
-
-    The SDK reads stdin in a worker thread that a signal cannot interrupt: Ctrl-C would wait for
-    the client's next message. This reads the pipe through the event loop instead. Meanwhile fd 0
-    points at the null device, so nothing trailblaze starts (a browser, a toolset server) can
-    read the client's messages.
-    """
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.reader: asyncio.StreamReader | None = None
-
-    def __aiter__(self) -> _PipeLines:
-        return self
-
-    async def __anext__(self) -> str:
-        if self.reader is None:
-            loop = asyncio.get_running_loop()
-            reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES, loop=loop)
-            pipe = os.fdopen(self.fd, "rb", buffering=0, closefd=False)
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
-            self.reader = reader
-        try:
-            line = await self.reader.readline()
-        except (asyncio.LimitOverrunError, ValueError):
-            raise StopAsyncIteration from None
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
-
-
-#: the longest JSON-RPC message (one line) the stdio transport reads
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-
-
-@contextlib.contextmanager
-def _stdin_lines() -> Iterator[_PipeLines | None]:
-    """A thread-free reader of stdin when it is a pipe, socket or terminal (else None: the SDK's,
-    which reads a file or the null device to its end). Other character devices (``/dev/null``)
-    cannot be polled: epoll refuses them."""
-    import stat
-
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        yield None
-        return
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(0))):
-        yield None
-        return
-    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    try:
-        yield _PipeLines(private)
-    finally:
-        os.dup2(private, 0)
-        os.close(private)
-
-
-@contextlib.contextmanager
-def _stdout_wire() -> Iterator[Wire | None]:
-    """stdout as the protocol's wire, when it is a pipe, socket or terminal (else None: the SDK
-    writes to it). Meanwhile fd 1 points at stderr, so what a browser or toolset server started
-    here prints cannot corrupt the protocol."""
-    import stat
-
-    from trailblaze.mcpserver.prelude import Wire
-
-    try:
-        mode = os.fstat(1).st_mode
-    except OSError:
-        yield None
-        return
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(1))):
-        yield None
-        return
-    sys.stdout.flush()
-    private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    os.dup2(2, 1)
-    wire = Wire(private)
-    try:
-        yield wire
-    finally:
-        wire.close()
-        os.dup2(private, 1)
-        os.close(private)
+    await stdio.serve(opened)
 
 
 async def _http(app: McpApp, transport: Transport, stopper: object) -> None:

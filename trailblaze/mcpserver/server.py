@@ -41,6 +41,9 @@ if TYPE_CHECKING:
     from trailblaze.runner.project import Project
 
 _STATE_KEY = "trailblaze.mcp"
+#: what the server tells clients about: the tools change (device, mode, toolbox) and so does the
+#: list of resources (a trail saved)
+_NOTIFICATIONS = NotificationOptions(tools_changed=True, resources_changed=True)
 
 
 class _Server(Server[Any]):
@@ -50,7 +53,7 @@ class _Server(Server[Any]):
     def create_initialization_options(
         self, notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
     ) -> Any:
-        notifications = notification_options or NotificationOptions(tools_changed=True)
+        notifications = notification_options or _NOTIFICATIONS
         return super().create_initialization_options(notifications, *args, **kwargs)
 
 
@@ -70,6 +73,8 @@ class McpApp:
             instructions=INSTRUCTIONS,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_read_resource=self.read_resource,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
 
@@ -79,7 +84,7 @@ class McpApp:
         self._adopted = state
 
     def initialization_options(self) -> Any:
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        return self.server.create_initialization_options(_NOTIFICATIONS)
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -119,7 +124,7 @@ class McpApp:
     async def _discover(self, ctx: ServerRequestContext[Any, Any], params: types.RequestParams) -> types.DiscoverResult:
         return types.DiscoverResult(
             supported_versions=list(HANDSHAKE_PROTOCOL_VERSIONS),
-            capabilities=self.server.get_capabilities(NotificationOptions(tools_changed=True)),
+            capabilities=self.server.get_capabilities(_NOTIFICATIONS),
             instructions=INSTRUCTIONS,
         )
 
@@ -132,6 +137,26 @@ class McpApp:
             return types.ListToolsResult(tools=[types.Tool.model_validate(catalog.session_tool_entry("device"))])
         entries = catalog.tool_entries(self.state_for(ctx))
         return types.ListToolsResult(tools=[types.Tool.model_validate(entry) for entry in entries])
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        from trailblaze.mcpserver import resources
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return types.ListResourcesResult(resources=[])
+        return resources.listing(self.state_for(ctx), params.cursor if params is not None else None)
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        from mcp.shared.exceptions import MCPError
+
+        from trailblaze.mcpserver import resources
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            raise MCPError(resources.RESOURCE_NOT_FOUND, "resources belong to a session: connect with initialize")
+        return resources.read(self.state_for(ctx), str(params.uri), INSTRUCTIONS)
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -163,7 +188,8 @@ class McpApp:
         return _result(reply)
 
     async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
-        from trailblaze.mcpserver.session_tools import HANDLERS, SESSION_TOOL_NAMES, ToolError, device_tool
+        from trailblaze.mcpserver.handlers import HANDLERS
+        from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES, ToolError, device_tool
 
         state = call.state
         if name == "runPrompt" and state.settings.mode is not Mode.TRAILBLAZE_AS_AGENT:
@@ -189,7 +215,7 @@ class McpApp:
             raise ToolError(f"unknown tool {name!r}: connect a device first (device(action=WEB)) to get its tools")
         import difflib
 
-        known = [*SESSION_TOOL_NAMES, *(s.name for s in state.device_tools(SESSION_TOOL_NAMES))]
+        known = [*HANDLERS, *(s.name for s in state.device_tools(SESSION_TOOL_NAMES))]
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ToolError(f"unknown tool {name!r}{hint}")
@@ -223,7 +249,12 @@ class McpApp:
                 )
 
             sampler = sample
-        return Call(state, progress, tools_changed, sampler, sampling is not None and sampling.tools is not None)
+
+        async def resources_changed() -> None:
+            await session.send_notification(types.ResourceListChangedNotification(), related_request_id=request_id)
+
+        sampling_tools = sampling is not None and sampling.tools is not None
+        return Call(state, progress, tools_changed, resources_changed, sampler, sampling_tools)
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:

@@ -12,7 +12,7 @@ import base64
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,9 +30,11 @@ from trailblaze.mcpserver.categories import (
     Category,
     Profile,
     categories_of,
+    for_navigation,
     profile_categories,
     profile_of,
 )
+from trailblaze.mcpserver.reload import reload_tools
 from trailblaze.mcpserver.settings import (
     CONFIG_KEYS,
     LlmCallStrategy,
@@ -42,7 +44,10 @@ from trailblaze.mcpserver.settings import (
     config_key,
 )
 from trailblaze.mcpserver.state import ClientState, pick_driver
-from trailblaze.runner.agent_step import AgentStep
+from trailblaze.mcpserver.trails import find_trail, list_trails
+from trailblaze.mcpserver.trails import shown as _shown
+from trailblaze.pluginmanager import DEFAULT_PLUGINS
+from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep
 from trailblaze.runner.checks import collect_trails
 from trailblaze.runner.listing import list_devices
 from trailblaze.tools.model import REASON_KEYS, ToolCall
@@ -53,12 +58,12 @@ if TYPE_CHECKING:
     from trailblaze.devicecommands import ViewNode
     from trailblaze.mcpserver.device import DeviceSession
     from trailblaze.mcpserver.sampling import Sampler
+    from trailblaze.tools.model import ToolSpec
 
 #: what a step's reply shows of the screen, and what ask shows at each verbosity
 SUMMARY_LINES = 150
 STANDARD_LINES = 1000
 MAX_FULL_HIERARCHY = 200_000
-TRAILS_PER_PAGE = 20
 MAX_TOOL_CALLS = 100
 #: a reply repeats what the client sent (a question, a recorded call's arguments) up to this long
 ECHO_CHARS = 300
@@ -86,12 +91,16 @@ class Call:
     state: ClientState
     progress: Callable[[float, float | None, str], Awaitable[None]]
     tools_changed: Callable[[], Awaitable[None]]
+    #: tells the client the list of resources changed (a trail file was written)
+    resources_changed: Callable[[], Awaitable[None]]
     #: asks the client's LLM (MCP sampling); None when the client cannot sample
     sampler: Sampler | None = None
     sampling_tools: bool = False
 
 
 Handler = Callable[[Call, dict[str, Any]], Awaitable[Reply]]
+#: told how many calls an agent's step has made so far, and what the last one did
+CallsMade = Callable[[int, str], Awaitable[None]]
 
 
 # -- device ---------------------------------------------------------------------------------------------
@@ -187,7 +196,7 @@ async def _device_info(device: DeviceSession, detail: A.DeviceDetail) -> dict[st
 async def step(call: Call, arguments: dict[str, Any]) -> Reply:
     args: A.StepArgs = _parse(A.StepArgs, arguments)
     _check_step_text(args.objective, "objective")
-    verify = (args.hint or "").strip().upper() == "VERIFY"
+    verify = args.hint is A.Hint.VERIFY
     state = call.state
     if args.tools is None and state.settings.mode is Mode.MCP_CLIENT_AS_AGENT:
         raise ToolError(
@@ -205,7 +214,8 @@ async def step(call: Call, arguments: dict[str, Any]) -> Reply:
         if calls is not None:
             reply = await _direct_step(state, device, args.objective, calls, verify)
         else:
-            reply = await _agent_step(call, device, args.objective, verify, args.context)
+            navigation = args.hint is A.Hint.NAVIGATION
+            reply = await _agent_step(call, device, args.objective, verify, args.context, navigation=navigation)
         await _attach_screen(state, device, reply, screenshot=args.screenshot and not args.fast)
     return reply
 
@@ -263,11 +273,25 @@ def _partial_note(recorded: dict[str, Any] | None) -> str:
     return "nothing was recorded"
 
 
-async def _agent_step(call: Call, device: DeviceSession, objective: str, verify: bool, context: str | None) -> Reply:
+async def _agent_step(
+    call: Call,
+    device: DeviceSession,
+    objective: str,
+    verify: bool,
+    context: str | None,
+    report: CallsMade | None = None,
+    *,
+    navigation: bool = False,
+) -> Reply:
     state = call.state
     kind: StepKind = "verify" if verify else "step"
     agent = await _agent(call, device)
-    task = _ReportingStep(device, device.new_step(kind, objective), call, context)
+    if report is None:
+
+        async def report(calls: int, message: str) -> None:
+            await call.progress(calls, None, message)
+
+    task = _ReportingStep(device, device.new_step(kind, objective), report, context, navigation)
     verdict = await agent.solve(task)
     passed = verdict.status == "complete"
     recorded = _record(state, device, kind, objective, task.recording) if (passed or not verify) else None
@@ -307,7 +331,7 @@ async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
         device = await _device(state)
         for number, text in enumerate(steps, 1):
             await call.progress(number - 1, len(steps), f"step {number}: {text}")
-            reply = await _agent_step(call, device, text, False, None)
+            reply = await _agent_step(call, device, text, False, None, _within_step(call, number - 1, len(steps)))
             results.append({"step": text, **{k: reply.data.get(k) for k in ("agent", "recorded", "error")}})
             if reply.error:
                 break
@@ -320,15 +344,39 @@ async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
     return reply
 
 
-class _ReportingStep(AgentStep):
-    """The agent's step, sending MCP progress after every call it makes."""
+def _within_step(call: Call, done: int, total: int) -> CallsMade:
+    """Progress inside step ``done`` (0-based) of ``total``: the k-th call reports ``done + k/(k+1)``,
+    so values rise with every call and stay below the next step's ``done + 1`` (the MCP spec
+    wants every progress value greater than the one before)."""
 
-    def __init__(self, device: DeviceSession, step: Step, call: Call, context: str | None) -> None:
+    async def report(calls: int, message: str) -> None:
+        await call.progress(done + calls / (calls + 1), total, f"step {done + 1}: {message}")
+
+    return report
+
+
+class _ReportingStep(AgentStep):
+    """The agent's step, reporting after every call it makes (``report(calls so far, message)``)."""
+
+    def __init__(
+        self, device: DeviceSession, step: Step, report: CallsMade, context: str | None, navigation: bool
+    ) -> None:
         assert device.runner is not None
         super().__init__(device.live, device.trail, step, step.text or "", device.runner)
-        self._call = call
+        self._report = report
         self._calls = 0
         self._extra_context = context
+        self._navigation = navigation
+        self.tools = self._narrowed(self.tools)
+
+    def tools_in_groups(self, groups: Sequence[str] | None) -> list[ToolSpec]:
+        return self._narrowed(super().tools_in_groups(groups))
+
+    def _narrowed(self, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        if not self._navigation:
+            return list(tools)
+        kept = for_navigation(tools, DEFAULT_PLUGINS)
+        return [t for t in tools if t.name == OBJECTIVE_STATUS or t in kept]
 
     @property
     def context(self) -> str | None:
@@ -338,7 +386,7 @@ class _ReportingStep(AgentStep):
     async def call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
         result = await super().call(name, args)
         self._calls += 1
-        await self._call.progress(self._calls, None, f"{name}: {'ok' if result.ok else result.error}")
+        await self._report(self._calls, f"{name}: {'ok' if result.ok else result.error}")
         return result
 
 
@@ -581,9 +629,9 @@ async def trail(call: Call, arguments: dict[str, Any]) -> Reply:
     state = call.state
     action = args.action
     if action is A.TrailAction.LIST:
-        return Reply(_list_trails(state, args.filter, args.page or 1))
+        return Reply(list_trails(state, args.filter, args.page or 1))
     if action is A.TrailAction.SAVE:
-        return Reply(_save(state, args.name))
+        return Reply(await _save(call, args.name))
     if action is A.TrailAction.END:
         recording = state.recording
         recording.active = False
@@ -611,7 +659,9 @@ def _connect_arguments(platform: A.Platform | None, device_id: str | None) -> di
     return {"action": platform.value, "deviceId": device_id}
 
 
-def _save(state: ClientState, name: str | None) -> dict[str, Any]:
+async def _save(call: Call, name: str | None) -> dict[str, Any]:
+    """Write the recording as a trail; a new file is a new resource (``resources/list_changed``)."""
+    state = call.state
     recording = state.recording
     title = name or recording.title
     if not title:
@@ -635,6 +685,7 @@ def _save(state: ClientState, name: str | None) -> dict[str, Any]:
     recording.saved_to = path
     if path not in state.artifacts:  # saved again: the same file
         state.artifacts.append(path)
+        await call.resources_changed()
     shown = _shown(state, path)
     steps = len(recording.steps)
     return {
@@ -647,84 +698,11 @@ def _save(state: ClientState, name: str | None) -> dict[str, Any]:
     }
 
 
-def _shown(state: ClientState, path: Path) -> str:
-    """A path as the user would type it: relative to the working directory when inside it."""
-    for base in (Path.cwd(), state.project.config.root):
-        with contextlib.suppress(ValueError):
-            return str(path.resolve().relative_to(base.resolve()))
-    return str(path)
-
-
-def _list_trails(state: ClientState, text: str | None, page: int) -> dict[str, Any]:
-    from trailblaze.trail.discovery import discover
-
-    folder = state.project.config.trails_dir
-    paths = discover([folder]) if folder.is_dir() else []
-    rows = []
-    for path in paths:
-        title = _title_of(path)
-        row = {"name": _trail_name(folder, path), "file": _shown(state, path), "title": title}
-        if text and text.lower() not in f"{row['file']} {title or ''}".lower():
-            continue
-        rows.append(row)
-    start = (page - 1) * TRAILS_PER_PAGE
-    shown = rows[start : start + TRAILS_PER_PAGE]
-    pages = max(1, -(-len(rows) // TRAILS_PER_PAGE))
-    return {"trails": shown, "page": page, "pages": pages, "total": len(rows)}
-
-
-def _trail_name(folder: Path, path: Path) -> str:
-    relative = path.resolve().relative_to(folder.resolve()) if path.resolve().is_relative_to(folder.resolve()) else path
-    name = relative.as_posix()
-    return name.removesuffix(".trail.yaml").removesuffix("/trail.yaml").removesuffix("trail.yaml") or name
-
-
-def _title_of(path: Path) -> str | None:
-    """The trail's ``config.title``, read without loading the whole trail (a broken file has none)."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            head = handle.read(64_000)
-        data = yaml.safe_load(head) if len(head) < 64_000 else None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-    if isinstance(data, dict) and isinstance(data.get("config"), dict):
-        title = data["config"].get("title")
-        return str(title) if title else None
-    if isinstance(data, list):
-        for item in data:
-            if isinstance(item, dict) and isinstance(item.get("config"), dict) and item["config"].get("title"):
-                return str(item["config"]["title"])
-    return None
-
-
-def _find_trail(state: ClientState, name: str | None, file: str | None) -> Path:
-    if file:
-        for base in (Path.cwd(), state.project.config.root, state.project.config.trails_dir):
-            candidate = (base / file).resolve()
-            if candidate.is_file():
-                return candidate
-        raise ToolError(f"no trail file {file!r}")
-    if not name:
-        raise ToolError(
-            'say which trail: trail(action=RUN, name="login") or trail(action=RUN, file="trails/x.trail.yaml")'
-        )
-    folder = state.project.config.trails_dir
-    for candidate in (folder / f"{name}.trail.yaml", folder / name / "trail.yaml", folder / name):
-        if candidate.is_file():
-            return candidate
-    from trailblaze.trail.discovery import discover
-
-    matches = [p for p in (discover([folder]) if folder.is_dir() else []) if _title_of(p) == name]
-    if len(matches) == 1:
-        return matches[0]
-    raise ToolError(f"no trail named {name!r} in {_shown(state, folder)} (trail(action=LIST) lists them)")
-
-
 async def _run(call: Call, name: str | None, file: str | None) -> Reply:
     """Replay a trail deterministically (no LLM), with progress per step; not recorded (use the
     ``runTrail`` tool to make a trail part of the session's recording)."""
     state = call.state
-    path = _find_trail(state, name, file)
+    path = find_trail(state, name, file)
     async with state.lock:
         if state.device is None:
             trails, problems = collect_trails(state.project, [path], {}, require_args=False)
@@ -769,9 +747,9 @@ async def session(call: Call, arguments: dict[str, Any]) -> Reply:
         recording = state.new_recording(args.title)
         return Reply({"started": True, **recording.summary()})
     if action is A.SessionAction.SAVE:
-        return Reply(_save(state, args.title))
+        return Reply(await _save(call, args.title))
     if action is A.SessionAction.STOP:
-        saved = _save(state, args.title) if args.save else None
+        saved = await _save(call, args.title) if args.save else None
         state.recording.active = False
         return Reply({"stopped": True, **state.recording.summary(), "saved": saved})
     if action is A.SessionAction.LIST:
@@ -872,6 +850,10 @@ async def toolbox(call: Call, arguments: dict[str, Any]) -> Reply:
     state = call.state
     if args.action is A.ToolboxAction.LIST:
         return Reply(_toolbox_listing(state, args))
+    if args.action is A.ToolboxAction.RELOAD:
+        reloaded = await reload_tools(state)
+        await call.tools_changed()
+        return Reply(reloaded)
     concrete = {c for c in Category if c is not Category.ALL}
     enabled = concrete if Category.ALL in state.enabled else set(state.enabled)
     if args.action is A.ToolboxAction.PROFILE:

@@ -128,6 +128,29 @@ class Project:
             self._workspace_tools[workspace.config_file] = registry
         return registry
 
+    def reload_tools(self) -> None:
+        """Read the tool files again — what trailblaze.yaml's ``tools:`` names and the workspaces'
+        tool folders hold — for ``trailblaze mcp``'s ``toolbox(action=RELOAD)``. trailblaze.yaml
+        itself is not read again. When a file has problems they are raised and the tools stay as
+        they were."""
+        from trailblaze.workspace import load_workspace
+
+        saved = (self.__dict__.get("tools"), dict(self._workspaces), dict(self._workspace_tools))
+        self.__dict__.pop("tools", None)
+        self._workspace_tools.clear()
+        try:
+            self.tools  # noqa: B018 - reads the files, raises their problems
+            for found in saved[1]:
+                workspace = self._workspaces[found] = load_workspace(found)
+                self.registry_for(workspace)
+                if workspace.problems:
+                    raise ErrorList(list(workspace.problems))
+        except TrailblazeError:
+            tools, self._workspaces, self._workspace_tools = saved
+            if tools is not None:
+                self.__dict__["tools"] = tools
+            raise
+
     def target_config(self, name: str | None, workspace: Workspace | None = None) -> TargetConfig | None:
         """An app target by name: trailblaze.yaml's, else the workspace's."""
         if name is None:

@@ -248,6 +248,21 @@ class Executor:
         self.hook.trailblaze_session_start(session=session)
         return session
 
+    async def set_up_again(self, session: Session, workspace: Workspace | None) -> None:
+        """Set an open session up again with the project's tools as they are now (``trailblaze
+        mcp``'s ``toolbox(action=RELOAD)``): a fresh registry, then ``trailblaze_session_setup``
+        again — MCP toolsets restart their servers. The device stays as it is; when setup fails
+        the session keeps the tools it got before the failure."""
+        driver = session.driver
+        session.workspace = workspace
+        session.registry = self.project.registry_for(workspace).for_device(driver.key, driver.platform)
+        try:
+            await _gather(self.hook.trailblaze_session_setup(session=session))
+        except (TrailblazeError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise InfrastructureError(f"session setup failed: {type(exc).__name__}: {exc}") from exc
+
     async def close_session(self, session: Session) -> None:
         try:
             self.hook.trailblaze_session_finish(session=session)
