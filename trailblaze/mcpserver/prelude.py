@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 #: ``HANDSHAKE_PROTOCOL_VERSIONS``; a test holds them equal), oldest first
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 #: what the server can do, as the SDK announces it (a test holds them equal)
-CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": True}}
+CAPABILITIES: dict[str, Any] = {"resources": {"listChanged": True, "subscribe": False}, "tools": {"listChanged": True}}
 #: the id the replayed ``initialize`` carries; the SDK's answer to it is dropped
 REPLAYED_ID = "trailblaze-prelude-initialize"
 
