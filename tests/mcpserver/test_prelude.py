@@ -7,6 +7,7 @@ both paths' answers to the same messages from a real ``trailblaze mcp`` process.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from typing import Any
 
 import pytest
 from conftest import Project, cli_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trailblaze.mcpserver import prelude
 
@@ -125,3 +128,61 @@ def test_the_sdk_answers_after_a_line_that_is_not_json(project: Project) -> None
     answers = through_pipes(project.root, opening)
     assert [a.get("id") for a in answers if "result" in a] == [1, 2]
     assert [t["name"] for t in answers[-1]["result"]["tools"]][:2] == ["device", "step"]
+
+
+class _Wire:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    max_leaves=10,
+)
+messages = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "1.0"])},
+    optional={
+        "id": json_values,
+        "method": st.sampled_from(["initialize", "notifications/initialized", "tools/list", "ping"]) | st.text(),
+        "params": json_values,
+    },
+)
+
+
+opening = st.builds(_initialize, st.text(max_size=12), st.integers() | st.text(max_size=8)).map(json.dumps)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(opening | messages.map(json.dumps) | st.text(max_size=40), max_size=4))
+def test_any_line_is_answered_as_the_sdk_would_or_left_to_it(lines: list[str]) -> None:
+    """Whatever a client sends, the prelude answers only a well-formed initialize, once, with its
+    id, and never raises; anything else is the SDK's to answer (the prelude stops there)."""
+    wire = _Wire()
+    answering = prelude.Prelude(None, wire, lambda: pytest.fail("tools/list needs a session"))  # type: ignore[arg-type]
+    answered: list[str] = []
+
+    async def feed() -> None:
+        for line in lines:
+            message = json.loads(line) if line.startswith("{") else None
+            if isinstance(message, dict) and message.get("method") == "tools/list":
+                return  # listing needs a project: the end-to-end tests above cover it
+            if not await answering._answer(line):
+                return
+            answered.append(line)
+
+    asyncio.run(feed())
+    assert len(wire.sent) <= 1
+    for reply, line in zip(wire.sent, answered, strict=False):
+        sent = json.loads(line)
+        assert sent["method"] == "initialize" and reply == {
+            "jsonrpc": "2.0",
+            "id": sent["id"],
+            "result": reply["result"],
+        }
+        requested = sent["params"]["protocolVersion"]
+        expected = requested if requested in prelude.HANDSHAKE_VERSIONS else prelude.HANDSHAKE_VERSIONS[-1]
+        assert reply["result"]["protocolVersion"] == expected

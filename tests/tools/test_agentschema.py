@@ -136,3 +136,23 @@ def test_every_offered_name_fits_llm_apis_and_means_one_tool(tools: list[str]) -
     assert all(AGENT_NAME.match(alias) for alias in offered.values())
     assert len(set(offered.values())) == len(offered)
     assert all(names.tool(alias) == name for name, alias in offered.items())
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.dictionaries(st.sampled_from(["nodeSelector", "values", "text", "ref", "other"]), json_values | st.text()))
+def test_reading_json_text_keeps_every_argument_and_changes_only_object_and_array_text(
+    arguments: dict[str, object],
+) -> None:
+    select = next(s for s in builtin_tools("web") if s.name == "web_selectOption")
+    read = parse_json_arguments(select.input_schema, arguments)
+    assert read.keys() == arguments.keys()
+    for key, value in arguments.items():
+        if read[key] is not value:
+            assert key in ("nodeSelector", "values") and isinstance(value, str)
+            assert read[key] == json.loads(value) and isinstance(read[key], dict if key == "nodeSelector" else list)
