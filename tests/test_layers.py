@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.errors",
             "trailblaze.limits",
             "trailblaze.fileio",
+            "trailblaze.pathnames",
             "trailblaze.sourcefile",
             "trailblaze.yamlsource",
             "trailblaze.projectfile",
