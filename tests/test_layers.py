@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.limits",
             "trailblaze.fileio",
             "trailblaze.pathnames",
+            "trailblaze.reportfiles",
             "trailblaze.sourcefile",
             "trailblaze.yamlsource",
             "trailblaze.projectfile",

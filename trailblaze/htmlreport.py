@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from trailblaze.reportfiles import HTML_GENERATOR
+
 #: screenshots larger than this are linked instead of inlined
 MAX_INLINE_IMAGE = 2_000_000
 #: statuses in the order the summary shows them
@@ -37,7 +39,7 @@ def render(report: Mapping[str, Any], *, base: Path | None = None, title: str = 
     tags = sorted({tag for t in trails for tag in t.get("tags") or []})
     parts = [
         "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="en"><head><meta charset="utf-8">{HTML_GENERATOR}',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title>",
         f"<style>{_CSS}</style>",

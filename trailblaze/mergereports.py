@@ -411,6 +411,21 @@ def _tool(data: Mapping[str, Any]) -> ToolReport:
     )
 
 
+def claim_outputs(*, json_path: Path | None, junit: Path | None, html: Path | None) -> None:
+    """Check the files the merged reports go to before any input is read: never over a file
+    that is not a report of ours, never two reports to one file (:mod:`trailblaze.reportfiles`)."""
+    from trailblaze.reportfiles import HTML_PAGE, JUNIT_XML, RESULTS_JSON, ReportPaths
+
+    claims = ReportPaths()
+    for option, path, kind in (
+        ("--json", json_path, RESULTS_JSON),
+        ("--junit", junit, JUNIT_XML),
+        ("--html", html, HTML_PAGE),
+    ):
+        if path is not None:
+            claims.claim(option, path, kind)
+
+
 def write_reports(merged: Merged, *, json_path: Path | None, junit: Path | None, html: Path | None) -> None:
     """Write the merged report in each format asked for; a file that cannot be written is an
     infrastructure error naming it (the others are still written)."""
