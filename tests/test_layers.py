@@ -78,7 +78,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("built-in plugins", ("trailblaze.plugins",)),
-    ("runner", ("trailblaze.runner", "trailblaze.mergereports")),
+    ("runner", ("trailblaze.runner", "trailblaze.mergereports", "trailblaze.resultsdoc")),
     ("MCP server", ("trailblaze.mcpserver",)),
     ("command line", ("trailblaze.pytest_plugin", "trailblaze.cli", "trailblaze.display", "trailblaze.__main__")),
 ]
