@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.fileio",
             "trailblaze.pathnames",
             "trailblaze.reportfiles",
+            "trailblaze.localguard",
             "trailblaze.sourcefile",
             "trailblaze.yamlsource",
             "trailblaze.projectfile",
