@@ -313,3 +313,28 @@ def test_a_step_no_recording_can_go_into_is_refused_before_recording_starts(cli:
     assert result.returncode == 3, result.output
     assert "trails/flow.trail.yaml:6:5: cannot write a recording into a step written in flow style" in result.stderr
     assert result.stdout == ""  # no browser, no step replayed
+
+
+def test_a_second_record_of_one_trail_stops_at_once_and_the_first_loses_nothing(
+    cli_process: Start, project: Project, browser: str
+) -> None:
+    trail = project.trail("three", THREE_STEPS)
+    first = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "1")
+    _until(first, "── step 1")  # recording: it holds the file
+    second = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "1")
+    out, err = second.communicate("web_navigate url=/about.html\ndone\n", timeout=60)
+    assert second.returncode == 3, out + err
+    assert (
+        f"trails/three.trail.yaml: another `trailblaze record` (pid {first.pid}) is recording this trail file; "
+        "run again when it has ended"
+    ) in err
+    assert trail.read_text() == THREE_STEPS  # the second one touched nothing
+    out, err = first.communicate("web_navigate url=/forms.html\ndone\n", timeout=120)
+    assert first.returncode == 0, out + err
+    recorded = trail.read_text()
+    assert "web_navigate: {url: /forms.html}" in recorded and "about" not in recorded
+    third = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "2")
+    _until(third, "── step 2")  # the lock went with the first process: the next recording starts
+    third.kill()
+    third.wait(timeout=30)
+    assert trail.read_text() == recorded  # and a killed recording writes nothing

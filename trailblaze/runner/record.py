@@ -33,6 +33,7 @@ from trailblaze.errors import ErrorList, ExitCode, Location, TrailblazeError, Us
 from trailblaze.results import RunResult, StepResult, TrailResult
 from trailblaze.runner.agent_step import agent_for, carry_reason, pause_live_output, solve_step, step_label
 from trailblaze.runner.progress import RecordingProgress
+from trailblaze.runner.recordlock import locked_trails
 from trailblaze.runner.replay import ToolRunner, TrailReplay
 from trailblaze.runner.run import Executor, execute, prepare
 from trailblaze.tools.model import ToolCall
@@ -99,8 +100,9 @@ def record_trails(project: Project, options: RunOptions, record: RecordOptions) 
         unwritable.extend(unwritable_steps(Path(planned.trail.path), steps))
     if unwritable:  # found now, not after every step was recorded
         raise ErrorList(unwritable)
-    executor = RecordExecutor(run, record)
-    return asyncio.run(execute(run, executor))
+    written = [] if record.dry_run else [Path(p.trail.path) for p in run.planned if p.skip_reason is None]
+    with locked_trails(project.config.root, written):  # before the files are read: what they hold stays theirs
+        return asyncio.run(execute(run, RecordExecutor(run, record)))
 
 
 def target_step(trail: Trail, step: str | None) -> Step | None:

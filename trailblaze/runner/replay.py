@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from trailblaze import evidence
 from trailblaze.devicecommands import Commands, QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
+from trailblaze.pathnames import path_component
 from trailblaze.results import Status, StepResult, ToolReport, TrailResult
 from trailblaze.session import PlannedTrail, Session
 from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
@@ -135,7 +136,7 @@ def _artifacts_for(session: Session, trail: Trail) -> Path | None:
     root = session.run.options.artifacts_dir
     if root is None:
         return None
-    return root / "".join(c if c.isalnum() or c in "-_." else "_" for c in trail.id)
+    return root / path_component(trail.id)
 
 
 class TrailReplay:
