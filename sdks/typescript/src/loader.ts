@@ -2,15 +2,23 @@
 // SDK registers tsx, which compiles `.ts` files (and their extensionless relative imports) as
 // they load. Either way `@trailblaze/scripting` resolves to this SDK.
 
+import { readFileSync } from "node:fs";
 import { register } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 interface BunGlobal {
   plugin(plugin: {
     name: string;
-    setup(build: { onResolve(options: { filter: RegExp }, callback: () => { path: string }): void }): void;
+    setup(build: {
+      onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => { contents: string; loader: string }): void;
+    }): void;
   }): void;
 }
+
+/** Tool files and what they import from next to them: sources outside node_modules. */
+const TOOL_SOURCE = /^(?!.*\/node_modules\/).*\.(ts|tsx|mts|js|mjs)$/;
+/** `from "@trailblaze/scripting"` and `import("@trailblaze/scripting")` in a tool file. */
+const SDK_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*)(["'])@trailblaze\/scripting\2/g;
 
 let prepared = false;
 
@@ -21,10 +29,15 @@ export async function prepareImports(): Promise<void> {
   const index = fileURLToPath(new URL("./index.js", import.meta.url));
   const bun = (globalThis as { Bun?: BunGlobal }).Bun;
   if (bun !== undefined) {
+    // bun's runtime plugins do not get to resolve package names (1.4 looks them up in the
+    // registry instead), so the SDK's name is replaced in the TypeScript files it loads
     bun.plugin({
       name: "@trailblaze/scripting",
       setup(build) {
-        build.onResolve({ filter: /^@trailblaze\/scripting$/ }, () => ({ path: index }));
+        build.onLoad({ filter: TOOL_SOURCE }, ({ path }) => ({
+          contents: readFileSync(path, "utf-8").replace(SDK_IMPORT, (_all, head: string, quote: string) => `${head}${quote}${index}${quote}`),
+          loader: /\.(js|mjs)$/.test(path) ? "js" : path.endsWith(".tsx") ? "tsx" : "ts",
+        }));
       },
     });
     return;

@@ -6,7 +6,6 @@ import { resolve } from "node:path";
 import type { Description, DescribeProblem } from "./describe.js";
 import { importToolFile, LoadError, prepareImports } from "./loader.js";
 import { holdRun, jsonSchemaCheck, start, type ServedTool } from "./server.js";
-import { typedToolInfo } from "./tool.js";
 
 export interface ServeOptions {
   /** The files' description, when it is known already (`describe`'s output): skips reading them. */
@@ -25,9 +24,10 @@ export async function serve(files: readonly string[], options: ServeOptions = {}
   for (const path of paths) {
     const module = await importToolFile(path);
     for (const described of description.tools.filter((t) => resolve(t.file) === path)) {
+      // a typed definition, or (for a tool a descriptor describes) any exported function
       const definition = module[described.name];
-      if (typedToolInfo(definition) === undefined) {
-        throw new LoadError(`${path}:${described.line}: ${described.name} is not a trailblaze.tool(…) definition when it runs`);
+      if (typeof definition !== "function") {
+        throw new LoadError(`${path}:${described.line}: ${described.name} is not a function the file exports`);
       }
       const call = definition as (args: unknown, ctx: unknown, client: unknown) => Promise<unknown>;
       served.push({

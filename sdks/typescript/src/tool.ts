@@ -8,8 +8,8 @@
 //       `spec.description`), its input schema the `Args` type — read from the source file by
 //       `describe` (./describe.ts) and served by `trailblaze-scripting serve <file>`.
 //
-// A typed definition is also a plain function `(args, ctx?, client?)`, so a unit test can call
-// it with a stand-in context and client.
+// A typed definition is a plain function `(args, ctx?, client?)`: `serve` calls it with the
+// call's context and client, and a unit test can call it with stand-ins.
 
 import { TrailblazeClient, type TrailblazeToolMethods } from "./client.js";
 import type { TrailblazeContext, TrailblazeDevice, TrailblazeTarget } from "./context.js";
@@ -88,13 +88,6 @@ export type TypedToolDefinition<TInput = EmptyInput, TResult = string> = (
   client?: TrailblazeClient,
 ) => Promise<TResult>;
 
-/** What the server needs of a typed definition (a global symbol: any copy of the SDK finds it). */
-export const TYPED_TOOL = Symbol.for("@trailblaze/scripting.typedTool");
-
-export interface TypedToolInfo {
-  spec: TrailblazeTypedToolSpec;
-}
-
 /** An imperative tool waiting for `trailblaze.run()`. */
 export interface PendingTool {
   name: string;
@@ -114,10 +107,11 @@ export function tool<TInput = EmptyInput, TResult = string>(
 export function tool(name: string, spec: TrailblazeToolSpec, handler: TrailblazeToolHandler): void;
 export function tool(first: unknown, second?: unknown, third?: unknown): unknown {
   if (typeof first === "function" && second === undefined) {
-    return defineTypedTool({}, first as TypedHandler);
+    return defineTypedTool(first as TypedHandler);
   }
   if (isPlainObject(first) && typeof second === "function" && third === undefined) {
-    return defineTypedTool(first as TrailblazeTypedToolSpec, second as TypedHandler);
+    // the spec is read from the source by `describe`, which is how Trailblaze learns it
+    return defineTypedTool(second as TypedHandler);
   }
   if (typeof first === "string" && first.length > 0 && isPlainObject(second) && typeof third === "function") {
     if (pending.some((p) => p.name === first)) {
@@ -137,19 +131,11 @@ export function takePendingTools(): PendingTool[] {
   return pending.splice(0, pending.length);
 }
 
-/** The spec of a typed definition, or undefined when `value` is not one. */
-export function typedToolInfo(value: unknown): TypedToolInfo | undefined {
-  if (typeof value !== "function") return undefined;
-  return (value as unknown as Record<symbol, TypedToolInfo | undefined>)[TYPED_TOOL];
-}
-
 type TypedHandler = (args: unknown, ctx: ToolContext) => unknown;
 
-function defineTypedTool(spec: TrailblazeTypedToolSpec, handler: TypedHandler): TypedToolDefinition<unknown, unknown> {
-  const definition = async (args: unknown, ctx?: TrailblazeContext, client?: TrailblazeClient): Promise<unknown> =>
+function defineTypedTool(handler: TypedHandler): TypedToolDefinition<unknown, unknown> {
+  return async (args: unknown, ctx?: TrailblazeContext, client?: TrailblazeClient): Promise<unknown> =>
     handler(args ?? {}, toolContext(ctx, client));
-  Object.defineProperty(definition, TYPED_TOOL, { value: { spec } satisfies TypedToolInfo });
-  return definition;
 }
 
 /** The handler's context from a call's context, or from whatever a unit test passes. */

@@ -1,9 +1,9 @@
 // `trailblaze-scripting serve` as Trailblaze runs it: a real MCP client on its stdin/stdout.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -27,9 +27,24 @@ const META = {
   },
 };
 
+/** bun, when this machine has it (`TRAILBLAZE_TEST_BUN` names one elsewhere than PATH). */
+const BUN = process.env.TRAILBLAZE_TEST_BUN || which("bun");
+
+function which(name) {
+  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
+    const candidate = join(folder, name);
+    if (folder && existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
 async function connect(...files) {
+  return connectWith(process.execPath, ["serve", ...files]);
+}
+
+async function connectWith(runtime, args) {
   const stderr = [];
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve", ...files], stderr: "pipe" });
+  const transport = new StdioClientTransport({ command: runtime, args: [cli, ...args], stderr: "pipe" });
   transport.stderr.on("data", (chunk) => stderr.push(String(chunk)));
   const client = new Client({ name: "test", version: "1" });
   await client.connect(transport);
@@ -110,23 +125,76 @@ test("console.log goes to stderr: stdout stays the MCP connection", async () => 
 });
 
 test("a tool file anywhere resolves @trailblaze/scripting to this SDK, without an npm install", async () => {
-  const folder = mkdtempSync(join(tmpdir(), "trailmap-tools-"));
+  const folder = farFolder();
   try {
-    writeFileSync(join(folder, "shared.ts"), 'export const PREFIX: string = "far";\n');
-    writeFileSync(
-      join(folder, "far_tool.ts"),
-      [
-        'import { trailblaze } from "@trailblaze/scripting";',
-        'import { PREFIX } from "./shared";',
-        "/** A tool far from the SDK. */",
-        "export const far_away = trailblaze.tool<{ n: number }>(async ({ n }) => `${PREFIX} ${n}`);",
-        "",
-      ].join("\n"),
-    );
     const far = await connect(join(folder, "far_tool.ts"));
     try {
       const result = await far.client.callTool({ name: "far_away", arguments: { n: 7 } });
       assert.equal(result.content[0].text, "far 7");
+    } finally {
+      await far.client.close();
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+/** A folder outside any package: a typed tool in TypeScript and a described function in JavaScript. */
+function farFolder() {
+  const folder = mkdtempSync(join(tmpdir(), "trailmap-tools-"));
+  writeFileSync(join(folder, "shared.ts"), 'export const PREFIX: string = "far";\n');
+  writeFileSync(
+    join(folder, "far_tool.ts"),
+    [
+      'import { trailblaze } from "@trailblaze/scripting";',
+      'import { PREFIX } from "./shared";',
+      "/** A tool far from the SDK. */",
+      "export const far_away = trailblaze.tool<{ n: number }>(async ({ n }) => `${PREFIX} ${n}`);",
+      "",
+    ].join("\n"),
+  );
+  // upstream's other shape: a plain exported function that a descriptor (here: JSON) describes
+  writeFileSync(
+    join(folder, "far_plain.js"),
+    'export async function far_plain(args, ctx) { return `plain ${args.word} ${ctx?.sessionId ?? "no session"}`; }\n',
+  );
+  return folder;
+}
+
+test("serve takes a description instead of reading the sources, and serves the functions it names", async () => {
+  const folder = farFolder();
+  try {
+    const plain = join(folder, "far_plain.js");
+    const description = join(folder, "tools.json");
+    const schema = { type: "object", properties: { word: { type: "string" } }, required: ["word"] };
+    writeFileSync(description, JSON.stringify({ tools: [{ name: "far_plain", file: plain, line: 1, description: "Plain.", inputSchema: schema, _meta: {} }], errors: [] }));
+    const served = await connectWith(process.execPath, ["serve", "--description", description, plain]);
+    try {
+      const { tools } = await served.client.listTools();
+      assert.deepEqual(tools.map((t) => [t.name, t.description]), [["far_plain", "Plain."]]);
+      const result = await served.client.callTool({ name: "far_plain", arguments: { word: "hi" }, _meta: META });
+      assert.equal(result.content[0].text, "plain hi sess-1");
+    } finally {
+      await served.client.close();
+    }
+    writeFileSync(description, JSON.stringify({ tools: [{ name: "nothing", file: plain, line: 3, inputSchema: schema, _meta: {} }], errors: [] }));
+    const failed = await run(process.execPath, [cli, "serve", "--description", description, plain]).catch((e) => e);
+    assert.equal(failed.code, 3);
+    assert.match(failed.stderr, /far_plain\.js:3: nothing is not a function the file exports/);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("under bun, tool files run as they are and resolve the SDK too", { skip: BUN === undefined && "no bun here" }, async () => {
+  const folder = farFolder();
+  try {
+    const far = await connectWith(BUN, ["serve", join(folder, "far_tool.ts"), fixture("shop_tools.ts")]);
+    try {
+      assert.equal((await far.client.callTool({ name: "far_away", arguments: { n: 1 } })).content[0].text, "far 1");
+      const failed = await far.client.callTool({ name: "shop_fail", arguments: {}, _meta: META });
+      assert.ok(failed.content[0].text.startsWith(`the cart is empty\n    at `));
+      assert.ok(failed.content[0].text.includes(`${fixture("shop_tools.ts")}:51:`), failed.content[0].text);
     } finally {
       await far.client.close();
     }
