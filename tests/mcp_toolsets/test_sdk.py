@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from conftest import ROOT, CliRunner, Project
 
-pytestmark = pytest.mark.usefixtures("browser")
+from tests.standins.adb_host import AdbHostStandIn
+from tests.standins.android_phone import FakeAndroid
+from tests.standins.sample_app import SAMPLE_APP
 
 SDK_CLI = ROOT / "sdks" / "typescript" / "dist" / "cli.js"
 
@@ -92,10 +94,11 @@ def _setup(project: Project) -> Path:
     return tools
 
 
-def _trail(project: Project, name: str, calls: str) -> Path:
-    return project.trail(name, f"trail:\n  - step: {name}\n    recording:\n      web:\n{calls}")
+def _trail(project: Project, name: str, calls: str, classifier: str = "web") -> Path:
+    return project.trail(name, f"trail:\n  - step: {name}\n    recording:\n      {classifier}:\n{calls}")
 
 
+@pytest.mark.usefixtures("browser")
 def test_a_delegating_typescript_tool_is_recorded_as_the_built_ins_it_ran_and_replays(
     cli: CliRunner, cli_process: Any, project: Project
 ) -> None:
@@ -115,6 +118,7 @@ def test_a_delegating_typescript_tool_is_recorded_as_the_built_ins_it_ran_and_re
     assert [t["name"] for t in tools] == ["web_navigate", "web_type"]  # replay runs the recording alone
 
 
+@pytest.mark.usefixtures("browser")
 def test_an_executable_typescript_tool_is_recorded_itself_and_runs_its_tools_again_on_replay(
     cli: CliRunner, cli_process: Any, project: Project
 ) -> None:
@@ -141,6 +145,7 @@ def test_an_executable_typescript_tool_is_recorded_itself_and_runs_its_tools_aga
     ]
 
 
+@pytest.mark.usefixtures("browser")
 def test_a_typescript_tool_reads_and_writes_the_sessions_memory_and_knows_its_target(
     cli: CliRunner, project: Project
 ) -> None:
@@ -162,6 +167,7 @@ def test_a_typescript_tool_reads_and_writes_the_sessions_memory_and_knows_its_ta
     assert result.returncode == 0, result.output
 
 
+@pytest.mark.usefixtures("browser")
 @pytest.mark.parametrize(
     ("tool", "exit_code", "status", "error"),
     [
@@ -186,6 +192,7 @@ def test_what_a_failing_typescript_tool_makes_of_the_run(
         assert f"{tools}:" in step["error"]  # where in the tool file it was thrown
 
 
+@pytest.mark.usefixtures("browser")
 def test_validate_checks_calls_against_the_args_interface(cli: CliRunner, project: Project) -> None:
     _setup(project)
     _trail(project, "typo", "        - ts_fillName: {nmae: Ada}\n")
@@ -193,3 +200,48 @@ def test_validate_checks_calls_against_the_args_interface(cli: CliRunner, projec
     assert result.returncode == 3, result.output
     assert "trails/typo.trail.yaml:5:" in result.stderr
     assert "ts_fillName" in result.stderr and "nmae: unknown argument" in result.stderr
+
+
+ANDROID_TOOLS = """\
+import { trailblaze } from "@trailblaze/scripting";
+
+/** Launch the target's app afresh, check it is in front, and zoom in. */
+export const sample_android_launch = trailblaze.tool(
+  { supportedPlatforms: ["android"], requiresContext: true },
+  async (_args, ctx) => {
+    const appId = ctx.target?.resolveAppId({ defaultAppId: "com.example.none" });
+    await ctx.tools.launchApp({ appId, launchMode: "FORCE_RESTART" });
+    await ctx.tools.assertVisibleWithText({ text: "Welcome.*" });
+    await ctx.client.pinch({ scale: 2 });
+    return `launched ${appId} on ${ctx.device?.driverType}`;
+  },
+);
+"""
+
+
+def test_a_typescript_tool_on_the_android_stand_in_uses_the_target_and_pinches(
+    cli: CliRunner, adb: AdbHostStandIn, phone: FakeAndroid, project: Project
+) -> None:
+    _setup(project)
+    project.write("tools/android.ts", ANDROID_TOOLS)
+    project.write(
+        "trailblaze.yaml",
+        f"""
+        driver: android
+        target: sample
+        targets:
+          sample:
+            platforms:
+              android: {{app_ids: [{SAMPLE_APP}]}}
+        mcp_servers:
+          - command: node
+            args: [{SDK_CLI}, serve, tools/android.ts]
+        """,
+    )
+    _trail(project, "launch", "        - sample_android_launch: {}\n", classifier="android")
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == 0, result.output
+    tools = result.json()["trails"][0]["steps"][0]["tools"]
+    assert [t["name"] for t in tools] == ["launchApp", "assertVisibleWithText", "sample_android_launch"]
+    assert phone.app.front == SAMPLE_APP
+    assert len(phone.gestures) == 1
