@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import AsyncIterator, Mapping
 
 import httpx
@@ -198,6 +199,8 @@ async def test_tools_by_name_go_to_the_calls_resolver_and_their_failures_keep_th
             raise UsageError("unknown tool 'nope'")
         if name == "broken":
             raise TrailblazeError("broken raised KeyError: 'x'")
+        if name == "odd":  # a Python tool may return what JSON has no form for
+            return {"when": datetime.date(2026, 1, 2)}
         return {"echo": args}
 
     invocation.ctx.run_tool = run_tool
@@ -205,6 +208,7 @@ async def test_tools_by_name_go_to_the_calls_resolver_and_their_failures_keep_th
     assert await client.call_tool("echo", {"n": 1}) == {"echo": {"n": 1}}
     assert await client.tools.echo(n=2) == {"echo": {"n": 2}}
     assert await client.call("callTool", name="echo") == {"echo": {}}
+    assert await client.call_tool("odd") == {"when": "2026-01-02"}
     with pytest.raises(CommandFailed, match="'B' is not there") as failed:
         await client.tools.check()
     with pytest.raises(TrailblazeRPCError) as unknown:
@@ -213,7 +217,7 @@ async def test_tools_by_name_go_to_the_calls_resolver_and_their_failures_keep_th
         await client.call_tool("broken")
     assert (failed.value.exit_code, unknown.value.exit_code, broken.value.exit_code) == (1, 3, 2)
     assert (unknown.value.code, broken.value.code) == (wire.INVALID_PARAMS, wire.INTERNAL_ERROR)
-    assert [name for name, _ in ran] == ["echo", "echo", "echo", "check", "nope", "broken"]
+    assert [name for name, _ in ran] == ["echo", "echo", "echo", "odd", "check", "nope", "broken"]
     assert len(invocation.failures) == 3  # the tool's own failure message will name them
 
     invocation.ctx.run_tool = None  # a call outside a trail (``trailblaze mcp``'s own calls)

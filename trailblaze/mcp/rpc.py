@@ -472,7 +472,7 @@ _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"
 
 
 async def _write(writer: asyncio.StreamWriter, status: int, payload: Any, *, close: bool) -> None:
-    body = json.dumps(payload).encode("utf-8")
+    body = json.dumps(payload, default=str).encode("utf-8")  # a tool's output may hold any value
     head = (
         f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
         f"Content-Type: application/json\r\n"

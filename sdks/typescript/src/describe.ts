@@ -47,7 +47,7 @@ const META_KEYS: Record<string, string> = {
   isDelegating: "trailblaze/isDelegating",
   isVerification: "trailblaze/isVerification",
 };
-const OTHER_SPEC_KEYS = new Set(["description", "trailhead", "inputSchema"]);
+const OTHER_SPEC_KEYS = new Set(["description", "trailhead"]);
 const MAX_DEPTH = 12;
 
 export function describe(files: readonly string[]): Description {
