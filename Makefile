@@ -18,7 +18,7 @@ PEERS := tests/mcp_toolsets/peers
 JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 # the @trailblaze/scripting SDK for tools in TypeScript, built with tsc into dist/
 SDK := sdks/typescript
-SDK_BUILT := $(SDK)/dist/.built
+SDK_BUILT := $(SDK)/dist/index.js
 
 .PHONY: setup browser demo demo-mcp test lint typecheck pytest peers sdk sdk-test bench wheel clean lock test-latest
 
