@@ -16,8 +16,11 @@ PIP := $(BIN)/python -m pip --quiet --quiet
 # the JavaScript example toolset's SDK
 PEERS := tests/mcp_toolsets/peers
 JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
+# the @trailblaze/scripting SDK for tools in TypeScript, built with tsc into dist/
+SDK := sdks/typescript
+SDK_BUILT := $(SDK)/dist/index.js
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench wheel clean lock test-latest
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers sdk sdk-test bench wheel clean lock test-latest
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -44,13 +47,23 @@ browser: $(STAMP)
 demo: setup
 	$(BIN)/trailblaze run trails/
 
-peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed
+peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed $(SDK_BUILT)
 
 %/node_modules/.installed: %/package-lock.json
 	$(NPM) ci --prefix $* --no-audit --no-fund
 	touch $@
 
-demo-mcp: setup $(JS_EXAMPLE)/node_modules/.installed
+sdk: $(SDK_BUILT)
+
+$(SDK_BUILT): $(SDK)/node_modules/.installed $(SDK)/tsconfig.json $(wildcard $(SDK)/src/*.ts)
+	$(NPM) run --prefix $(SDK) --silent build
+	touch $@
+
+# the SDK's own tests, with node's test runner
+sdk-test: sdk
+	cd $(SDK) && node --test test/
+
+demo-mcp: setup $(JS_EXAMPLE)/node_modules/.installed $(SDK_BUILT)
 	cd plugins-examples/mcp-toolsets && $(CURDIR)/$(BIN)/trailblaze run
 
 lint: $(STAMP)
@@ -68,7 +81,7 @@ pytest: setup peers
 	$(BIN)/python -m compileall -q trailblaze tests/support
 	$(BIN)/pytest -n 2 --dist loadfile
 
-test: lint typecheck pytest
+test: lint typecheck sdk-test pytest
 
 bench: setup peers
 	$(BIN)/python benchmarks/run.py
@@ -79,4 +92,5 @@ wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
-	rm -rf $(VENV) .venv-latest .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules
+	rm -rf $(VENV) .venv-latest .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
+		$(SDK)/node_modules $(SDK)/dist
