@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from trailblaze.web import aria
+
 # fmt: off
 #: Playwright's ``AriaRole`` values; any other role reads as ``generic``
 ROLES = frozenset({
@@ -49,9 +51,6 @@ STRUCTURAL_ROLES = frozenset({"generic", "none", "presentation"})
 _QUOTED = re.compile(r'(\w+)\s+"(.+?)".*', re.ASCII)
 _COLON = re.compile(r"(\w+)(?:\s*\[[^\]]*])*:\s*(.+)", re.ASCII)
 _CONTAINER = re.compile(r"(\w+)(?:\s*\[[^\]]*])*:?\s*", re.ASCII)
-#: a handle of the top document (``f1e2``, inside a frame, is not one: the default-mode
-#: snapshot does not enter frames)
-_HANDLE = re.compile(r"\[ref=(e\d+)]")
 ID = re.compile(r"\[?(e\d+)]?")
 
 
@@ -124,19 +123,12 @@ def _ai_lines(ai_snapshot: str) -> dict[tuple[str, str | None], list[tuple[int, 
     """The AI-mode snapshot's lines outside frames by (role, name), in document order: each
     line's index and handle (None for a line without one, such as an option of a select)."""
     found: dict[tuple[str, str | None], list[tuple[int, str | None]]] = {}
-    frame_indent: int | None = None
-    for index, line in enumerate(ai_snapshot.splitlines()):
-        if not line.strip():
+    lines = ai_snapshot.splitlines()
+    for index, (line, framed) in enumerate(zip(lines, aria.in_frames(lines), strict=True)):
+        if framed or not line.strip():
             continue
-        indent = len(line) - len(line.lstrip())
-        if frame_indent is not None and indent > frame_indent:
-            continue
-        frame_indent = None
         role, name = read_line(line)
-        if role == "iframe":
-            frame_indent = indent
         if role == "generic" and name is None:
             continue  # AI mode adds anonymous wrappers of its own
-        handle = _HANDLE.search(line)
-        found.setdefault((role, name), []).append((index, handle.group(1) if handle else None))
+        found.setdefault((role, name), []).append((index, aria.handle(line)))
     return found
