@@ -25,7 +25,12 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".venv-playwright"
 #: what reads Playwright's snapshots and turns refs and selectors into locators
-TESTS = ("tests/web/test_aria.py", "tests/web/test_elements.py", "tests/web/test_locators.py")
+TESTS = (
+    "tests/web/test_aria.py",
+    "tests/web/test_elements.py",
+    "tests/web/test_locators.py",
+    "tests/web/test_stable.py",
+)
 
 
 def playwright_requirement() -> Requirement:

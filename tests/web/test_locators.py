@@ -373,47 +373,6 @@ async def test_refs_name_the_elements_as_upstream_numbers_them(device: WebDevice
     assert (await selected(device, None, 'button "View"')).endswith("(ID: cable-1)")  # the first, as upstream
 
 
-# -- from an element back to a stable selector ------------------------------------------------------------
-
-
-async def stable(device: WebDevice, css: str, role: str | None = None, name: str | None = None) -> dict[str, Any]:
-    return await locators.stable_selector(device.page, device.page.locator(css), role, name)
-
-
-async def test_stable_selector_prefers_test_id_then_role_and_name_then_id_then_css_path(device: WebDevice) -> None:
-    await device.navigate("/lists.html")
-    assert await stable(device, "#filter", "searchbox", "Filter items") == {"web": {"dataTestId": "filter-input"}}
-    await device.navigate("/forms.html")
-    assert await stable(device, "#submit", "button", "Submit") == {
-        "web": {"ariaRole": "button", "ariaNameRegex": "Submit"}
-    }
-    assert await stable(device, "#result-name") == {"web": {"cssSelector": "#result-name"}}
-    path = await stable(device, ".actions")
-    assert path == {"web": {"cssSelector": "#contact-form > div:nth-of-type(7)"}}
-
-
-async def test_stable_selector_always_finds_the_same_single_element(device: WebDevice) -> None:
-    await device.page.set_content(
-        """
-        <button>Save</button><button>Save</button>
-        <button>A.C</button><button>ABC</button>
-        <div><span>x</span><span>y</span></div>
-        """
-    )
-    page = device.page
-    cases = [
-        ("button >> nth=1", "button", "Save"),  # same name twice: pinned by position
-        ("button >> nth=2", "button", "A.C"),  # as a regex the name also matches "ABC"
-        ("span >> nth=1", None, None),
-    ]
-    for css, role, name in cases:
-        element = page.locator(css)
-        found = await locators.stable_selector(page, element, role, name)
-        located = locators.build(page, selector(found))
-        assert await located.count() == 1, found
-        assert await located.evaluate("(e, h) => e === h", await element.element_handle()), found
-
-
 def test_describe_web_names_the_target() -> None:
     assert locators.describe_web(selector({"web": {"cssSelector": "#a"}}), "e1") == "cssSelector='#a'"
     assert locators.describe_web(None, "e1") == "ref 'e1'"

@@ -93,6 +93,24 @@ def with_refs(text: str, refs: Mapping[int, str]) -> str:
     return "\n".join(lines)
 
 
+def role_and_name(line: str) -> tuple[str, str | None]:
+    """A snapshot line's role and accessible name: the quoted name, unescaped (a paragraph's or
+    a text's inline text is its content, not its name)."""
+    m = _LINE.match(line)
+    if not m or m.group("body").startswith("/"):
+        return "", None
+    role, rest = _split_role(m.group("body"))
+    rest = rest.lstrip()
+    quoted = _NAME.match(rest) if rest.startswith('"') else None
+    if quoted is None:
+        return role, None
+    try:
+        name = json.loads(quoted.group(0))
+    except json.JSONDecodeError:
+        name = quoted.group(0)[1:-1]
+    return role, name if isinstance(name, str) else None
+
+
 def _head_length(body: str) -> int:
     """Where a line's role, name and attributes end (its inline text or ``:`` follows)."""
     at = len(body) - len(_split_role(body)[1])

@@ -18,6 +18,7 @@ even where role and name alone would not (a paragraph's text is not its accessib
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from trailblaze.web import aria
@@ -64,6 +65,11 @@ class PageElement:
     #: the same element's line in the AI-mode snapshot (its index), and handle, when found there
     line: int | None = None
     handle: str | None = None
+    #: the accessible name as the snapshot writes it (``name`` is upstream's reading of it,
+    #: which ends at the first quote), and how many elements on the page have this role and
+    #: accessible name (hidden ones are not in the snapshot, nor found by role)
+    accessible_name: str | None = None
+    same_named: int = 1
 
     @property
     def descriptor(self) -> str:
@@ -103,6 +109,7 @@ def page_elements(snapshot: str, ai_snapshot: str = "") -> dict[str, PageElement
     lines = _ai_lines(ai_snapshot)
     seen: dict[str, int] = {}
     elements: dict[str, PageElement] = {}
+    named = Counter(aria.role_and_name(line) for line in snapshot.splitlines())
     for line in snapshot.splitlines():
         if not line.strip():
             continue
@@ -115,7 +122,10 @@ def page_elements(snapshot: str, ai_snapshot: str = "") -> dict[str, PageElement
         seen[descriptor] = nth + 1
         found = lines.get((role, name), [])
         ai_line, handle = found[nth] if nth < len(found) else (None, None)
-        elements[element_id] = PageElement(element_id, role, name, nth, ai_line, handle)
+        exact = aria.role_and_name(line)
+        elements[element_id] = PageElement(
+            element_id, role, name, nth, ai_line, handle, accessible_name=exact[1], same_named=named[exact]
+        )
     return elements
 
 

@@ -35,7 +35,7 @@ from trailblaze.selectors import NodeSelector, WebMatch
 from trailblaze.web import aria, elements
 
 if TYPE_CHECKING:
-    from playwright.async_api import ElementHandle, Locator, Page
+    from playwright.async_api import Locator, Page
 
     from trailblaze.web.elements import PageElement
 
@@ -368,51 +368,3 @@ def _related(relation: str, box: dict[str, float], anchor: dict[str, float]) -> 
     if relation == "leftOf":
         return box["x"] + box["w"] <= anchor["x"] + 1
     return box["x"] >= anchor["x"] + anchor["w"] - 1
-
-
-_STABLE_JS = """
-el => {
-  const tid = el.getAttribute('data-testid');
-  const id = el.id && /^[A-Za-z][\\w-]*$/.test(el.id) ? el.id : null;
-  const path = [];
-  for (let n = el; n && n.nodeType === 1 && n !== document.body; n = n.parentElement) {
-    let part = n.localName;
-    if (n.id && /^[A-Za-z][\\w-]*$/.test(n.id)) { path.unshift('#' + n.id); break; }
-    const same = n.parentElement ? [...n.parentElement.children].filter(c => c.localName === n.localName) : [];
-    if (same.length > 1) part += `:nth-of-type(${same.indexOf(n) + 1})`;
-    path.unshift(part);
-  }
-  return {testId: tid, id, css: path.join(' > ')};
-}
-"""
-
-
-async def stable_selector(
-    page: Page, locator: Locator | ElementHandle, role: str | None, name: str | None
-) -> dict[str, Any]:
-    """The most stable ``nodeSelector`` that finds exactly this element (a locator of it, or
-    the element itself): test id, then role and accessible name, then id, then a CSS path.
-    Every candidate is checked to match one element, and that element."""
-    facts: dict[str, Any] = await locator.evaluate(_STABLE_JS)
-    candidates: list[dict[str, Any]] = []
-    if facts.get("testId"):
-        candidates.append({"dataTestId": facts["testId"]})
-    if role and name:
-        candidates.append({"ariaRole": role, "ariaNameRegex": javaregex.escape_for_selector(name)})
-    if facts.get("id"):
-        candidates.append({"cssSelector": f"#{facts['id']}"})
-    candidates.append({"cssSelector": facts["css"] or "body"})
-    handle = await locator.element_handle() if hasattr(locator, "element_handle") else locator
-    for candidate in candidates:
-        selector = NodeSelector.model_validate({"web": candidate})
-        found = build(page, selector)
-        if await found.count() == 1 and await found.evaluate("(e, h) => e === h", handle):
-            return {"web": candidate}
-    if role and name:  # ambiguous by name: pin the position among equals
-        named = {"ariaRole": role, "ariaNameRegex": javaregex.escape_for_selector(name)}
-        same = build(page, NodeSelector.model_validate({"web": named}))
-        total = await same.count()
-        for i in range(total):
-            if await same.nth(i).evaluate("(e, h) => e === h", handle):
-                return {"web": {**named, "nthIndex": i}}
-    return {"web": {"cssSelector": facts["css"]}}
