@@ -66,13 +66,14 @@ async def test_candidates_in_the_order_a_playwright_user_reaches_for_them(device
     root = await device.view_hierarchy()
     (city,) = [n.ref for n in root.walk() if n.class_name == "textbox" and not n.text]
     assert await device.selector_for_ref(city or "") == {"web": {"cssSelector": "#city"}}
-    searches = [n.ref for n in root.walk() if n.text == "Search"]  # equal names; a generated id is passed over
+    # equal names, and a generated id passed over: the placeholders
+    searches = [n.ref for n in root.walk() if n.class_name == "textbox" and n.text == "Search"]
     assert [await device.selector_for_ref(ref or "") for ref in searches] == [
         {"web": {"cssSelector": 'input[placeholder="Search products"]'}},
         {"web": {"cssSelector": 'input[placeholder="Search people"]'}},
     ]
-    saves = [n.ref for n in root.walk() if n.text == "Save"]
-    edits = [n.ref for n in root.walk() if n.text == "Edit"]
+    saves = [n.ref for n in root.walk() if n.class_name == "button" and n.text == "Save"]
+    edits = [n.ref for n in root.walk() if n.class_name == "link" and n.text == "Edit"]
     # equal names: a structural path, as short as will do, below the nearest ancestor with an id
     assert [await device.selector_for_ref(ref or "") for ref in saves] == [
         {"web": {"cssSelector": "button:nth-of-type(2)"}},
@@ -149,7 +150,7 @@ async def test_a_recording_finds_the_same_elements_on_a_redesign_of_the_page(dev
 async def test_the_row_of_equal_buttons_is_found_by_its_position_among_rows(device: WebDevice) -> None:
     await device.navigate(orders_page("original"))
     root = await device.view_hierarchy()
-    details = [n.ref for n in root.walk() if n.text == "Details"]
+    details = [n.ref for n in root.walk() if n.class_name == "button" and n.text == "Details"]
     assert [await device.selector_for_ref(ref or "") for ref in details] == [
         {"web": {"cssSelector": "tr:nth-of-type(1) button"}},
         {"web": {"cssSelector": "tr:nth-of-type(2) button"}},
@@ -167,7 +168,7 @@ async def test_an_element_inside_a_frame_is_refused_by_name(device: WebDevice) -
     await device.page.set_content('<iframe srcdoc="<button>Inside</button>"></iframe>')
     await device.page.frame_locator("iframe").get_by_role("button").wait_for()
     root = await device.view_hierarchy()
-    (inside,) = [n.ref for n in root.walk() if n.text == "Inside"]
+    (inside,) = [n.ref for n in root.walk() if n.class_name == "button" and n.text == "Inside"]
     with pytest.raises(ToolFailure, match=rf"{inside} is inside a frame"):
         await device.selector_for_ref(inside or "")
 
