@@ -373,6 +373,16 @@ async def test_refs_name_the_elements_as_upstream_numbers_them(device: WebDevice
     assert (await selected(device, None, 'button "View"')).endswith("(ID: cable-1)")  # the first, as upstream
 
 
+async def test_a_selector_that_would_grow_too_big_for_playwright_is_refused(device: WebDevice) -> None:
+    # within the depth bound, but each containsChild level quotes the next into itself again
+    nested: dict[str, Any] = {"web": {"ariaRole": "button", "ariaNameRegex": '"' * 2000}}
+    for _ in range(7):
+        nested = {"web": {"cssSelector": "div"}, "containsChild": nested}
+    with pytest.raises(ToolFailure, match=r"makes a Playwright selector longer than 100000 characters"):
+        locators.build(device.page, selector(nested))
+    assert await locators.build(device.page, selector({"web": {"cssSelector": "body"}})).count() == 1
+
+
 def test_describe_web_names_the_target() -> None:
     assert locators.describe_web(selector({"web": {"cssSelector": "#a"}}), "e1") == "cssSelector='#a'"
     assert locators.describe_web(None, "e1") == "ref 'e1'"

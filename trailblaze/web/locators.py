@@ -29,7 +29,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import javaregex
+from trailblaze import javaregex, limits
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, WebMatch
 from trailblaze.web import aria, elements
@@ -143,12 +143,32 @@ def build(page: Page, selector: NodeSelector, scope: Any = None) -> Locator:
     else:
         locator = _web_block(base, match)
     if selector.containsChild is not None:
-        locator = locator.filter(has=build(page, selector.containsChild))
+        locator = locator.filter(has=_bounded(build(page, selector.containsChild)))
     for inner in selector.containsDescendants or []:
-        locator = locator.filter(has=build(page, inner))
+        locator = locator.filter(has=_bounded(build(page, inner)))
     if match is not None and match.nthIndex is not None:
         locator = locator.nth(match.nthIndex)
     return locator
+
+
+def _bounded(inner: Locator) -> Locator:
+    """``inner``, checked to be small enough to go inside another locator: Playwright quotes it
+    into the outer selector, which doubles its backslashes and quotes level after level."""
+    bound = limits.SELECTOR_CHARS.get_int()
+    size = len(playwright_selector(inner))
+    if size > bound:
+        raise ToolFailure(
+            f"the nodeSelector makes a Playwright selector longer than {bound} characters (the limit, "
+            f"{limits.SELECTOR_CHARS.env}): nest fewer containsChild/containsDescendants"
+        )
+    return inner
+
+
+def playwright_selector(locator: Locator) -> str:
+    """The selector text Playwright sends for ``locator`` (its own, else its ``repr``, which
+    holds it quoted)."""
+    text = getattr(getattr(locator, "_impl_obj", None), "_selector", None)
+    return text if isinstance(text, str) else repr(locator)
 
 
 def _web_block(base: Any, match: WebMatch) -> Locator:
