@@ -40,6 +40,7 @@ from trailblaze.pluginmanager import DEFAULT_PLUGINS
 from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep
 from trailblaze.runner.checks import collect_trails
 from trailblaze.runner.listing import list_devices
+from trailblaze.tools import steptext
 from trailblaze.tools.model import REASON_KEYS, ToolCall
 from trailblaze.trail.model import Step, StepKind
 
@@ -445,14 +446,8 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
 
 
 def _describe(calls: list[ToolCall], fallback: str) -> str:
-    if not calls:
-        return fallback
-    parts = []
-    for c in calls:
-        args = json.dumps(dict(c.args), ensure_ascii=False, separators=(", ", ": "), default=str)
-        parts.append(f"{c.name} {args}" if c.args else c.name)
-    text = "; ".join(parts)
-    return text if len(text) <= 200 else text[:199] + "…"
+    """The text of a step recorded without a ``reason``: what its calls do, in words."""
+    return steptext.step_text(calls, fallback)
 
 
 def _record(
