@@ -13,6 +13,7 @@ from the lock file: the suite's own run has just tested that one.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import sysconfig
@@ -24,6 +25,7 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".venv-playwright"
+PIP = [sys.executable, "-m", "pip", "--quiet", "--quiet", "--disable-pip-version-check"]
 #: what reads Playwright's snapshots and turns refs and selectors into locators
 TESTS = (
     "tests/web/test_aria.py",
@@ -49,15 +51,27 @@ def lowest_allowed(requirement: Requirement) -> str:
     return max(bounds, key=Version)
 
 
-def environment(name: str, wanted: Requirement) -> Path:
-    """A scratch environment with a Playwright that ``wanted`` allows, installed on its own;
-    .venv's packages are visible behind it. An exact version already there is kept; a range
-    asks the index for its newest release."""
+def newest_allowed(requirement: Requirement) -> str:
+    """The newest release the package index has that ``requirement`` allows (pip resolves it,
+    without installing anything)."""
+    report = subprocess.run(
+        [*PIP, "install", "--dry-run", "--ignore-installed", "--no-deps", "--report", "-", str(requirement)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    version: str = json.loads(report)["install"][0]["metadata"]["version"]
+    return version
+
+
+def environment(name: str, version: str) -> Path:
+    """A scratch environment with Playwright ``version`` installed on its own (kept from the
+    last run when it is already that version); .venv's packages are visible behind it."""
     folder = SCRATCH / name
     python = folder / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    elif any(spec.operator == "==" for spec in wanted.specifier) and installed_playwright(python) in wanted.specifier:
+    elif _same(installed_playwright(python), version):
         return python
     # pip runs from .venv, installing into the scratch folder: Playwright and its own
     # dependencies land there, whatever .venv holds
@@ -69,14 +83,18 @@ def environment(name: str, wanted: Requirement) -> Path:
             text=True,
         ).stdout.strip()
     )
-    pip = [sys.executable, "-m", "pip", "--quiet", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "install", "--upgrade", "--target", str(purelib), str(wanted)], check=True)
+    subprocess.run([*PIP, "install", "--upgrade", "--target", str(purelib), f"playwright=={version}"], check=True)
     # after the scratch folder's own packages on sys.path: .venv's, with their .pth files
     # (trailblaze's editable install is one)
     (purelib / "zz_dev_environment.pth").write_text(
         f"import site; site.addsitedir({sysconfig.get_path('purelib')!r})\n", encoding="utf-8"
     )
     return python
+
+
+def _same(one: str, other: str) -> bool:
+    """Whether two version strings name one release (``1.59`` is ``1.59.0``)."""
+    return bool(one and other) and Version(one) == Version(other)
 
 
 def installed_playwright(python: Path) -> str:
@@ -90,17 +108,15 @@ def installed_playwright(python: Path) -> str:
 def main() -> int:
     skip_locked = "--skip-locked" in sys.argv[1:]
     requirement = playwright_requirement()
-    lowest = lowest_allowed(requirement)
     locked = installed_playwright(Path(sys.executable))
     failed = []
-    ends = (("lowest", f"playwright=={lowest}"), ("newest", f"playwright{requirement.specifier}"))
-    for name, wanted in ((name, Requirement(text)) for name, text in ends):
-        python = environment(name, wanted)
-        version = installed_playwright(python)
-        if skip_locked and version == locked:
-            print(f"-- Playwright {version} ({name} that {requirement} allows) is the locked one: tested by the suite")
+    for name, version in (("lowest", lowest_allowed(requirement)), ("newest", newest_allowed(requirement))):
+        what = f"Playwright {version} ({name} that {requirement} allows)"
+        if skip_locked and _same(version, locked):
+            print(f"-- {what} is the locked one: tested by the suite")
             continue
-        print(f"-- Playwright {version} ({name} that {requirement} allows)", flush=True)
+        print(f"-- {what}", flush=True)
+        python = environment(name, version)
         pytest = [str(python), "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *TESTS]
         if subprocess.run(pytest, cwd=ROOT).returncode:
             failed.append(version)
