@@ -168,7 +168,7 @@ class AgentStep(StepTask):
         finally:
             self._runner.on_executed = previous
         recorded = [e.call for e in executed if e.status == "passed" and e.recordable]
-        self.needs_agent.extend(e.call.name for e in executed if e.status == "passed" and not e.recordable)
+        self.needs_agent.extend(e.call.name for e in executed if _needs_agent(e))
         recorded = carry_reason(arguments, [ToolCall(c.name, dict(c.args)) for c in recorded])
         if self.kind == "verify":
             actions = [c.name for c in recorded if not self._is_check(c.name)]
@@ -220,6 +220,12 @@ class AgentStep(StepTask):
         stable["nodeSelector"] = selector
         stable.update((k, v) for k, v in args.items() if k in REASON_KEYS)  # the explanation goes last
         return stable
+
+
+def _needs_agent(executed: ExecutedCall) -> bool:
+    """Whether a call that ran is one no recording can hold: executed calls never delegate, so
+    one that is not recordable needs an agent's judgement every time (seed 000, "Replay Modes")."""
+    return executed.status == "passed" and not executed.recordable
 
 
 def needs_agent_message(tools: Sequence[str]) -> str:
