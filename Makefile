@@ -20,7 +20,7 @@ JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 SDK := sdks/typescript
 SDK_BUILT := $(SDK)/dist/index.js
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers sdk sdk-test bench wheel clean lock test-latest
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers sdk sdk-test bench wheel clean lock test-latest test-playwright-range
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ lock: $(STAMP)
 # fails and `make test` passes, a new release broke something: the script names what moved
 test-latest: peers
 	$(PYTHON) scripts/test_latest.py $(LOCK)
+
+# the web screen and locator tests on the oldest and the newest Playwright pyproject.toml
+# allows, each in a scratch environment (.venv-playwright/) beside .venv
+test-playwright-range: setup
+	$(BIN)/python scripts/test_playwright_range.py
 
 setup: $(STAMP) browser
 
@@ -81,7 +86,9 @@ pytest: setup peers
 	$(BIN)/python -m compileall -q trailblaze tests/support
 	$(BIN)/pytest -n 2 --dist loadfile
 
+# the oldest and newest Playwright the range allows, where they are not the locked one
 test: lint typecheck sdk-test pytest
+	$(BIN)/python scripts/test_playwright_range.py --skip-locked
 
 bench: setup peers
 	$(BIN)/python benchmarks/run.py
@@ -92,5 +99,5 @@ wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
-	rm -rf $(VENV) .venv-latest .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
+	rm -rf $(VENV) .venv-latest .venv-playwright .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
 		$(SDK)/node_modules $(SDK)/dist

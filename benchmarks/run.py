@@ -266,6 +266,12 @@ def bench_mcp_server_call(runs: int) -> list[Figure]:
     return [Figure(**f) for f in mcp_server.bench_call(runs)]
 
 
+def bench_mcp_server_ref(runs: int) -> list[Figure]:
+    import mcp_server
+
+    return [Figure(**f) for f in mcp_server.bench_ref(runs)]
+
+
 def bench_xdist(runs: int) -> list[Figure]:
     import scaling
 
@@ -289,6 +295,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "mcp-call": (bench_mcp_call, 5),
     "mcp-server-startup": (bench_mcp_server_startup, 11),
     "mcp-server-call": (bench_mcp_server_call, 5),
+    "mcp-server-ref": (bench_mcp_server_ref, 5),
     "xdist": (bench_xdist, 2),
     "remote-browser": (bench_remote_browser, 2),
 }

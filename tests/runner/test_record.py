@@ -338,3 +338,40 @@ def test_a_second_record_of_one_trail_stops_at_once_and_the_first_loses_nothing(
     third.kill()
     third.wait(timeout=30)
     assert trail.read_text() == recorded  # and a killed recording writes nothing
+
+
+JUDGE_TOOLS = '''
+import trailblaze
+
+
+@trailblaze.tool(name="demo_judgeLayout", recordable=False, platforms=["web"])
+def judge_layout() -> str:
+    """Say whether the page looks right (a judgement an agent makes anew every time)."""
+    return "the layout looks right"
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(judge_layout)
+'''
+
+
+def test_a_step_solved_with_a_tool_that_needs_an_agent_every_time_is_not_given_an_empty_recording(
+    cli: CliRunner, cli_process: Start, project: Project, browser: str
+) -> None:
+    project.write("judge_tools.py", JUDGE_TOOLS)
+    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\nplugins: [judge_tools]\n")
+    trail = project.trail("judged", "trail:\n  - step: The page looks right\n")
+    before = trail.read_text()
+    proc = cli_process("record", "trails/judged.trail.yaml", "--agent", "interactive")
+    out, err = proc.communicate("demo_judgeLayout\ndone\n", timeout=120)
+    assert proc.returncode == 1, out + err  # incomplete: the step has no recording
+    assert "step 1: demo_judgeLayout cannot be recorded" in out + err
+    assert "mark the step `recordable: false`" in out + err
+    assert trail.read_text() == before  # never `web: []`, which would replay as a pass
+
+    trail.write_text("trail:\n  - step: The page looks right\n    recordable: false\n")
+    replay = cli("run", "trails/judged.trail.yaml")
+    assert replay.returncode == 3, replay.output
+    assert "the step is `recordable: false`: an agent works it out on every run" in replay.output
+    assert "--self-heal --agent NAME" in replay.output

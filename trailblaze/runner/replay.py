@@ -46,6 +46,11 @@ def step_text(step: Step, trail: Trail, memory: Mapping[str, Any]) -> str:
 
 
 def no_recording_message(step: Step, trail: Trail, classifier: str, driver_key: str) -> str:
+    if not step.recordable:
+        return (
+            "the step is `recordable: false`: an agent works it out on every run (it needs judgement a recording "
+            "cannot replay); run with `--self-heal --agent NAME`"
+        )
     has = sorted(step.recordings) if step.recordings else []
     found = f" (it has recordings for: {', '.join(has)})" if has else ""
     number = "trailhead" if step.kind == "trailhead" else str(step.index + 1)

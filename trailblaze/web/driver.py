@@ -31,7 +31,7 @@ from trailblaze.devicecommands import (
 from trailblaze.driver import Device, Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.selectors import NodeSelector
-from trailblaze.web import aria, locators
+from trailblaze.web import aria, elements, locators, stable
 from trailblaze.web.settings import WebSettings
 
 if TYPE_CHECKING:
@@ -520,18 +520,41 @@ class WebDevice(Device):
 
     @query
     async def selector_for_ref(self, ref: str) -> dict[str, Any] | None:
-        node = self._find_ref(ref)
-        if node is None:
+        """The selector to record for ``ref`` (:mod:`trailblaze.web.stable`): for a page-elements
+        id, from the screen the agent read and one evaluation in the page."""
+        element_id = elements.element_id(ref)
+        if element_id is None:
+            return await self._selector_for_other_ref(ref)
+        if element_id not in self._elements:
             await self.view_hierarchy()
-            node = self._find_ref(ref)
+        element = self._elements.get(element_id)
+        if element is None:
+            return None
+        facts = await stable.page_facts(locators.for_element(self.page, element))
+        if facts is None and element.handle is not None:  # a later snapshot took the handle
+            found = locators.by_descriptor(self.page, element.role, element.name).nth(element.nth)
+            facts = await stable.page_facts(found)
+        if facts is None:
+            return None
+        if facts.get("framed"):
+            raise stable.framed_element_failure(ref)
+        chosen = stable.choose(facts, element.role, element.accessible_name, element.same_named)
+        if chosen is None:  # nothing the page could check: Playwright looks again
+            chosen = await stable.stable_selector(
+                self.page, locators.for_element(self.page, element), element.role, element.accessible_name
+            )
+        return chosen
+
+    async def _selector_for_other_ref(self, ref: str) -> dict[str, Any] | None:
+        """A frame's handle (``f1e3``), ``css=…`` or ``role "name"``: Playwright finds the
+        element, and reads its role and name."""
         locator = await locators.for_ref(self.page, ref, self._elements)
         if locator is None or await locator.count() != 1:
             return None
-        if node is None:  # a css= or descriptor ref: ask the page for the element's role and name
-            node = await self._aria_node(locator)
+        node = self._find_ref(ref) or await self._aria_node(locator)
         role = node.class_name if node is not None else None
         name = node.text if node is not None else None
-        return await locators.stable_selector(self.page, locator, role, name)
+        return await stable.stable_selector(self.page, locator, role, name, what=ref)
 
     async def _aria_node(self, locator: Locator) -> ViewNode | None:
         try:
