@@ -18,8 +18,12 @@ PEERS := tests/mcp_toolsets/peers
 JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 # the third-party servers the benchmarks measure against (@playwright/mcp)
 BENCH_PEERS := benchmarks/peers
+# the @trailblaze/scripting SDK for tools in TypeScript, built with tsc into dist/
+SDK := sdks/typescript
+SDK_BUILT := $(SDK)/dist/index.js
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers bench wheel clean lock test-latest
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers sdk sdk-test bench wheel clean lock \
+	test-latest test-playwright-range
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +42,11 @@ lock: $(STAMP)
 test-latest: peers
 	$(PYTHON) scripts/test_latest.py $(LOCK)
 
+# the web screen and locator tests on the oldest and the newest Playwright pyproject.toml
+# allows, each in a scratch environment (.venv-playwright/) beside .venv
+test-playwright-range: setup
+	$(BIN)/python scripts/test_playwright_range.py
+
 setup: $(STAMP) browser
 
 browser: $(STAMP)
@@ -46,7 +55,7 @@ browser: $(STAMP)
 demo: setup
 	$(BIN)/trailblaze run trails/
 
-peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed
+peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed $(SDK_BUILT)
 
 bench-peers: $(BENCH_PEERS)/node_modules/.installed
 
@@ -54,7 +63,17 @@ bench-peers: $(BENCH_PEERS)/node_modules/.installed
 	$(NPM) ci --prefix $* --no-audit --no-fund
 	touch $@
 
-demo-mcp: setup $(JS_EXAMPLE)/node_modules/.installed
+sdk: $(SDK_BUILT)
+
+$(SDK_BUILT): $(SDK)/node_modules/.installed $(SDK)/tsconfig.json $(wildcard $(SDK)/src/*.ts)
+	$(NPM) run --prefix $(SDK) --silent build
+	touch $@
+
+# the SDK's own tests, with node's test runner
+sdk-test: sdk
+	cd $(SDK) && node --test test/
+
+demo-mcp: setup $(JS_EXAMPLE)/node_modules/.installed $(SDK_BUILT)
 	cd plugins-examples/mcp-toolsets && $(CURDIR)/$(BIN)/trailblaze run
 
 lint: $(STAMP)
@@ -72,7 +91,9 @@ pytest: setup peers
 	$(BIN)/python -m compileall -q trailblaze tests/support
 	$(BIN)/pytest -n 2 --dist loadfile
 
-test: lint typecheck pytest
+# the oldest and newest Playwright the range allows, where they are not the locked one
+test: lint typecheck sdk-test pytest
+	$(BIN)/python scripts/test_playwright_range.py --skip-locked
 
 bench: setup peers bench-peers
 	$(BIN)/python benchmarks/run.py
@@ -83,5 +104,5 @@ wheel: $(STAMP)
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
-	rm -rf $(VENV) .venv-latest .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
-		$(BENCH_PEERS)/node_modules
+	rm -rf $(VENV) .venv-latest .venv-playwright .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
+		$(SDK)/node_modules $(SDK)/dist $(BENCH_PEERS)/node_modules

@@ -5,6 +5,9 @@
   vs the same Playwright work in a plain async script (the click, then the page read as the
   reply reads it), 50 calls each: ≤ 1.2×. Both click the sample app's "Clear All" button in the
   same Chromium with the same flags.
+* **ref**: the same click by the ref the screen shows (``e17``) vs by the selector it is recorded
+  as (``button "Clear All"``), both through ``trailblaze mcp``, 50 calls each: ≤ 1.15×. A ref
+  costs turning it into a stable selector (one evaluation in the page) before the call runs.
 * **startup**: from spawning ``trailblaze mcp`` to its ``initialize`` reply vs a bare SDK server
   that does nothing (``MCPServer("bare").run()``): ≤ 1.3×. Drivers, plugins' tools and the
   session machinery load after the handshake.
@@ -103,10 +106,58 @@ async def through_mcp(rounds: int) -> list[float]:
         return times
 
 
-async def _ok(call: Any) -> None:
+async def _ok(call: Any) -> Any:
     result = await call
     if result.is_error:
         raise RuntimeError(result.content[0].text)
+    return result
+
+
+async def by_ref_and_by_selector(rounds: int) -> tuple[list[float], list[float]]:
+    """Seconds for ``CALLS`` web_click calls by ref, and as many by the selector the ref is
+    recorded as, per round, in one ``trailblaze mcp`` session (interleaved rounds)."""
+    import re
+
+    from mcp import Client, StdioServerParameters
+
+    with tempfile.TemporaryDirectory(prefix="tb-mcp-ref-") as tmp:
+        (Path(tmp) / "trailblaze.yaml").write_text("base_url: sample-app\n", encoding="utf-8")
+        params = StdioServerParameters(command=sys.executable, args=["-m", "trailblaze", "mcp"], cwd=tmp, env=_env())
+        by_ref: list[float] = []
+        by_selector: list[float] = []
+        async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+            await _ok(client.call_tool("device", {"action": "WEB"}))
+            await _ok(client.call_tool("web_navigate", {"url": "/forms.html"}))
+            answer = await _ok(client.call_tool("ask", {"question": "the Clear All button"}))
+            screen = "\n".join(getattr(part, "text", "") for part in answer.content)
+            found = re.search(r'button "Clear All" \[(e\d+)]', screen)
+            if found is None:
+                raise RuntimeError(f"no Clear All button on the screen:\n{screen}")
+            ref_args = {"ref": found.group(1)}
+            selector_args = {"nodeSelector": {"web": {"ariaRole": "button", "ariaNameRegex": "Clear All"}}}
+            for args in (ref_args, selector_args):  # warm up
+                await _ok(client.call_tool("web_click", args))
+            for _ in range(rounds):
+                for args, times in ((ref_args, by_ref), (selector_args, by_selector)):
+                    start = time.perf_counter()
+                    for _ in range(CALLS):
+                        await _ok(client.call_tool("web_click", args))
+                    times.append(time.perf_counter() - start)
+        return by_ref, by_selector
+
+
+def bench_ref(runs: int) -> list[dict[str, Any]]:
+    ours, plain = asyncio.run(by_ref_and_by_selector(runs))
+    measured, baseline = statistics.median(ours), statistics.median(plain)
+    return [
+        _figure(
+            f"{CALLS} web_click calls by ref vs by the selector it is recorded as, through trailblaze mcp",
+            measured,
+            baseline,
+            "s",
+            1.15,
+        )
+    ]
 
 
 async def plain_playwright(rounds: int) -> list[float]:
@@ -172,7 +223,7 @@ def _figure(name: str, measured: float, baseline: float, unit: str, goal: float)
 
 
 if __name__ == "__main__":
-    for figure in [*bench_startup(9), *bench_call(5)]:
+    for figure in [*bench_startup(9), *bench_call(5), *bench_ref(5)]:
         ratio = figure["measured"] / figure["baseline"]
         print(
             f"{figure['name']}: {figure['measured']:.3f} vs {figure['baseline']:.3f} = {ratio:.2f}× ({figure['goal']})"

@@ -278,6 +278,12 @@ def bench_mcp_first_list(runs: int) -> list[Figure]:
     return [Figure(**f) for f in mcp_context.bench_first_list(runs)]
 
 
+def bench_mcp_server_ref(runs: int) -> list[Figure]:
+    import mcp_server
+
+    return [Figure(**f) for f in mcp_server.bench_ref(runs)]
+
+
 def bench_xdist(runs: int) -> list[Figure]:
     import scaling
 
@@ -301,6 +307,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "mcp-call": (bench_mcp_call, 5),
     "mcp-server-startup": (bench_mcp_server_startup, 11),
     "mcp-server-call": (bench_mcp_server_call, 5),
+    "mcp-server-ref": (bench_mcp_server_ref, 5),
     "mcp-tokens": (bench_mcp_tokens, 1),
     "mcp-first-list": (bench_mcp_first_list, 11),
     "xdist": (bench_xdist, 2),

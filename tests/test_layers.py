@@ -23,6 +23,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.errors",
             "trailblaze.limits",
             "trailblaze.fileio",
+            "trailblaze.pathnames",
+            "trailblaze.reportfiles",
+            "trailblaze.localguard",
             "trailblaze.sourcefile",
             "trailblaze.yamlsource",
             "trailblaze.projectfile",
@@ -76,7 +79,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("built-in plugins", ("trailblaze.plugins",)),
-    ("runner", ("trailblaze.runner", "trailblaze.mergereports")),
+    ("runner", ("trailblaze.runner", "trailblaze.mergereports", "trailblaze.resultsdoc")),
     ("MCP server", ("trailblaze.mcpserver",)),
     ("command line", ("trailblaze.pytest_plugin", "trailblaze.cli", "trailblaze.display", "trailblaze.__main__")),
 ]

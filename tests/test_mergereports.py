@@ -5,7 +5,9 @@ through the real command line."""
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -199,3 +201,121 @@ def test_a_shards_evidence_folder_that_is_not_here_is_a_warning(cli: CliRunner, 
     assert "r.json: its evidence folder gone is not here" in merged.stderr, merged.stderr
     [trail] = merged.json("merged.json")["trails"]
     assert all(a["path"].startswith("gone/") for step in trail["steps"] for a in step["artifacts"])
+
+
+# -- hostile shards: evidence outside the shard's folder, numbers JSON cannot hold, wrong types ---------
+
+
+def shard_with_evidence(cli: CliRunner, root: Path, artifacts_dir: str, paths: list[str]) -> Path:
+    """A real shard's report (the null driver) whose first step lists ``paths`` as its evidence
+    in ``artifacts_dir``, as a hostile or broken job could write it."""
+    null_project(root, 1)
+    assert cli("run", *NULL, "--json", "shard.json").returncode == 0
+    document = json.loads((root / "shard.json").read_text(encoding="utf-8"))
+    document["artifacts_dir"] = artifacts_dir
+    document["trails"][0]["steps"][0]["artifacts"] = [{"kind": "screenshot", "path": p} for p in paths]
+    (root / "shard.json").write_text(json.dumps(document), encoding="utf-8")
+    return root / "shard.json"
+
+
+HOSTILE = ["/proc/self/environ", "../../secret.txt", "t00/../../secret.txt", "t00/link", "t00/fifo", "t00/gone.png"]
+
+
+def test_merge_publishes_only_regular_files_inside_the_shards_evidence_folder(cli: CliRunner, tmp_path: Path) -> None:
+    secret = "s3cr3t-token-of-the-merge-job"
+    (tmp_path / "secret.txt").write_text(secret)
+    folder = tmp_path / "shard-1" / "t00"
+    folder.mkdir(parents=True)
+    (folder / "step-1.png").write_bytes(b"\x89PNG\r\n\x1a\nthe real screenshot")
+    (folder / "link").symlink_to(tmp_path / "secret.txt")
+    os.mkfifo(folder / "fifo")  # never opened: a FIFO would hang the merge
+    shard_with_evidence(cli, tmp_path, "shard-1", ["t00/step-1.png", *HOSTILE, "/proc/self/environ"])
+    merged = cli(
+        "merge-reports",
+        "shard.json",
+        "--json",
+        "m.json",
+        "--junit",
+        "m.xml",
+        "--html",
+        "out/index.html",
+        env={"MERGE_JOB_TOKEN": secret},
+        timeout=60,
+    )
+    assert merged.returncode == 0, merged.output
+    for entry in HOSTILE:  # one warning per entry, naming it
+        assert merged.stderr.count(f"shard.json: evidence {entry!r} left out: ") == 1, merged.stderr
+    step = merged.json("m.json")["trails"][0]["steps"][0]
+    assert step["artifacts"] == [{"kind": "screenshot", "path": "shard-1/t00/step-1.png"}]
+    assert (
+        "ATTACHMENT|shard-1/t00/step-1.png" in (tmp_path / "m.xml").read_text()
+        and "secret" not in (tmp_path / "m.xml").read_text()
+    )
+    written = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in written) == [
+        "data/merged/shard-1/t00/step-1.png",
+        "index.html",
+    ]
+    assert all(secret.encode() not in p.read_bytes() for p in written)
+    inlined = base64.b64encode((folder / "step-1.png").read_bytes()).decode()
+    assert f"data:image/png;base64,{inlined}" in (tmp_path / "out" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("artifacts_dir", ["/", "/proc/self", "..", ".", str(Path.home())])
+def test_a_shard_cannot_name_a_host_folder_as_its_evidence_folder(
+    cli: CliRunner, tmp_path: Path, artifacts_dir: str
+) -> None:
+    (tmp_path / "secret.txt").write_text("host file")
+    shard_with_evidence(cli, tmp_path, artifacts_dir, ["environ", "secret.txt", "etc/hostname"])
+    merged = cli("merge-reports", "shard.json", "--json", "m.json", "--html", "out/index.html", timeout=60)
+    assert merged.returncode == 0, merged.output
+    assert f"its evidence folder {artifacts_dir} is not a folder of the shard's own" in merged.stderr
+    assert merged.json("m.json")["trails"][0]["steps"][0]["artifacts"] == []
+    assert sorted(p.name for p in (tmp_path / "out").rglob("*") if p.is_file()) == ["index.html"]
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "host file" not in page and "base64" not in page
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda d: d["trails"][0].update(duration_ms="NAN_HERE"), "trails.0.duration_ms"),
+        (lambda d: d["trails"][0]["steps"][0].update(duration_ms="INF_HERE"), "trails.0.steps.0.duration_ms"),
+        (lambda d: d["summary"].update(duration_ms="INF_HERE"), "summary.duration_ms"),
+        (lambda d: d["trails"][0].update(anything_new=["NAN_HERE"]), "trails.0.anything_new.0"),
+        (lambda d: d["trails"][0].update(status="weird"), "trails.0.status"),
+        (lambda d: d["trails"][0]["steps"][0].update(index="0"), "trails.0.steps.0.index"),
+        (lambda d: d["trails"][0].update(recording_saved="yes"), "trails.0.recording_saved"),
+        (lambda d: d["trails"][0]["steps"][0]["tools"][0].update(duration_ms=1e300), "trails.0.steps.0.tools.0"),
+        (lambda d: d["trails"][0].update(attempts=[{"status": "failed", "duration_ms": -1}]), "trails.0.attempts.0"),
+        (lambda d: d.update(shard={"index": "1", "total": 2}), "shard.index"),
+    ],
+)
+def test_numbers_json_cannot_hold_and_wrong_types_are_misuse_naming_file_and_field(
+    cli: CliRunner, tmp_path: Path, edit: Any, field: str
+) -> None:
+    null_project(tmp_path, 1)
+    assert cli("run", *NULL, "--json", "good.json").returncode == 0
+    document = json.loads((tmp_path / "good.json").read_text(encoding="utf-8"))
+    edit(document)
+    text = json.dumps(document).replace('"NAN_HERE"', "NaN").replace('"INF_HERE"', "1e999")
+    (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+    merged = cli("merge-reports", "good.json", "bad.json", "--json", "m.json", "--html", "m.html")
+    assert merged.returncode == 3, merged.output
+    assert f"bad.json: not a results JSON document ({field}" in merged.stderr
+    assert "Traceback" not in merged.output
+    assert not (tmp_path / "m.json").exists() and not (tmp_path / "m.html").exists()
+
+
+def test_a_shards_messages_are_cut_as_a_runs_are(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 1, fail={0})
+    assert cli("run", *NULL, "--json", "shard.json").returncode == 1
+    document = json.loads((tmp_path / "shard.json").read_text(encoding="utf-8"))
+    document["trails"][0]["error"] = "x" * 100_000
+    document["trails"][0]["steps"][0]["tools"][0]["error"] = "y" * 100_000
+    (tmp_path / "shard.json").write_text(json.dumps(document), encoding="utf-8")
+    merged = cli("merge-reports", "shard.json", "--json", "m.json", env={"TRAILBLAZE_MAX_MESSAGE_CHARS": "500"})
+    assert merged.returncode == 1, merged.output
+    trail = merged.json("m.json")["trails"][0]
+    assert trail["error"].startswith("x" * 500 + "… (99500 more characters not shown)")
+    assert len(trail["steps"][0]["tools"][0]["error"]) < 600

@@ -112,6 +112,8 @@ class ProjectCommand(click.Command):
     groups: dict[str, str]
     #: plugins this command never loads (``mcp``: the terminal reporter, as stdout is the protocol's)
     blocked_plugins: tuple[str, ...] = ()
+    #: options whose value is optional (``--html [PATH]``), by name: the value given alone
+    optional_values: dict[str, str]
 
     def with_options(self, parser: Parser) -> ProjectCommand:
         """A copy of this command with the options ``parser`` holds for it."""
@@ -120,7 +122,11 @@ class ProjectCommand(click.Command):
         command.params = [*self.params, *(_click_option(o) for o in options)]
         headings = {g.name: g.description for g in parser.groups}
         command.groups = {o.dest: headings.get(o.group, o.group) for o in options}
+        command.optional_values = {n: str(o.flag_value) for o in options if o.flag_value is not None for n in o.names}
         return command
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, _attach_optional_values(args, getattr(self, "optional_values", {})))
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         groups = getattr(self, "groups", {})
@@ -135,6 +141,36 @@ class ProjectCommand(click.Command):
             if sections.get(heading):
                 with formatter.section(heading):
                     formatter.write_dl(sections[heading])
+
+
+def _attach_optional_values(args: Sequence[str], optional: dict[str, str]) -> list[str]:
+    """``--html`` given alone is ``--html=<its default>``: an option whose value is optional
+    takes one only when attached (``--html=out.html``), as GNU getopt's optional arguments do,
+    so the argument after it is never swallowed (``run --html trails/x.trail.yaml`` runs that
+    trail, and does not write the report over it). An argument after it that can only be
+    meant as its value (``--html out.html``) is a usage error that says how to write it."""
+    result: list[str] = []
+    items = list(args)
+    i = 0
+    while i < len(items):
+        arg = items[i]
+        if arg == "--":
+            return result + items[i:]
+        following = items[i + 1] if i + 1 < len(items) else ""
+        if arg in optional and following == "-":  # stdout, never a trail: the option says what it makes of it
+            result.append(f"{arg}=-")
+            i += 1
+        elif arg in optional:
+            if _meant_as_value(following):
+                raise click.UsageError(
+                    f"{arg} {following}: {arg} takes a value only as {arg}={following}; after a space, "
+                    f"{following} would be a trail path"
+                )
+            result.append(f"{arg}={optional[arg]}")
+        else:
+            result.append(arg)
+        i += 1
+    return result
 
 
 def _click_option(option: Option) -> click.Option:
@@ -170,6 +206,18 @@ def _given(args: Sequence[str], short: str, long: str | None = None) -> Iterator
             yield arg[len(long) + 1 :]
         elif arg.startswith(short) and not arg.startswith("--") and len(arg) > 2:
             yield arg[2:].removeprefix("=")
+
+
+def _meant_as_value(arg: str) -> bool:
+    """An argument that is no trail path, so after ``--html`` it can only be meant as its value:
+    a page (``out.html``), or a path that neither exists nor names a YAML file."""
+    import os
+
+    if not arg or arg.startswith("-"):
+        return False
+    if arg.lower().endswith((".html", ".htm")):
+        return True
+    return not os.path.lexists(arg) and not arg.endswith((".yaml", ".yml"))
 
 
 class TrailblazeGroup(click.Group):
@@ -494,8 +542,9 @@ def merge_reports(inputs: tuple[Path, ...], json_path: Path | None, junit: Path 
     downloaded artifacts). A trail several shards ran counts once (failed, then passed:
     flaky). Exits as that one run would have: 0, 1, 2 or 130; 3 for a missing or bad input.
     """
-    from trailblaze.mergereports import load_inputs, merge, write_reports
+    from trailblaze.mergereports import claim_outputs, load_inputs, merge, write_reports
 
+    claim_outputs(json_path=json_path, junit=junit, html=html)
     merged = merge(load_inputs(inputs))
     for warning in merged.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -17,14 +17,17 @@ call's ``_meta`` (``trailblazeInvocationId``, ``trailblaze.baseUrl``, ``trailbla
 in the environment of spawned servers (``TRAILBLAZE_CALLBACK_URL``,
 ``TRAILBLAZE_CALLBACK_TOKEN``). The methods mirror :class:`trailblaze.Commands` one for one:
 actions, queries (never raise for "not found") and assertions (raise
-:class:`CommandFailed`, a :class:`trailblaze.ToolFailure`). It needs httpx and nothing heavy.
+:class:`CommandFailed`, a :class:`trailblaze.ToolFailure`). ``call_tool`` (or ``tb.tools.<name>(**args)``)
+runs any tool of the session by name, as ``ctx.tools`` of the TypeScript SDK does. The methods
+are those ``sdks/callback-api.openrpc.json`` describes, as the TypeScript SDK's client's are
+(a test holds both to it). It needs httpx and nothing heavy.
 """
 
 from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from itertools import count
 from typing import TYPE_CHECKING, Any
 
@@ -41,12 +44,15 @@ if TYPE_CHECKING:
 
 
 class TrailblazeRPCError(Exception):
-    """The callback API refused or failed a command (``code`` is the JSON-RPC error code)."""
+    """The callback API refused or failed a command (``code`` is the JSON-RPC error code;
+    ``exit_code``, for ``call_tool``, what the tool's failure would make of a run: 1 a check did
+    not hold, 2 an error, 3 misuse)."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, exit_code: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.exit_code = exit_code
 
 
 class CommandFailed(TrailblazeRPCError, ToolFailure):
@@ -141,8 +147,23 @@ class TrailblazeClient:
         error = message.get("error") if isinstance(message, dict) else None
         if error:
             code, text = int(error.get("code", wire.INTERNAL_ERROR)), str(error.get("message", ""))
-            raise (CommandFailed if code == wire.COMMAND_FAILED else TrailblazeRPCError)(code, text)
+            data = error.get("data")
+            exit_code = data.get("exitCode") if isinstance(data, dict) else None
+            raise (CommandFailed if code == wire.COMMAND_FAILED else TrailblazeRPCError)(code, text, exit_code)
         return message.get("result")
+
+    # -- tools by name ---------------------------------------------------------------------------
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        """Run a tool of the session (built-in, plugin, YAML, MCP) as a trail's call would and
+        return what it returned; raise :class:`CommandFailed` when a check failed and
+        :class:`TrailblazeRPCError` for other errors (an unknown tool, bad arguments)."""
+        return await self.call("call_tool", name=name, arguments=dict(arguments or {}))
+
+    @property
+    def tools(self) -> _Tools:
+        """``await tb.tools.web_click(ref="css=#go")``: :meth:`call_tool` by attribute."""
+        return _Tools(self)
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -181,6 +202,15 @@ class TrailblazeClient:
 
     async def navigate(self, url: str) -> None:
         await self.call("navigate", url=url)
+
+    async def fill(self, selector: str, value: str, timeout_ms: int | None = None) -> None:
+        await self.call("fill", selector=selector, value=value, timeout_ms=timeout_ms)
+
+    async def evaluate_js(self, script: str, arg: Any = None) -> Any:
+        return await self.call("evaluate_js", script=script, arg=arg)
+
+    async def pinch(self, scale: float, duration_ms: int | None = None) -> None:
+        await self.call("pinch", scale=scale, duration_ms=duration_ms)
 
     # -- queries (never raise for "not found") --------------------------------------------------
 
@@ -236,6 +266,23 @@ class TrailblazeClient:
         timeout_ms: int | None = None,
     ) -> None:
         await self.call("wait_until_visible", text=text, id=id, selector=selector, timeout_ms=timeout_ms)
+
+    async def wait_for_selector(self, selector: str, timeout_ms: int | None = None, state: str = "visible") -> None:
+        await self.call("wait_for_selector", selector=selector, timeout_ms=timeout_ms, state=state)
+
+
+class _Tools:
+    def __init__(self, client: TrailblazeClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        async def call(**arguments: Any) -> Any:
+            return await self._client.call_tool(name, arguments)
+
+        return call
 
 
 def _param(value: Any) -> Any:

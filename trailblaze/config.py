@@ -36,6 +36,7 @@ from pydantic.alias_generators import to_camel
 from trailblaze.argparsing import NOTSET
 from trailblaze.errors import ErrorList, Location, UsageError
 from trailblaze.projectfile import CONFIG_NAME, find_config, plugins_listed_in
+from trailblaze.reportfiles import ReportPaths
 from trailblaze.validation import describe_errors
 from trailblaze.yamlsource import YamlDocument, load_path
 
@@ -326,6 +327,9 @@ class Config:
         self.command = command
         #: every declared option's value, by dest: given on the command line, else its default
         self.option = SimpleNamespace(**{**(parser.defaults() if parser is not None else {}), **dict(options or {})})
+        #: the files reporters will write, claimed in ``trailblaze_configure`` (never over a file
+        #: that is not a report, never two reports to one file: :mod:`trailblaze.reportfiles`)
+        self.report_paths = ReportPaths()
 
     # -- what plugins declared ------------------------------------------------------------------
 

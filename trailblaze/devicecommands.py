@@ -266,6 +266,25 @@ class Commands:
     async def navigate(self, url: str) -> None:
         raise NotImplementedError(self._unsupported("navigate"))
 
+    @action
+    async def fill(self, selector: str, value: str, timeout_ms: int | None = None) -> None:
+        """Replace the content of the field ``selector`` finds with ``value`` (web: a Playwright
+        selector such as ``#email`` or ``css=input[name=q]``)."""
+        raise NotImplementedError(self._unsupported("fill"))
+
+    @action
+    async def evaluate_js(self, script: str, arg: Any = None) -> Any:
+        """Run JavaScript in the page and return its JSON result: an expression, or a function
+        called with ``arg``. An action, because a script may change the page."""
+        raise NotImplementedError(self._unsupported("evaluate_js"))
+
+    @action
+    async def pinch(self, scale: float, duration_ms: int | None = None) -> None:
+        """Two fingers around the centre of the screen: apart for ``scale`` > 1 (zoom in),
+        together for ``scale`` < 1 (zoom out); the distance between them ends ``scale`` times
+        what it started as."""
+        raise NotImplementedError(self._unsupported("pinch"))
+
     # -- queries (never raise for "not found") -----------------------------------------------
 
     @query
@@ -338,6 +357,12 @@ class Commands:
         raise ToolFailure(
             f"{describe_target(text, id, selector)} not visible after {timeout:g}s; on screen: {screen.outline()}"
         )
+
+    @assertion
+    async def wait_for_selector(self, selector: str, timeout_ms: int | None = None, state: str = "visible") -> None:
+        """Wait until the element ``selector`` finds is in ``state`` (``visible``, ``hidden``,
+        ``attached``, ``detached``); fail after ``timeout_ms`` (default: the call's timeout)."""
+        raise NotImplementedError(self._unsupported("wait_for_selector"))
 
     # -- helpers -----------------------------------------------------------------------------
 

@@ -9,7 +9,10 @@ each trail a folder in it named after its id, and a sub-folder per device when t
 several. Results name the files relative to the run's folder.
 
 Saving evidence never changes a trail's outcome: a screenshot that cannot be taken (the
-browser is gone, the phone stopped answering) is left out, within :data:`CAPTURE_TIMEOUT`.
+browser is gone, the phone stopped answering) or written (a full disk) is left out, within
+:data:`CAPTURE_TIMEOUT`, and the result says so (``evidence_errors`` of the step or trail: the
+terminal, the JSON and the HTML report show them). A file that could not be written whole is
+removed, so no empty ``step-N.png`` passes for evidence.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Awaitable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.pathnames import path_component
 from trailblaze.results import Artifact, StepResult, TrailResult
 
 if TYPE_CHECKING:
@@ -59,10 +63,6 @@ _WANTED_KEYS = frozenset(
 )
 
 
-def safe_name(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text) or "_"
-
-
 def trail_folder(session: Session, trail: Trail, attempt: int = 0) -> Path | None:
     """Where the evidence of ``trail`` on ``session`` goes, or None when the run keeps none. A
     ``--retries`` retry has a folder of its own, ``<trail>-retry1`` and so on (as Playwright Test
@@ -71,9 +71,9 @@ def trail_folder(session: Session, trail: Trail, attempt: int = 0) -> Path | Non
     root = options.artifacts_dir
     if root is None:
         return None
-    folder = root.absolute() / (safe_name(trail.id) + (f"-retry{attempt}" if attempt else ""))
+    folder = root.absolute() / (path_component(trail.id) + (f"-retry{attempt}" if attempt else ""))
     several = len(options.devices) > 1 or options.all_devices or options.shard_all or options.shard_split
-    return folder / safe_name(session.info.id) if several else folder
+    return folder / path_component(session.info.id) if several else folder
 
 
 def step_stem(step: Step) -> str:
@@ -88,7 +88,7 @@ async def of_step(session: Session, trail: Trail, step: Step, result: StepResult
         return
     hook = session.run.project.hook
     pending = hook.trailblaze_step_evidence(step=step, result=result, session=session, folder=folder)
-    result.artifacts.extend(await _collect(pending, session.run.options.artifacts_dir))
+    await _collect(pending, session.run.options.artifacts_dir, result.artifacts, result.evidence_errors)
 
 
 async def of_trail(session: Session, trail: Trail, result: TrailResult, attempt: int = 0) -> None:
@@ -98,31 +98,57 @@ async def of_trail(session: Session, trail: Trail, result: TrailResult, attempt:
         return
     hook = session.run.project.hook
     pending = hook.trailblaze_trail_evidence(trail=trail, result=result, session=session, folder=folder)
-    result.artifacts.extend(await _collect(pending, session.run.options.artifacts_dir))
+    await _collect(pending, session.run.options.artifacts_dir, result.artifacts, result.evidence_errors)
 
 
-async def _collect(pending: Iterable[Awaitable[list[Artifact]] | None], root: Path | None) -> list[Artifact]:
-    found: list[Artifact] = []
+async def _collect(
+    pending: Iterable[Awaitable[list[Artifact]] | None], root: Path | None, found: list[Artifact], errors: list[str]
+) -> None:
+    """Await each plugin's evidence into ``found``; a plugin that fails (its files could not be
+    written, the device is gone, it took too long) is named in ``errors`` with why."""
     for awaitable in pending:
         if awaitable is None:
             continue
         try:
             artifacts = await asyncio.wait_for(awaitable, CAPTURE_TIMEOUT)
-        except Exception:  # evidence is best effort (TimeoutError too): the outcome stands without it
+        except TimeoutError:
+            errors.append(f"not saved within {CAPTURE_TIMEOUT:.0f}s")
+            continue
+        except Exception as exc:  # evidence is best effort: the outcome stands without it, saying so
+            errors.append(reason(exc))
             continue
         found.extend(relative_to_run(a, root) for a in artifacts or [])
-    return found
+
+
+def not_saved(what: str, path: Path, exc: BaseException, root: Path | None) -> str:
+    """``screenshot t/step-2.png: No space left on device``: a piece of evidence that could not
+    be saved, named by its path from the run's folder ``root``."""
+    return f"{what} {_from_run(path, root)}: {reason(exc)}"
+
+
+def reason(exc: BaseException) -> str:
+    """Why saving failed, in one line: an ``OSError``'s own words, else the exception's first line."""
+    from trailblaze.limits import printable, shorten
+
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return printable(shorten(f"{type(exc).__name__}: {first}" if first else type(exc).__name__, 300))
 
 
 def relative_to_run(artifact: Artifact, root: Path | None) -> Artifact:
     """``artifact`` with its path relative to the run's folder ``root`` (``/`` separated)."""
-    path = Path(artifact.path)
+    return Artifact(artifact.kind, _from_run(Path(artifact.path), root))
+
+
+def _from_run(path: Path, root: Path | None) -> str:
+    """``path`` from the run's folder ``root`` (``/`` separated); as it is when elsewhere."""
     if root is not None and path.is_absolute():
         try:
             path = path.relative_to(root.absolute())
         except ValueError:
-            return artifact  # somewhere else: named as it is
-    return Artifact(artifact.kind, path.as_posix())
+            return str(path)  # somewhere else: named as it is
+    return path.as_posix()
 
 
 def shown(artifact: Artifact, artifacts_dir: str | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -69,3 +70,17 @@ def _mode_for(path: Path) -> int:
     except (OSError, ValueError):
         pass
     return 0o644
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to the file at ``path``, whole or not at all: a write that fails (a full
+    disk, a quota, a name too long) removes what it began, so no empty or cut file is left to
+    pass for evidence, and raises its ``OSError``."""
+    handle = open(path, "wb")  # noqa: SIM115 - what it wrote is removed if the write fails
+    try:
+        with handle:
+            handle.write(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise

@@ -232,7 +232,9 @@ def trailblaze_step_evidence(
     entries written (their ``path`` may be absolute or relative to the run's artifacts folder),
     or None when there is nothing to save. The awaitables of all plugins run one after
     another; a plugin may also add to ``result.error`` (what is on screen nearest to what the
-    step looked for). Not called when the run has no artifacts folder."""
+    step looked for), and to ``result.evidence_errors`` what it could not save and why. An
+    awaitable that raises (or takes over 15 s) is named there with its error: the step's
+    outcome never changes. Not called when the run has no artifacts folder."""
 
 
 @hookspec
@@ -243,8 +245,9 @@ def trailblaze_trail_evidence(
     they went), before the device forgets the trail (the web driver closes its browser
     context), to save evidence of the whole trail (the web driver: a Playwright trace).
     ``folder`` is where the trail's evidence goes. Return an awaitable resolving to the
-    :class:`~trailblaze.results.Artifact` entries written, or None. Not called when the run
-    has no artifacts folder."""
+    :class:`~trailblaze.results.Artifact` entries written, or None; what cannot be saved goes
+    into ``result.evidence_errors``, as for steps. Not called when the run has no artifacts
+    folder."""
 
 
 @hookspec(firstresult=True)

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from trailblaze.reportfiles import HTML_GENERATOR
+
 #: screenshots larger than this are linked instead of inlined
 MAX_INLINE_IMAGE = 2_000_000
 #: statuses in the order the summary shows them
@@ -37,7 +39,7 @@ def render(report: Mapping[str, Any], *, base: Path | None = None, title: str = 
     tags = sorted({tag for t in trails for tag in t.get("tags") or []})
     parts = [
         "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="en"><head><meta charset="utf-8">{HTML_GENERATOR}',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title>",
         f"<style>{_CSS}</style>",
@@ -95,7 +97,7 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None) -> str:
     error = f'<pre class="error">{_e(trail["error"])}</pre>' if trail.get("error") else ""
     skip = f'<p class="skip">skipped: {_e(trail["skip_reason"])}</p>' if trail.get("skip_reason") else ""
     steps = "".join(_step(step, base) for step in trail.get("steps") or [])
-    trace = _evidence_links(_artifacts(trail), base)
+    trace = _evidence_links(_artifacts(trail), base) + _not_saved(trail)
     opened = " open" if status in ("failed", "error", "flaky", "incomplete") else ""
     return (
         f'<details class="trail {_e(status)}"{opened} id="trail-{number}" data-status="{_e(status)}" '
@@ -119,7 +121,7 @@ def _step(step: Mapping[str, Any], base: Path | None) -> str:
         if isinstance(agent, Mapping)
         else ""
     )
-    evidence = _evidence(_artifacts(step), base)
+    evidence = _evidence(_artifacts(step), base) + _not_saved(step)
     attempts = step.get("attempts")
     retry = (
         f' <span class="attempts">{int(attempts)} attempts</span>' if isinstance(attempts, int) and attempts > 1 else ""
@@ -171,6 +173,15 @@ def _evidence(evidence: Sequence[tuple[str, str]], base: Path | None) -> str:
             out.append(f'<a href="{_e(path)}"><img class="shot" alt="screenshot" src="{_e(src)}"></a>')
     out.append(_evidence_links([(k, p) for k, p in evidence if k != "screenshot"], base))
     return f'<div class="evidence">{"".join(out)}</div>'
+
+
+def _not_saved(entry: Mapping[str, Any]) -> str:
+    """The evidence of a trail or step that could not be saved (``evidence_errors``), and why."""
+    errors = entry.get("evidence_errors")
+    if not isinstance(errors, list) or not errors:
+        return ""
+    items = "".join(f"<li>{_e(error)}</li>" for error in errors)
+    return f'<div class="not-saved">evidence not saved:<ul>{items}</ul></div>'
 
 
 def _evidence_links(evidence: Sequence[tuple[str, str]], base: Path | None) -> str:
@@ -255,6 +266,8 @@ pre.error{
   border-radius:4px;
 }
 .tool-error{color:var(--bad)}
+.not-saved{color:var(--warn);margin:4px 12px}
+.not-saved ul{margin:0}
 img.shot{max-width:480px;border:1px solid var(--line);border-radius:4px;display:block;margin:6px 0}
 [hidden]{display:none!important}
 """

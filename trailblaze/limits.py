@@ -57,6 +57,15 @@ REGEX_SECONDS = Limit("TRAILBLAZE_REGEX_TIMEOUT", 1.0, "seconds one regex match 
 EXPRESSION_CHARS = Limit("TRAILBLAZE_MAX_EXPRESSION_CHARS", 1_000, "characters an assertMath expression may have")
 #: characters of one message (a tool's error, an MCP server's text) in the terminal and the reports
 MESSAGE_CHARS = Limit("TRAILBLAZE_MAX_MESSAGE_CHARS", 4_000, "characters one message may have")
+#: levels a selector may nest through its relations (containsChild, childOf, below, …): each
+#: ``containsChild`` level doubles what Playwright is sent, so 50 levels would take the memory
+SELECTOR_DEPTH = Limit(
+    "TRAILBLAZE_MAX_SELECTOR_DEPTH", 8, "levels a selector may nest (containsChild, childOf, below, …)"
+)
+#: characters of a selector, as written (its JSON) and as built for Playwright
+SELECTOR_CHARS = Limit(
+    "TRAILBLAZE_MAX_SELECTOR_CHARS", 100_000, "characters a selector may have, as written and as Playwright gets it"
+)
 #: bytes of an MCP server's stderr log before it is rotated (one older log is kept)
 LOG_BYTES = Limit("TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log")
 #: characters of a step's text an agent gives ``trailblaze mcp`` (an objective, a call's reason)
@@ -70,6 +79,8 @@ ALL = (
     REGEX_SECONDS,
     EXPRESSION_CHARS,
     MESSAGE_CHARS,
+    SELECTOR_DEPTH,
+    SELECTOR_CHARS,
     LOG_BYTES,
     STEP_TEXT_CHARS,
 )

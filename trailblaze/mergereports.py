@@ -18,6 +18,13 @@ A folder found none of these ways keeps the paths as the shard wrote them, with 
 Error messages that name evidence files are rewritten the same way. The HTML report copies
 the files it finds under ``data/`` next to itself.
 
+A shard's report may come from a job nobody reviewed, so it names nothing else on this
+machine: its folder must be its own (a recorded ``artifacts_dir`` of ``/``, ``..`` or the
+working directory is refused), an evidence entry is kept only when it resolves, links followed,
+to a regular file inside that folder, and every other entry is left out of every merged report
+with one warning naming it. Each input is checked first (:mod:`trailblaze.resultsdoc`): types,
+finite numbers, messages cut.
+
 A trail is one (id, driver, device). When several shards ran the same one (a job retried
 elsewhere, overlapping selections), its entries are reconciled rather than counted twice: a
 trail that both failed and passed is ``flaky`` (it passed; the runs that failed are its
@@ -32,6 +39,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +85,9 @@ class Merged:
     document: dict[str, Any]
     shards: list[Shard]
     warnings: list[str] = field(default_factory=list)
+    #: the evidence files found here, by the path the merged document names them with: the
+    #: real file, checked to be a regular file inside its shard's evidence folder
+    evidence: dict[str, Path] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -103,6 +114,10 @@ def load_inputs(paths: Sequence[Path]) -> list[Shard]:
             shards.extend(found)
         else:
             shards.append(Shard(path, _read_results(path)))
+    from trailblaze.resultsdoc import check
+
+    for shard in shards:
+        check(shard.document, shard.path)
     return shards
 
 
@@ -157,13 +172,15 @@ def merge(shards: Sequence[Shard]) -> Merged:
     """One results document from ``shards`` (see the module's docstring)."""
     groups: dict[tuple[str, str | None, str | None], list[dict[str, Any]]] = {}
     warnings: list[str] = []
+    evidence: dict[str, Path] = {}
     for shard in shards:
-        root, problem = _evidence_root(shard)
-        if problem is not None:
-            warnings.append(problem)
+        found = _evidence_root(shard)
+        if found.problem is not None:
+            warnings.append(found.problem)
         recorded = shard.document.get("artifacts_dir")
+        checker = _EvidenceCheck(shard, found, evidence, warnings)
         for trail in shard.document["trails"]:
-            trail = _relocated(trail, root, recorded if isinstance(recorded, str) else None)
+            trail = _relocated(trail, checker, recorded if isinstance(recorded, str) else None)
             groups.setdefault((trail["id"], trail.get("driver"), trail.get("device")), []).append(trail)
     trails = sorted((_reconcile(entries) for entries in groups.values()), key=lambda t: str(t.get("path", "")))
     interrupted = any(bool(s.document.get("interrupted")) for s in shards)
@@ -182,29 +199,107 @@ def merge(shards: Sequence[Shard]) -> Merged:
         "merged_from": [_shard_entry(s) for s in shards],
         "trails": trails,
     }
-    return Merged(document, list(shards), warnings + _missing_shards(shards))
+    return Merged(document, list(shards), warnings + _missing_shards(shards), evidence)
 
 
-def _evidence_root(shard: Shard) -> tuple[str | None, str | None]:
-    """Where ``shard``'s evidence paths start, as a path from the working directory (None when
-    the shard kept no evidence), and a warning when its folder is not here."""
+@dataclass(frozen=True, slots=True)
+class _EvidenceRoot:
+    """Where a shard's evidence is: as the merged report names it (a path from the working
+    directory; None: its evidence is left out), the real folder (None when it is not here: the
+    names are kept, never read), and a warning when it is not here or not the shard's own."""
+
+    shown: str | None
+    real: Path | None = None
+    problem: str | None = None
+
+
+def _evidence_root(shard: Shard) -> _EvidenceRoot:
+    """Where ``shard``'s evidence paths start. Only a folder of the shard's own is taken: the
+    one beside its JSON named as its ``artifacts_dir`` ends, the JSON's own folder of that name,
+    or the ``artifacts_dir`` as recorded when that is inside the working directory — never one
+    a report names to reach other files (``/``, ``/proc/self``, ``..``)."""
     recorded = shard.document.get("artifacts_dir")
     if not isinstance(recorded, str) or not recorded or not _has_evidence(shard.document):
-        return None, None
+        return _EvidenceRoot(None)
     given = Path(recorded)
-    # beside the report by name; the report's own folder when it was written inside its
-    # artifacts (`--json reports/shard-1/results.json --artifacts-dir reports/shard-1`); as recorded
-    candidates = [shard.path.parent / given.name]
-    if shard.path.parent.name == given.name:
-        candidates.append(shard.path.parent)
+    here = shard.path.parent
+    candidates: list[Path] = []
+    if given.name not in ("", ".", ".."):
+        # beside the report by name; the report's own folder when it was written inside its
+        # artifacts (`--json reports/shard-1/results.json --artifacts-dir reports/shard-1`)
+        candidates.append(here / given.name)
+        if here.name == given.name:
+            candidates.append(here)
     candidates.append(given)
     for candidate in candidates:
-        if candidate.is_dir():
-            return _shown(candidate), None
-    return recorded, (
-        f"{shard.path}: its evidence folder {recorded} is not here (looked beside the report too); "
-        "evidence paths are as the shard wrote them"
+        if not candidate.is_dir():
+            continue
+        inside = Path.cwd() if candidate is given else here
+        if _within(candidate.resolve(), inside.resolve(), strictly=candidate is given):
+            return _EvidenceRoot(_shown(candidate), candidate.resolve())
+        return _EvidenceRoot(
+            None,
+            problem=f"{shard.path}: its evidence folder {recorded} is not a folder of the shard's own (it is the "
+            "working directory or outside it, and not beside the report); its evidence is left out",
+        )
+    return _EvidenceRoot(
+        recorded if _plain_relative(recorded) else None,
+        problem=f"{shard.path}: its evidence folder {recorded} is not here (looked beside the report too); "
+        "evidence paths are as the shard wrote them",
     )
+
+
+def _within(path: Path, folder: Path, *, strictly: bool = False) -> bool:
+    return path.is_relative_to(folder) and not (strictly and path == folder)
+
+
+def _plain_relative(path: str) -> bool:
+    """A relative path that stays below where it starts (no ``..``, no NUL)."""
+    pure = Path(path)
+    return bool(path) and "\0" not in path and not pure.is_absolute() and ".." not in pure.parts
+
+
+class _EvidenceCheck:
+    """Each evidence entry of one shard made a path from the working directory — when it names
+    a regular file inside the shard's evidence folder (links resolved), which the HTML report
+    may then copy — or left out, with one warning per entry."""
+
+    def __init__(self, shard: Shard, root: _EvidenceRoot, evidence: dict[str, Path], warnings: list[str]) -> None:
+        self.shard = shard
+        self.root = root
+        self.evidence = evidence
+        self.warnings = warnings
+        self.warned: set[str] = set()
+
+    def moved(self, artifact: Mapping[str, Any]) -> dict[str, Any] | None:
+        path = artifact["path"]
+        problem = self._problem(path)
+        if problem is not None:
+            if path not in self.warned:
+                self.warned.add(path)
+                self.warnings.append(f"{self.shard.path}: evidence {path!r} left out: {problem}")
+            return None
+        return {**artifact, "path": Path(self.root.shown or "", path).as_posix()}
+
+    def _problem(self, path: str) -> str | None:
+        """Why ``path`` is left out; None when it is kept (and, when here, remembered as checked)."""
+        if self.root.shown is None:
+            return "no evidence folder of the shard's own"
+        if not _plain_relative(path):
+            return "not a path inside the shard's evidence folder"
+        if self.root.real is None:
+            return None  # the folder is not here (one warning says so): named, never read
+        real = (self.root.real / path).resolve()
+        if not _within(real, self.root.real, strictly=True):
+            return f"it leads out of the shard's evidence folder {self.root.shown}"
+        try:
+            regular = stat.S_ISREG(real.stat().st_mode)
+        except OSError:
+            return f"no such file in {self.root.shown}"
+        if not regular:
+            return "not a regular file"
+        self.evidence[Path(self.root.shown or "", path).as_posix()] = real
+        return None
 
 
 def _has_evidence(document: Mapping[str, Any]) -> bool:
@@ -217,32 +312,25 @@ def _evidence_holders(trail: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [p for p in parts if isinstance(p, Mapping)]
 
 
-def _relocated(trail: Mapping[str, Any], root: str | None, recorded: str | None = None) -> dict[str, Any]:
-    """``trail`` with every evidence path prefixed by ``root``, also where an error message
-    names the files from ``recorded`` (the shard's folder as it wrote it); a copy."""
-    if root is None:
-        return dict(trail)
+def _relocated(trail: Mapping[str, Any], check: _EvidenceCheck, recorded: str | None = None) -> dict[str, Any]:
+    """``trail`` with every evidence path made a path from the working directory (or left out,
+    :class:`_EvidenceCheck`), also where an error message names the files from ``recorded``
+    (the shard's folder as it wrote it); a copy."""
+    root = check.root.shown
 
     def moved(entry: Mapping[str, Any]) -> dict[str, Any]:
         copy = dict(entry)
         error = copy.get("error")
-        if recorded and isinstance(error, str) and "\n" in error:
+        if root is not None and recorded and isinstance(error, str) and "\n" in error:
             # the lines after the message name files (`evidence: a, b`, `trace: c`) in the folder
             message, _, files = error.partition("\n")
             prefix = re.escape(recorded.rstrip("/\\") + os.sep)
             copy["error"] = message + "\n" + re.sub(rf"(?<=[\s,:]){prefix}", root.rstrip("/") + "/", files)
         found = entry.get("artifacts")
-        if not isinstance(found, list):
-            return copy
-        return {
-            **copy,
-            "artifacts": [
-                {**a, "path": Path(root, a["path"]).as_posix()}
-                if isinstance(a, Mapping) and isinstance(a.get("path"), str)
-                else a
-                for a in found
-            ],
-        }
+        if isinstance(found, list):
+            kept = (check.moved(a) for a in found)
+            copy["artifacts"] = [a for a in kept if a is not None]
+        return copy
 
     copy = moved(trail)
     for key in ("steps", "attempts"):
@@ -411,6 +499,21 @@ def _tool(data: Mapping[str, Any]) -> ToolReport:
     )
 
 
+def claim_outputs(*, json_path: Path | None, junit: Path | None, html: Path | None) -> None:
+    """Check the files the merged reports go to before any input is read: never over a file
+    that is not a report of ours, never two reports to one file (:mod:`trailblaze.reportfiles`)."""
+    from trailblaze.reportfiles import HTML_PAGE, JUNIT_XML, RESULTS_JSON, ReportPaths
+
+    claims = ReportPaths()
+    for option, path, kind in (
+        ("--json", json_path, RESULTS_JSON),
+        ("--junit", junit, JUNIT_XML),
+        ("--html", html, HTML_PAGE),
+    ):
+        if path is not None:
+            claims.claim(option, path, kind)
+
+
 def write_reports(merged: Merged, *, json_path: Path | None, junit: Path | None, html: Path | None) -> None:
     """Write the merged report in each format asked for; a file that cannot be written is an
     infrastructure error naming it (the others are still written)."""
@@ -420,11 +523,13 @@ def write_reports(merged: Merged, *, json_path: Path | None, junit: Path | None,
     failures: list[str] = []
     outputs: list[tuple[str, Path, Any]] = []
     if json_path is not None:
-        outputs.append(("--json", json_path, lambda: json.dumps(merged.document, indent=2, ensure_ascii=False) + "\n"))
+        # allow_nan=False: the inputs were checked, so a NaN here is a bug to hear of, not a file to write
+        document = lambda: json.dumps(merged.document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"  # noqa: E731
+        outputs.append(("--json", json_path, document))
     if junit is not None:
         outputs.append(("--junit", junit, lambda: _junit(merged.document)))
     if html is not None:
-        outputs.append(("--html", html, lambda: _html(merged.document, html)))
+        outputs.append(("--html", html, lambda: _html(merged, html)))
     for option, path, render in outputs:
         try:
             write_atomic(path, render())
@@ -440,26 +545,30 @@ def _junit(document: Mapping[str, Any]) -> str:
     return render(run_result(document))
 
 
-def _html(document: Mapping[str, Any], path: Path) -> str:
-    """The merged HTML page, its evidence copied under ``data/`` beside it (as ``--html`` does)."""
+def _html(merged: Merged, path: Path) -> str:
+    """The merged HTML page, its evidence copied under ``data/`` beside it (as ``--html`` does).
+    Only files checked when merging (:attr:`Merged.evidence`) are copied or inlined; an entry
+    naming anything else is left out of the page, so nothing else is ever read."""
     import copy
     import shutil
 
     from trailblaze.htmlreport import render
 
     folder = path.parent
-    document = copy.deepcopy(dict(document))
-    done: set[int] = set()  # an artifact listed twice (a step's, and its attempt's) is copied once
+    document = copy.deepcopy(merged.document)
     for trail in document["trails"]:
         for part in _evidence_holders(trail):
+            kept = []
             for artifact in part.get("artifacts") or []:
-                source = Path(artifact["path"])
-                if id(artifact) in done or not source.is_file():
+                source = merged.evidence.get(artifact["path"])
+                if source is None:
                     continue
-                inside = [p for p in source.parts if p not in ("..", ".") and p != source.anchor]
+                inside = [p for p in Path(artifact["path"]).parts if p not in ("..", ".", "/")]
                 relative = Path("data", "merged", *inside)
-                (folder / relative).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, folder / relative)
-                artifact["path"] = relative.as_posix()
-                done.add(id(artifact))
+                if not (folder / relative).is_file():  # listed twice (a step's, and its attempt's): copied once
+                    (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source, folder / relative)
+                kept.append({**artifact, "path": relative.as_posix()})
+            if isinstance(part, dict):
+                part["artifacts"] = kept
     return render(document, base=folder, title="trailblaze report (merged)")

@@ -103,6 +103,8 @@ class StepResult:
     recorded: bool = False
     #: evidence saved after the step (a failed step's screenshot, hierarchy, console messages)
     artifacts: list[Artifact] = field(default_factory=list)
+    #: evidence that could not be saved, and why (``screenshot t/step-2.png: No space left on device``)
+    evidence_errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,6 +119,7 @@ class StepResult:
             "agent": self.agent.to_dict() if self.agent is not None else None,
             "recorded": self.recorded,
             "artifacts": [a.to_dict() for a in self.artifacts],
+            "evidence_errors": list(self.evidence_errors),
         }
 
 
@@ -159,6 +162,8 @@ class TrailResult:
     attempts: list[Attempt] = field(default_factory=list)
     #: evidence of the whole trail (a Playwright trace)
     artifacts: list[Artifact] = field(default_factory=list)
+    #: evidence of the whole trail that could not be saved, and why
+    evidence_errors: list[str] = field(default_factory=list)
 
     @classmethod
     def for_trail(
@@ -186,12 +191,23 @@ class TrailResult:
             "recording_saved": self.recording_saved,
             "attempts": [a.to_dict() for a in self.attempts],
             "artifacts": [a.to_dict() for a in self.artifacts],
+            "evidence_errors": list(self.evidence_errors),
             "steps": [s.to_dict() for s in self.steps],
         }
 
     @property
     def failing_step(self) -> StepResult | None:
         return next((s for s in self.steps if s.status in ("failed", "error")), None)
+
+    def evidence_not_saved(self) -> list[str]:
+        """Every piece of this trail's evidence that could not be saved: the steps' (named by
+        step), then the trail's own."""
+        steps = [
+            f"{'trailhead' if s.kind == 'trailhead' else f'step {s.index + 1}'}: {error}"
+            for s in self.steps
+            for error in s.evidence_errors
+        ]
+        return [*steps, *self.evidence_errors]
 
 
 @dataclass(slots=True)

@@ -12,12 +12,46 @@ Every ``…Regex`` field is a regex in Java's syntax (what upstream records) tha
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from trailblaze import limits
 from trailblaze.errors import ToolFailure
+
+#: the fields through which one selector holds others
+RELATIONS = ("childOf", "containsChild", "containsDescendants", "below", "above", "leftOf", "rightOf")
+
+
+def nesting_problem(raw: Any) -> str | None:
+    """Why a selector as written (a mapping) is too deep or too big to be matched, or None.
+
+    Each ``containsChild`` level doubles what Playwright is sent (the inner selector is quoted
+    into the outer one), so a few dozen levels exhaust the memory: the depth is bounded by
+    :data:`~trailblaze.limits.SELECTOR_DEPTH` and the size by
+    :data:`~trailblaze.limits.SELECTOR_CHARS`, before anything else is looked at."""
+    if not isinstance(raw, dict):
+        return None
+    deepest = limits.SELECTOR_DEPTH.get_int()
+    levels = [(raw, 1)]
+    while levels:
+        selector, depth = levels.pop()
+        if depth > deepest:
+            return (
+                f"the selector nests more than {deepest} levels deep through {', '.join(RELATIONS)} "
+                f"(the limit, {limits.SELECTOR_DEPTH.env}): say it with fewer levels"
+            )
+        for key in RELATIONS:
+            inner = selector.get(key)
+            for item in inner if isinstance(inner, list) else [inner]:
+                if isinstance(item, dict):
+                    levels.append((item, depth + 1))
+    size = len(json.dumps(raw, default=str))
+    bound = limits.SELECTOR_CHARS.get_int()
+    if size > bound:
+        return f"the selector has {size} characters, more than {bound} (the limit, {limits.SELECTOR_CHARS.env})"
+    return None
 
 
 class _Model(BaseModel):
@@ -129,6 +163,14 @@ class NodeSelector(_Model):
     containsDescendants: list[NodeSelector] | None = None
     index: int | None = Field(default=None, ge=0)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, raw: Any) -> Any:
+        problem = nesting_problem(raw)
+        if problem is not None:
+            raise ValueError(problem)
+        return raw
+
     @model_validator(mode="after")
     def _one_driver_block(self) -> NodeSelector:
         blocks = [name for name in DRIVER_BLOCKS if getattr(self, name) is not None]
@@ -171,6 +213,14 @@ class ElementSelector(_Model):
     containsChild: ElementSelector | None = None
     containsDescendants: list[ElementSelector] | None = None
     childOf: ElementSelector | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, raw: Any) -> Any:
+        problem = nesting_problem(raw)
+        if problem is not None:
+            raise ValueError(problem)
+        return raw
 
     def describe(self) -> str:
         return describe(self.compact())

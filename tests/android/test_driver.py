@@ -345,6 +345,22 @@ def test_tapping_points_and_screenshots(adb: AdbHostStandIn, phone: FakeAndroid)
     assert any(n.text == "Submit" for n in shot.hierarchy.walk())
 
 
+def test_pinch_moves_two_fingers_apart_or_together_around_the_centre(adb: AdbHostStandIn, phone: FakeAndroid) -> None:
+    async def scenario(device: AndroidDevice) -> None:
+        await device.launch_app(SAMPLE_APP)
+        await device.pinch(2.0)
+        await device.pinch(0.5, duration_ms=200)
+        for wrong in (1.0, 0.0, -2.0, 100.0):
+            with pytest.raises(ValueError, match=r"scale must be between 0.05 and 20 and not 1"):
+                await device.pinch(wrong)
+
+    on_device(scenario)
+    # the layout is 360 wide: the fingers end (or start) 0.6 × 360 = 216 apart, on the centre line
+    zoom_in, zoom_out = phone.gestures
+    assert zoom_in == ((126, 400), (234, 400), (72, 400), (288, 400))  # start1, start2, end1, end2
+    assert zoom_out == ((72, 400), (288, 400), (126, 400), (234, 400))
+
+
 # -- polling, settling, refs ---------------------------------------------------------------------------------
 
 

@@ -211,6 +211,18 @@ def test_back_is_the_edge_swipe_and_long_press_holds(wda_server: WdaStandIn, iph
     assert iphone.app.front is None
 
 
+def test_pinch_is_one_two_finger_gesture(wda_server: WdaStandIn, iphone: FakeIphone) -> None:
+    async def scenario(device: IosDevice) -> None:
+        await device.launch_app(SAMPLE_APP)
+        await device.pinch(0.5)
+
+    on_iphone(wda_server.url, scenario)
+    [fingers] = iphone.gestures  # each finger: (down, up), on the centre line, ending half as far apart
+    (down1, up1), (down2, up2) = fingers
+    assert down1[1] == up1[1] == down2[1] == up2[1]
+    assert (down2[0] - down1[0]) == 2 * (up2[0] - up1[0])
+
+
 def test_screenshots_are_png(wda_server: WdaStandIn) -> None:
     shot = on_iphone(wda_server.url, lambda d: d.capture_screen())
     assert shot.image_format == "png"

@@ -210,6 +210,16 @@ def test_copy_paste_screenshot_and_flow_control(adb: AdbHostStandIn, phone: Fake
     assert "tapOn: skipped (optional): no element matches" in " ".join(done)
 
 
+def test_a_screenshot_path_stays_in_the_artifacts_folder(
+    adb: AdbHostStandIn, phone: FakeAndroid, tmp_path: Path
+) -> None:
+    artifacts = tmp_path / "run" / "artifacts"
+    result = replay(tmp_path, maestro(launched(phone), "takeScreenshot: ../../../escaped"), artifacts_dir=artifacts)
+    assert steps(result) == [("passed", None)], steps(result)
+    assert [p.relative_to(artifacts).as_posix() for p in artifacts.rglob("*.jpg")] == ["t/escaped.jpg"]
+    assert not list((tmp_path / "run").glob("*.jpg")) and not list(tmp_path.glob("*.jpg"))
+
+
 def test_airplane_mode(adb: AdbHostStandIn, phone: FakeAndroid, tmp_path: Path) -> None:
     result = replay(tmp_path, maestro("setAirplaneMode: enabled", "toggleAirplaneMode", "toggleAirplaneMode"))
     assert steps(result) == [("passed", None)]

@@ -11,8 +11,8 @@ pytestmark = pytest.mark.usefixtures("browser")
 
 
 def test_the_python_and_javascript_toolsets_run_their_trails(cli: CliRunner) -> None:
-    if not (EXAMPLE / "js_tools" / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        pytest.fail("the JavaScript example's packages are not installed: run `make peers`")
+    if not (EXAMPLE / "js_tools" / "node_modules" / "@trailblaze" / "scripting" / "dist" / "index.js").is_file():
+        pytest.fail("the JavaScript example's packages (and the SDK they link) are not installed: run `make peers`")
     result = cli("run", "--json", "results.json", cwd=EXAMPLE, timeout=300)
     try:
         assert result.returncode == 0, result.output

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import datetime
+from collections.abc import AsyncIterator, Mapping
 
 import httpx
 import pytest
 
 from trailblaze.client import CommandFailed, TrailblazeClient, TrailblazeRPCError, close_connections
 from trailblaze.devicecommands import ViewNode
+from trailblaze.errors import ToolFailure, TrailblazeError, UsageError
 from trailblaze.mcp import rpc, wire
 from trailblaze.mcp.rpc import CallbackServer, Invocation
 
@@ -178,6 +180,49 @@ async def test_unknown_commands_bad_params_and_unsupported_commands(server: Call
         await client.press_back()
     assert unsupported.value.code == wire.UNSUPPORTED
     assert "press_back is not supported by the paper driver" in unsupported.value.message
+
+
+async def test_tools_by_name_go_to_the_calls_resolver_and_their_failures_keep_their_kind(
+    server: CallbackServer,
+) -> None:
+    """The wire of ``callTool`` (the resolver behind ``ctx.run_tool`` is tested end to end in
+    test_callbacks.py): arguments through, the output back, each failure with its exit code."""
+    token = server.new_session()
+    invocation = _begin(server, token, PaperDevice("d1", ["A"]), "inv-1")
+    ran: list[tuple[str, dict[str, object]]] = []
+
+    async def run_tool(name: str, args: Mapping[str, object]) -> object:
+        ran.append((name, dict(args)))
+        if name == "check":
+            raise ToolFailure("check: 'B' is not there")
+        if name == "nope":
+            raise UsageError("unknown tool 'nope'")
+        if name == "broken":
+            raise TrailblazeError("broken raised KeyError: 'x'")
+        if name == "odd":  # a Python tool may return what JSON has no form for
+            return {"when": datetime.date(2026, 1, 2)}
+        return {"echo": args}
+
+    invocation.ctx.run_tool = run_tool
+    client = TrailblazeClient(server.url, "inv-1", token)
+    assert await client.call_tool("echo", {"n": 1}) == {"echo": {"n": 1}}
+    assert await client.tools.echo(n=2) == {"echo": {"n": 2}}
+    assert await client.call("callTool", name="echo") == {"echo": {}}
+    assert await client.call_tool("odd") == {"when": "2026-01-02"}
+    with pytest.raises(CommandFailed, match="'B' is not there") as failed:
+        await client.tools.check()
+    with pytest.raises(TrailblazeRPCError) as unknown:
+        await client.call_tool("nope")
+    with pytest.raises(TrailblazeRPCError) as broken:
+        await client.call_tool("broken")
+    assert (failed.value.exit_code, unknown.value.exit_code, broken.value.exit_code) == (1, 3, 2)
+    assert (unknown.value.code, broken.value.code) == (wire.INVALID_PARAMS, wire.INTERNAL_ERROR)
+    assert [name for name, _ in ran] == ["echo", "echo", "echo", "odd", "check", "nope", "broken"]
+    assert len(invocation.failures) == 3  # the tool's own failure message will name them
+
+    invocation.ctx.run_tool = None  # a call outside a trail (``trailblaze mcp``'s own calls)
+    with pytest.raises(TrailblazeRPCError, match="only during a trail's tool call"):
+        await client.call_tool("echo")
 
 
 async def test_http_misuse_is_answered_not_crashed(server: CallbackServer) -> None:

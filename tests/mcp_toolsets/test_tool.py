@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -51,15 +52,21 @@ def test_a_call_carries_meta_envelope_and_environment(
     assert tb["baseUrl"].startswith("http://127.0.0.1:")
     assert tb["baseUrl"].endswith("/rpc")
     assert tb["sessionId"].startswith("sess-")
-    assert tb["device"] == {
+    assert tb["invocationId"] == meta["trailblazeInvocationId"]
+    assert tb["device"] == {  # our names, and upstream's (its SDK reads those)
         "id": "chromium",
         "platform": "WEB",
         "driver": "playwright-native",
         "width": 1280,
         "height": 720,
+        "driverType": "playwright-native",
+        "widthPixels": 1280,
+        "heightPixels": 720,
     }
     assert tb["capabilities"] == {"sampling": False, "callbacks": True}
     assert tb["token"]
+    assert tb["memory"] == {"user": "ada"}  # an aware server: the memory, as upstream's envelope has it
+    assert "target" not in tb  # no target configured
     # a script: server is Trailblaze-aware: it gets the envelope as a reserved argument
     assert seen["arguments"]["note"] == "hi ada"
     assert seen["arguments"]["_trailblazeContext"] == {
@@ -163,6 +170,99 @@ def test_is_error_fails_the_step_with_the_servers_message(cli: CliRunner, projec
     assert trail["status"] == "failed"
     assert trail["steps"][0]["error"] == "fail: Error executing tool fail: the account is locked"  # the server's text
     assert trail["steps"][1]["status"] == "skipped"
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "status"),
+    [(None, "failed"), (1, "failed"), (2, "error"), (3, "error")],
+)
+def test_an_errors_exit_code_in_the_results_meta_says_what_kind_of_failure_it_is(
+    cli: CliRunner, project: Project, probe: Path, exit_code: int | None, status: str
+) -> None:
+    """What the @trailblaze/scripting SDK sends for a tool that throws: a failed check (1) or a
+    tool that broke (2) or was misused (3)."""
+    _setup(project, probe)
+    meta = {} if exit_code is None else {"trailblaze": {"exitCode": exit_code}}
+    project.trail(
+        "kinds",
+        f"""
+        trail:
+          - step: fail in some way
+            recording:
+              web:
+                - answer: {{meta: {json.dumps(meta)}, is_error: true, text: "TypeError: x is undefined"}}
+        """,
+    )
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == (exit_code or 1), result.output
+    step = result.json()["trails"][0]["steps"][0]
+    assert (step["status"], step["error"]) == (status, "answer: TypeError: x is undefined")
+
+
+def test_a_results_memory_changes_are_applied_to_the_sessions_memory(
+    cli: CliRunner, project: Project, probe: Path, recorded: Recorded
+) -> None:
+    _setup(project, probe)
+    change = {"trailblaze": {"memoryDelta": {"greeting": "hello", "count": 2}, "memoryDeletions": ["user"]}}
+    project.trail(
+        "memory",
+        f"""
+        config: {{memory: {{user: ada, kept: yes}}}}
+        trail:
+          - step: remember and forget
+            recording:
+              web:
+                - answer: {{meta: {json.dumps(change)}}}
+                - context_report: {{note: "{{{{memory.greeting}}}}"}}
+        """,
+    )
+    result = cli("run", env=recorded.env)
+    assert result.returncode == 0, result.output
+    seen = recorded.one("context_report")
+    assert seen["note"] == "hello"
+    assert seen["meta"]["trailblaze"]["memory"] == {"kept": "yes", "greeting": "hello", "count": 2}
+
+
+def test_memory_changes_that_are_not_values_and_names_are_misuse(cli: CliRunner, project: Project, probe: Path) -> None:
+    _setup(project, probe)
+    project.trail(
+        "bad-memory",
+        """
+        trail:
+          - step: remember wrongly
+            recording:
+              web:
+                - answer: {meta: {trailblaze: {memoryDeletions: [1, 2]}}}
+        """,
+    )
+    result = cli("run", "--json", "results.json")
+    assert result.returncode == 3, result.output
+    error = result.json()["trails"][0]["steps"][0]["error"]
+    assert "returned _meta.trailblaze.memoryDelta/memoryDeletions that are not an object of values and a list" in error
+
+
+def test_an_aware_tool_gets_the_app_target_of_its_session(
+    cli: CliRunner, project: Project, probe: Path, recorded: Recorded
+) -> None:
+    _setup(
+        project,
+        probe,
+        """
+        target: shop
+        targets:
+          shop:
+            display_name: The Shop
+            app_ids: [com.example.shop]
+            platforms:
+              web: {app_ids: [shop-web]}
+              android: {app_ids: [com.example.shop.android]}
+        """,
+    )
+    project.trail("target", "trail:\n  - step: report\n    recording:\n      web:\n        - context_report: {}\n")
+    result = cli("run", env=recorded.env)
+    assert result.returncode == 0, result.output
+    target = recorded.one("context_report")["meta"]["trailblaze"]["target"]
+    assert target == {"id": "shop", "displayName": "The Shop", "appIds": ["shop-web", "com.example.shop"]}
 
 
 def test_delegates_from_a_tool_not_marked_delegating_are_refused(cli: CliRunner, project: Project, probe: Path) -> None:

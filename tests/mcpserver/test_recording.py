@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project
+from conftest import CliRunner, Project
 
 from tests.mcpserver.support import failed, ok, stdio
 from trailblaze.errors import UsageError
@@ -109,3 +109,65 @@ def test_recorded_arguments_with_commas_and_quotes_save(tmp_path: Path) -> None:
     steps = [RecordedStep("verify", "greeting", "web", [ToolCall("web_verifyTextVisible", {"text": text})])]
     trail = load_trail(path, text=render("greeting", steps, path), environ={})
     assert dict((trail.steps[0].recordings or {})["web"][0].args) == {"text": text}
+
+
+JUDGE_TOOLS = '''
+import trailblaze
+
+
+@trailblaze.tool(name="demo_judgeLayout", recordable=False, platforms=["web"])
+def judge_layout() -> str:
+    """Say whether the page looks right (a judgement an agent makes anew every time)."""
+    return "the layout looks right"
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(judge_layout)
+'''
+
+
+@pytest.mark.usefixtures("browser")
+def test_a_check_that_needs_an_agent_every_time_is_saved_as_not_recordable(project: Project, cli: CliRunner) -> None:
+    project.write("judge_tools.py", JUDGE_TOOLS)
+    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\nplugins: [judge_tools]\n")
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("trail", {"action": "START", "name": "judged"}))
+            out["open"] = ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))  # no reason
+            out["judged"] = ok(await client.call_tool("demo_judgeLayout", {"reason": "The layout looks right"}))
+            out["step"] = ok(
+                await client.call_tool(
+                    "step",
+                    {
+                        "objective": "Open the lists and judge them",
+                        "tools": "- web_navigate: {url: /lists.html}\n- demo_judgeLayout",
+                    },
+                )
+            )
+            ok(await client.call_tool("trail", {"action": "SAVE"}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert out["open"]["recorded"]["text"] == "Open /forms.html"  # not the call's JSON
+    for recorded in (out["judged"]["recorded"], out["step"]["recorded"]):
+        assert recorded["recordable"] is False and recorded["tools"] == []
+        assert "demo_judgeLayout cannot be recorded" in recorded["note"]
+    saved = project.root / "trails" / "judged.trail.yaml"
+    trail = load_trail(saved, environ={})
+    recordings = [
+        {key: [(c.name, dict(c.args)) for c in calls] for key, calls in s.recordings.items()} if s.recordings else None
+        for s in trail.steps
+    ]
+    assert [(s.text, s.recordable) for s in trail.steps] == [
+        ("Open /forms.html", True),
+        ("The layout looks right", False),
+        ("Open the lists and judge them", False),
+    ]
+    assert recordings == [{"web": [("web_navigate", {"url": "/forms.html"})]}, None, None]
+    assert cli("validate", "trails/judged.trail.yaml", cwd=project.root).returncode == 0
+    replay = cli("run", "trails/judged.trail.yaml", cwd=project.root)
+    assert replay.returncode == 3, replay.output  # never a green replay that skipped the check
+    assert "step 2 (The layout looks right): the step is `recordable: false`" in replay.output

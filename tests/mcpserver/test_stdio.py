@@ -338,6 +338,32 @@ def test_ask_returns_the_screen_and_a_screenshot(project: Project) -> None:
     assert "viewHierarchy: input should be 'MINIMAL', 'STANDARD' or 'FULL'" in bad["error"]
 
 
+def test_a_hostile_selector_is_refused_and_the_server_goes_on(project: Project) -> None:
+    # 3 KB nested 50 deep: quoted level after level into one Playwright selector it took 22 GB
+    hostile: dict[str, Any] = {"web": {"ariaNameRegex": '"' * 2900}}
+    for _ in range(49):
+        hostile = {"web": {"cssSelector": "div"}, "containsChild": hostile}
+
+    async def scenario() -> tuple[str, str, dict[str, Any]]:
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))
+            refused = failed(await client.call_tool("web_click", {"nodeSelector": hostile}))
+            in_a_step = failed(
+                await client.call_tool(
+                    "step", {"objective": "click", "tools": [{"web_click": {"nodeSelector": hostile}}]}
+                )
+            )
+            clear = {"web": {"ariaRole": "button", "ariaNameRegex": "Clear All"}}
+            clicked = ok(await client.call_tool("web_click", {"nodeSelector": clear}))
+        return refused, in_a_step, clicked
+
+    refused, in_a_step, clicked = asyncio.run(scenario())
+    for text in (refused, in_a_step):
+        assert "nests more than 8 levels deep" in text and "TRAILBLAZE_MAX_SELECTOR_DEPTH" in text
+    assert clicked["ok"] is True
+
+
 def _ref(screen: str, text: str) -> str:
     for line in screen.splitlines():
         if text in line and "[e" in line:

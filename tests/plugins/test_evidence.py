@@ -208,3 +208,117 @@ def test_a_failed_step_on_the_android_stand_in_leaves_its_view_hierarchy_and_a_s
     tree = json.loads((project.root / "evidence" / "missing" / "step-2.hierarchy.json").read_text())
     assert "Welcome to the sample app" in json.dumps(tree)
     assert "nearest on screen: android.widget.TextView 'Welcome to the sample app'" in trail["steps"][1]["error"]
+
+
+def _can_mount_a_small_disk() -> bool:
+    """A user and mount namespace of our own, where a tmpfs is ours to mount (no root needed)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    probe = "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs $d && umount $d; r=$?; rmdir $d; exit $r"
+    return subprocess.run(["unshare", "-rm", "sh", "-c", probe], capture_output=True).returncode == 0
+
+
+def _run_on_a_full_disk(project: Project, *args: str) -> CliResult:
+    """``trailblaze run ARGS`` with ``evidence/`` a 64 KiB tmpfs filled up before it starts,
+    mounted in a namespace of the run's own: it is gone when the run ends."""
+    import subprocess
+    import sys
+
+    from conftest import cli_env
+
+    (project.root / "evidence").mkdir()
+    command = " ".join(["exec", sys.executable, "-m", "trailblaze", "run", *args])
+    script = f"mount -t tmpfs -o size=64k tmpfs evidence && (cat /dev/zero > evidence/filler 2>/dev/null; {command})"
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        cwd=project.root,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr, project.root)
+
+
+@pytest.mark.parametrize("disk", ["tmpfs", "/dev/full"])
+def test_evidence_a_full_disk_refused_is_named_in_every_report_and_no_empty_file_is_left(
+    project: Project, cli: CliRunner, disk: str
+) -> None:
+    project.trail("sign-in", FAILING.replace("{{secret}}", "x"))
+    project.write("trails/page.html", PAGE)
+    args = ("trails/", "--json", "results.json", "--html=report/index.html", "--artifacts-dir", "evidence")
+    if disk == "tmpfs":
+        if not _can_mount_a_small_disk():
+            pytest.skip("no user namespace to mount a small tmpfs in (the /dev/full case runs)")
+        result = _run_on_a_full_disk(project, *args)
+    else:  # the files are links to a device whose every write fails with ENOSPC
+        folder = project.root / "evidence" / "sign-in"
+        folder.mkdir(parents=True)
+        for name in ("step-2.png", "trace.zip"):
+            (folder / name).symlink_to("/dev/full")
+        result = cli("run", *args, cwd=project.root)
+    assert result.returncode == 1, result.output  # the trail's own failure: evidence does not change it
+    (trail,) = result.json()["trails"]
+    step = trail["steps"][1]
+    assert "screenshot sign-in/step-2.png: No space left on device" in step["evidence_errors"]
+    assert "screenshot" not in [a["kind"] for a in step["artifacts"]]
+    assert trail["artifacts"] == [] and trail["evidence_errors"][0].startswith("trace sign-in/trace.zip: ")
+    assert "ENOSPC" in trail["evidence_errors"][0] or "No space left" in trail["evidence_errors"][0]
+    assert "evidence not saved: step 2: screenshot sign-in/step-2.png: No space left on device" in result.stdout
+    assert "evidence not saved: trace sign-in/trace.zip: " in result.stdout
+    page = (project.root / "report" / "index.html").read_text(encoding="utf-8")
+    assert "evidence not saved:<ul><li>screenshot sign-in/step-2.png: No space left on device</li>" in page
+    if disk == "/dev/full":  # the tmpfs is gone with the run's namespace
+        assert sorted(p.name for p in (project.root / "evidence" / "sign-in").iterdir()) == [
+            "step-2.aria.yaml",
+            "step-2.console.log",
+        ]  # the failed files are removed, links and all: nothing passes for a screenshot or a trace
+
+
+def test_evidence_of_ids_that_climb_or_are_too_long_stays_in_the_run_folder(project: Project, cli: CliRunner) -> None:
+    long_id = "checkout-" + "x" * 300
+    project.trail("up", FAILING.replace("{{secret}}", "x").replace("id: sign-in", "id: '..'"))
+    project.trail("long", FAILING.replace("{{secret}}", "x").replace("id: sign-in", f"id: {long_id}"))
+    project.write("trails/page.html", PAGE)
+    result = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "runs/evidence", cwd=project.root)
+    assert result.returncode == 1, result.output
+    assert "evidence not saved" not in result.stdout
+    trails = {t["id"]: t for t in result.json()["trails"]}
+    assert [a["path"] for a in trails[".."]["artifacts"]] == ["__/trace.zip"]
+    (folder,) = [p for p in (project.root / "runs" / "evidence").iterdir() if p.name.startswith("checkout-")]
+    assert len(folder.name.encode()) <= 120 and (folder / "step-2.png").is_file()
+    assert [a["path"] for a in trails[long_id]["artifacts"]] == [f"{folder.name}/trace.zip"]
+    assert sorted(p.name for p in (project.root / "runs").iterdir()) == ["evidence"]  # nothing beside it
+
+
+SNAPSHOT = """
+config: {id: snap}
+trail:
+  - step: Open the page
+    recording:
+      web:
+        - web_navigate: {url: page.html}
+        - web_snapshot: {screenName: "../../%s"}
+"""
+
+
+def test_a_long_web_snapshot_name_is_shortened_and_a_full_disk_fails_the_call_saying_so(
+    project: Project, cli: CliRunner
+) -> None:
+    project.trail("snap", SNAPSHOT % ("y" * 400))
+    project.write("trails/page.html", PAGE)
+    ok = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "evidence", cwd=project.root)
+    assert ok.returncode == 0, ok.output
+    (image,) = (project.root / "evidence" / "snap").glob("*.png")
+    assert image.name.startswith("___.._yyy") and len(image.name.encode()) <= 124
+    image.unlink()
+    image.symlink_to("/dev/full")  # the same name again, on a disk with no room
+    full = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "evidence", cwd=project.root)
+    assert full.returncode == 1, full.output
+    error = full.json()["trails"][0]["steps"][0]["error"]
+    assert f"web_snapshot: could not save evidence/snap/{image.name}: No space left on device" in error
+    assert "Traceback" not in full.output and "OSError" not in full.output

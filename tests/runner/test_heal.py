@@ -148,7 +148,9 @@ def test_a_step_that_is_never_recorded_is_solved_live_by_the_agent(
         _llm(project, server)
         without = cli("run")
         assert without.returncode == 3, without.output
-        assert "no recording for web" in without.stderr  # found before anything runs
+        # found before anything runs, saying an agent is needed
+        assert "step 2 (Type today's name): the step is `recordable: false`" in without.stderr
+        assert "run with `--self-heal --agent NAME`" in without.stderr
         live = cli("run", "--self-heal", "--save-recording", "--json", "r.json")
     assert live.returncode == 0, live.output
     result = live.json("r.json")["trails"][0]

@@ -313,3 +313,65 @@ def test_a_step_no_recording_can_go_into_is_refused_before_recording_starts(cli:
     assert result.returncode == 3, result.output
     assert "trails/flow.trail.yaml:6:5: cannot write a recording into a step written in flow style" in result.stderr
     assert result.stdout == ""  # no browser, no step replayed
+
+
+def test_a_second_record_of_one_trail_stops_at_once_and_the_first_loses_nothing(
+    cli_process: Start, project: Project, browser: str
+) -> None:
+    trail = project.trail("three", THREE_STEPS)
+    first = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "1")
+    _until(first, "── step 1")  # recording: it holds the file
+    second = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "1")
+    out, err = second.communicate("web_navigate url=/about.html\ndone\n", timeout=60)
+    assert second.returncode == 3, out + err
+    assert (
+        f"trails/three.trail.yaml: another `trailblaze record` (pid {first.pid}) is recording this trail file; "
+        "run again when it has ended"
+    ) in err
+    assert trail.read_text() == THREE_STEPS  # the second one touched nothing
+    out, err = first.communicate("web_navigate url=/forms.html\ndone\n", timeout=120)
+    assert first.returncode == 0, out + err
+    recorded = trail.read_text()
+    assert "web_navigate: {url: /forms.html}" in recorded and "about" not in recorded
+    third = cli_process("record", "trails/three.trail.yaml", "--agent", "interactive", "--step", "2")
+    _until(third, "── step 2")  # the lock went with the first process: the next recording starts
+    third.kill()
+    third.wait(timeout=30)
+    assert trail.read_text() == recorded  # and a killed recording writes nothing
+
+
+JUDGE_TOOLS = '''
+import trailblaze
+
+
+@trailblaze.tool(name="demo_judgeLayout", recordable=False, platforms=["web"])
+def judge_layout() -> str:
+    """Say whether the page looks right (a judgement an agent makes anew every time)."""
+    return "the layout looks right"
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(judge_layout)
+'''
+
+
+def test_a_step_solved_with_a_tool_that_needs_an_agent_every_time_is_not_given_an_empty_recording(
+    cli: CliRunner, cli_process: Start, project: Project, browser: str
+) -> None:
+    project.write("judge_tools.py", JUDGE_TOOLS)
+    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\nplugins: [judge_tools]\n")
+    trail = project.trail("judged", "trail:\n  - step: The page looks right\n")
+    before = trail.read_text()
+    proc = cli_process("record", "trails/judged.trail.yaml", "--agent", "interactive")
+    out, err = proc.communicate("demo_judgeLayout\ndone\n", timeout=120)
+    assert proc.returncode == 1, out + err  # incomplete: the step has no recording
+    assert "step 1: demo_judgeLayout cannot be recorded" in out + err
+    assert "mark the step `recordable: false`" in out + err
+    assert trail.read_text() == before  # never `web: []`, which would replay as a pass
+
+    trail.write_text("trail:\n  - step: The page looks right\n    recordable: false\n")
+    replay = cli("run", "trails/judged.trail.yaml")
+    assert replay.returncode == 3, replay.output
+    assert "the step is `recordable: false`: an agent works it out on every run" in replay.output
+    assert "--self-heal --agent NAME" in replay.output

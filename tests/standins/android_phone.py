@@ -91,6 +91,8 @@ class FakeAndroid:
         self.logcat: list[tuple[float, int, str, str, str]] = []
         self.calls: list[tuple[str, str]] = []
         self.call_times: list[float] = []
+        #: two-finger gestures (uiautomator2's ``gesture``): start and end of each finger, in layout units
+        self.gestures: list[tuple[tuple[int, int], ...]] = []
         self.lock = threading.RLock()
         self._screenshot: bytes | None = None
 
@@ -228,6 +230,9 @@ class FakeAndroid:
         if method == "swipe":
             fx, fy, tx, ty = args[:4]
             app.swipe(fx // s, fy // s, tx // s, ty // s)
+            return True
+        if method == "gesture":  # selector, start1, start2, end1, end2, steps
+            self.gestures.append(tuple((point["x"] // s, point["y"] // s) for point in args[1:5]))
             return True
         if method == "pressKey":
             return self.key(str(args[0]))

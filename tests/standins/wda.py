@@ -51,6 +51,8 @@ class FakeIphone:
         self.locked = False
         self.calls: list[tuple[str, str]] = []
         self.pasteboard = ""
+        #: multi-finger W3C actions: per finger, where it went down and where it lifted
+        self.gestures: list[list[tuple[tuple[int, int], tuple[int, int]]]] = []
 
     def source(self) -> str:
         app = self.app
@@ -247,6 +249,9 @@ class WdaStandIn:
             else:
                 app.swipe(x1, y1, x2, y2)
             return None
+        if (method, path) == ("POST", "/actions"):
+            phone.gestures.append([_finger_path(source) for source in body["actions"]])
+            return None
         if (method, path) == ("POST", "/wda/keys"):
             if not app.keyboard_shown():
                 raise WdaError(
@@ -373,6 +378,24 @@ class _El:
 
 def _box(w: Widget) -> tuple[int, int, int, int]:
     return w.box
+
+
+def _finger_path(source: dict[str, Any]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Where a W3C touch pointer went down and where it lifted (WebDriverAgent refuses other
+    input sources in a touch gesture)."""
+    if source.get("type") != "pointer" or source.get("parameters", {}).get("pointerType") != "touch":
+        raise WdaError(400, {"error": "invalid argument", "message": f"not a touch pointer: {source}"})
+    position, down, up = None, None, None
+    for step in source["actions"]:
+        if step["type"] == "pointerMove":
+            position = (_int(step["x"]), _int(step["y"]))
+        elif step["type"] == "pointerDown":
+            down = position
+        elif step["type"] == "pointerUp":
+            up = position
+    if down is None or up is None:
+        raise WdaError(400, {"error": "invalid argument", "message": "a touch needs pointerDown and pointerUp"})
+    return down, up
 
 
 def _int(value: Any) -> int:

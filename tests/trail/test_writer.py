@@ -274,3 +274,32 @@ def test_steps_no_recording_can_go_into_are_found_before_recording(tmp_path: Pat
         "block mapping"
     ]
     assert unwritable_steps(path, trail.steps[:1]) == []
+
+
+def _one_step(path: Path, recording: str = "") -> None:
+    path.write_text(f"trail:\n  - step: Go\n{recording}  - step: Stay\n", encoding="utf-8")
+
+
+def test_a_recording_that_appeared_on_disk_while_recording_is_never_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "t.trail.yaml"
+    _one_step(path)
+    trail = load_trail(path)
+    file = TrailFile(path)
+    mine = RecordingEdit.for_step(trail, trail.steps[0], "web", [ToolCall("web_pressKey", {"key": "Enter"})])
+    _one_step(path, "    recording:\n      web:\n        - web_navigate: {url: /theirs}\n")  # another record's
+    theirs = path.read_text(encoding="utf-8")
+    with pytest.raises(TrailChangedError, match="step 1 got another recording for web meanwhile"):
+        file.save([mine])
+    assert path.read_text(encoding="utf-8") == theirs
+
+
+def test_a_recording_for_another_device_that_appeared_meanwhile_is_merged_with(tmp_path: Path) -> None:
+    path = tmp_path / "t.trail.yaml"
+    _one_step(path)
+    trail = load_trail(path)
+    file = TrailFile(path)
+    mine = RecordingEdit.for_step(trail, trail.steps[0], "web", [ToolCall("web_pressKey", {"key": "Enter"})])
+    _one_step(path, "    recording:\n      android:\n        - pressBack: {}\n")
+    assert file.save([mine]).merged
+    recordings = load_trail(path).steps[0].recordings or {}
+    assert sorted(recordings) == ["android", "web"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
+from trailblaze.agents.screen import render_screen
 from trailblaze.devicecommands import ViewNode
 from trailblaze.web import aria, locators
 from trailblaze.web.driver import WebDevice
@@ -113,3 +115,21 @@ async def test_every_ref_of_a_real_snapshot_locates_exactly_its_element(device: 
     outline = root.outline()
     assert "button 'Submit'" in outline
     assert "heading 'Forms'" in outline
+
+
+@pytest.mark.anyio
+@pytest.mark.browser
+async def test_the_screen_after_the_tenth_navigation_is_the_screen_after_the_first(device: WebDevice) -> None:
+    # Playwright (1.6x) numbers the top document's handles with a prefix once the page has
+    # navigated (f2e5); they are still the top document's, not a frame's
+    screens = []
+    for _ in range(10):
+        await device.navigate("/forms.html")
+        screens.append(render_screen(await device.view_hierarchy()))
+    assert screens[-1] == screens[0]
+    assert "generic [" not in screens[0]  # anonymous wrappers carry no ref
+    refs = re.findall(r"\[((?:f\d+)?e\d+)\]", screens[-1])
+    assert refs == [f"e{i}" for i in range(1, len(refs) + 1)]
+    for ref in refs:  # every ref the tenth screen shows still locates exactly one element
+        located = await locators.for_ref(device.page, ref)
+        assert located is not None and await located.count() == 1, ref

@@ -169,3 +169,39 @@ async def test_launch_app_opens_a_url_and_reinstall_starts_fresh(device: WebDevi
     await device.page.evaluate("localStorage.setItem('k', 'v')")
     await device.launch_app("/forms.html", mode="REINSTALL")
     assert await device.page.evaluate("localStorage.getItem('k')") is None
+
+
+async def test_fill_evaluate_js_and_wait_for_selector(device: WebDevice) -> None:
+    """The commands a Playwright user expects, for tools that call back (the TypeScript SDK's
+    ``ctx.client.fill`` and the like): Playwright selector strings, JSON results."""
+    await device.navigate("/forms.html")
+    await device.fill("#name", "Ada")
+    await device.fill("css=#email", "ada@example.org")
+    assert await device.evaluate_js("document.querySelector('#name').value") == "Ada"
+    assert await device.evaluate_js("([a, b]) => a + b", [2, 3]) == 5
+    assert await device.evaluate_js("({n: 1, list: [true, null]})") == {"n": 1, "list": [True, None]}
+    assert await device.evaluate_js("new Date(0)") != ""  # not JSON: its Python form
+    await device.wait_for_selector("#email")
+    await device.wait_for_selector("#result", state="hidden")
+
+    await device.navigate("/delayed.html")
+    await device.wait_for_selector("#welcome", timeout_ms=5000)  # inserted 800 ms after load
+
+
+async def test_fill_evaluate_js_and_wait_for_selector_fail_clearly(device: WebDevice) -> None:
+    await device.navigate("/forms.html")
+    with pytest.raises(ToolFailure, match=r"'#nothing' visible: not within 0.2s; on screen: .*heading 'Forms'"):
+        await device.wait_for_selector("#nothing", timeout_ms=200)
+    with pytest.raises(ToolFailure, match=r"fill 'h1': .*"):
+        await device.fill("h1", "x", timeout_ms=500)  # not a field
+    with pytest.raises(ToolFailure, match="fill 'input': the selector matches several elements; make it unique"):
+        await device.fill("input", "x")
+    with pytest.raises(ValueError, match=r"'###' visible: "):
+        await device.wait_for_selector("###")
+    with pytest.raises(ValueError, match="state must be one of attached, detached, visible, hidden, got 'shown'"):
+        await device.wait_for_selector("#name", state="shown")
+    with pytest.raises(ToolFailure, match=r"evaluate_js: .*boom"):
+        await device.evaluate_js("(() => { throw new Error('boom') })()")
+    device.default_timeout = 0.3
+    with pytest.raises(ToolFailure, match=r"evaluate_js: the script did not finish within 0.3s"):
+        await device.evaluate_js("new Promise(() => {})")

@@ -373,45 +373,14 @@ async def test_refs_name_the_elements_as_upstream_numbers_them(device: WebDevice
     assert (await selected(device, None, 'button "View"')).endswith("(ID: cable-1)")  # the first, as upstream
 
 
-# -- from an element back to a stable selector ------------------------------------------------------------
-
-
-async def stable(device: WebDevice, css: str, role: str | None = None, name: str | None = None) -> dict[str, Any]:
-    return await locators.stable_selector(device.page, device.page.locator(css), role, name)
-
-
-async def test_stable_selector_prefers_test_id_then_role_and_name_then_id_then_css_path(device: WebDevice) -> None:
-    await device.navigate("/lists.html")
-    assert await stable(device, "#filter", "searchbox", "Filter items") == {"web": {"dataTestId": "filter-input"}}
-    await device.navigate("/forms.html")
-    assert await stable(device, "#submit", "button", "Submit") == {
-        "web": {"ariaRole": "button", "ariaNameRegex": "Submit"}
-    }
-    assert await stable(device, "#result-name") == {"web": {"cssSelector": "#result-name"}}
-    path = await stable(device, ".actions")
-    assert path == {"web": {"cssSelector": "#contact-form > div:nth-of-type(7)"}}
-
-
-async def test_stable_selector_always_finds_the_same_single_element(device: WebDevice) -> None:
-    await device.page.set_content(
-        """
-        <button>Save</button><button>Save</button>
-        <button>A.C</button><button>ABC</button>
-        <div><span>x</span><span>y</span></div>
-        """
-    )
-    page = device.page
-    cases = [
-        ("button >> nth=1", "button", "Save"),  # same name twice: pinned by position
-        ("button >> nth=2", "button", "A.C"),  # as a regex the name also matches "ABC"
-        ("span >> nth=1", None, None),
-    ]
-    for css, role, name in cases:
-        element = page.locator(css)
-        found = await locators.stable_selector(page, element, role, name)
-        located = locators.build(page, selector(found))
-        assert await located.count() == 1, found
-        assert await located.evaluate("(e, h) => e === h", await element.element_handle()), found
+async def test_a_selector_that_would_grow_too_big_for_playwright_is_refused(device: WebDevice) -> None:
+    # within the depth bound, but each containsChild level quotes the next into itself again
+    nested: dict[str, Any] = {"web": {"ariaRole": "button", "ariaNameRegex": '"' * 2000}}
+    for _ in range(7):
+        nested = {"web": {"cssSelector": "div"}, "containsChild": nested}
+    with pytest.raises(ToolFailure, match=r"makes a Playwright selector longer than 100000 characters"):
+        locators.build(device.page, selector(nested))
+    assert await locators.build(device.page, selector({"web": {"cssSelector": "body"}})).count() == 1
 
 
 def test_describe_web_names_the_target() -> None:

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from trailblaze.agents.base import Agent, CallResult, StepTask, Verdict
 from trailblaze.agents.terminal_input import say, stdin_lines, step_word
 from trailblaze.errors import UsageError
-from trailblaze.web import locators
+from trailblaze.web import stable
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Frame, Page
@@ -240,7 +240,9 @@ class PageRecorder:
             )
             element = handle.as_element()
             if element is not None:
-                return await locators.stable_selector(self.page, element, event.get("role"), event.get("name"))
+                chosen = await stable.stable_selector(self.page, element, event.get("role"), event.get("name"))
+                if chosen is not None:
+                    return chosen
         except Exception:  # navigated away, or the element is gone: use what the page checked then
             pass
         candidates = event.get("candidates") or [{"cssSelector": "body"}]

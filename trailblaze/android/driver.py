@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from trailblaze.devicecommands import DeviceInfo, ViewNode, action, query
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
-from trailblaze.mobile.device import MobileDevice
+from trailblaze.mobile.device import Fingers, MobileDevice
 from trailblaze.mobile.settings import settle_timeout as mobile_settings
 from trailblaze.mobile.worker import DeviceWorker
 
@@ -270,6 +270,12 @@ class AndroidDevice(MobileDevice):
 
     def swipe_between(self, start: tuple[int, int], end: tuple[int, int], duration_ms: int) -> None:
         self.u2.swipe(start[0], start[1], end[0], end[1], duration=duration_ms / 1000)
+
+    def pinch_between(self, start: Fingers, end: Fingers, duration_ms: int) -> None:
+        # UiObject.performTwoPointerGesture takes screen coordinates: the (empty) selector it
+        # hangs off is not looked up; uiautomator moves the fingers ~5 ms per step
+        (s1, s2), (e1, e2) = ({"x": x, "y": y} for x, y in start), ({"x": x, "y": y} for x, y in end)
+        self.u2().gesture(s1, s2, e1, e2, steps=max(2, duration_ms // 5))
 
     def type_text(self, text: str) -> None:
         self.u2.send_keys(text)

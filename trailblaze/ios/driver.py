@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from trailblaze.devicecommands import DeviceInfo, ViewNode, action, query
 from trailblaze.driver import Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
-from trailblaze.mobile.device import MobileDevice
+from trailblaze.mobile.device import Fingers, MobileDevice
 from trailblaze.mobile.settings import settle_timeout as mobile_settings
 from trailblaze.mobile.worker import DeviceWorker
 
@@ -236,6 +236,25 @@ class IosDevice(MobileDevice):
 
     def swipe_between(self, start: tuple[int, int], end: tuple[int, int], duration_ms: int) -> None:
         self.client.swipe(start[0], start[1], end[0], end[1], duration=min(duration_ms, 100) / 1000)
+
+    def pinch_between(self, start: Fingers, end: Fingers, duration_ms: int) -> None:
+        # W3C actions, which WebDriverAgent synthesizes as one multi-touch event
+        def finger(name: str, begin: tuple[int, int], finish: tuple[int, int]) -> dict[str, Any]:
+            return {
+                "type": "pointer",
+                "id": name,
+                "parameters": {"pointerType": "touch"},
+                "actions": [
+                    {"type": "pointerMove", "duration": 0, "x": begin[0], "y": begin[1]},
+                    {"type": "pointerDown", "button": 0},
+                    {"type": "pointerMove", "duration": duration_ms, "x": finish[0], "y": finish[1]},
+                    {"type": "pointerUp", "button": 0},
+                ],
+            }
+
+        self.client.session_post(
+            "/actions", {"actions": [finger("finger1", start[0], end[0]), finger("finger2", start[1], end[1])]}
+        )
 
     def type_text(self, text: str) -> None:
         from trailblaze.ios.client import request_error

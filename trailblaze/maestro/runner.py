@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 from trailblaze.errors import ToolFailure
 from trailblaze.maestro import commands as m
 from trailblaze.mobile.device import LONG_PRESS_MS, MobileDevice, point_in
+from trailblaze.pathnames import relative_path
+from trailblaze.tools.core import save_snapshot
 
 if TYPE_CHECKING:
     from trailblaze.devicecommands import ViewNode
@@ -258,9 +260,9 @@ class MaestroRunner:
     async def _takeScreenshot(self, args: m.TakeScreenshot, command: m.Command) -> str:
         image, kind = await self.device.call(self.device.screenshot)
         folder = self.ctx.artifacts_dir or (self.ctx.trail_path.parent if self.ctx.trail_path else Path.cwd())
-        target = folder / f"{args.path}.{'jpg' if kind == 'jpeg' else kind}"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(target.write_bytes, image)
+        *parents, name = relative_path(args.path, fallback="screenshot")  # below the folder, never outside it
+        target = folder.joinpath(*parents, f"{name}.{'jpg' if kind == 'jpeg' else kind}")
+        await asyncio.to_thread(save_snapshot, {target: image})
         return f"saved {target}"
 
     # -- flow control -----------------------------------------------------------------------------------

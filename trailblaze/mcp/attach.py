@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, U
 from trailblaze.mcp import rpc
 from trailblaze.mcp.declarations import DriverContext, ServerDecl, group_by_spawn, session_declarations
 from trailblaze.mcp.tool import CallContext, McpTool, names_context, user_schema
+from trailblaze.pathnames import path_component
 from trailblaze.tools import metadata
 from trailblaze.tools.model import ToolMetadata, ToolSpec
 
@@ -130,7 +130,7 @@ def _environment(session: Session, decl: ServerDecl, url: str, token: str) -> di
 
 
 def _log_name(decl: ServerDecl) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", decl.label).strip("_") + ".stderr.log"
+    return path_component(decl.label, fallback="server") + ".stderr.log"
 
 
 def _register(

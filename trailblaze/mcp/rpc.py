@@ -15,6 +15,14 @@ use, whether the tool is delegating, and which session token is allowed to use i
 * During a delegating tool's call, queries and assertions run; actions are refused (the tool
   must return them as ``_trailblaze_delegates``). During an executable tool's call, actions
   run on the device; only the tool call itself is reported, as for Python tools.
+* ``callTool`` runs any tool of the session by name (``{"name": "web_click", "arguments":
+  {…}}``) the way a trail's call runs: checked against its schema, delegation resolved,
+  reported. During a delegating tool's call these tools are what gets recorded in its place
+  (Trailblaze performs them, so actions are allowed); during an executable tool's call only
+  the tool's own call is recorded. Calls nest at most 16 deep; a failure's error carries
+  ``data.exitCode`` (1: a check did not hold, 2: an error, 3: misuse such as an unknown tool).
+* ``rpc.discover`` answers the API's OpenRPC description (:func:`openrpc`), the one
+  ``sdks/callback-api.openrpc.json`` holds and both client SDKs are tested against.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from typing import Any
 
 from trailblaze import masking
 from trailblaze.devicecommands import DelegationViolation, command_kind, command_names
-from trailblaze.errors import ToolFailure, TrailblazeError
+from trailblaze.errors import ExitCode, ToolFailure, TrailblazeError
 from trailblaze.mcp import wire
 from trailblaze.tools.model import ToolContext
 
@@ -53,11 +61,12 @@ class Invocation:
 
 
 class RpcError(Exception):
-    def __init__(self, code: int, message: str, status: int = 200) -> None:
+    def __init__(self, code: int, message: str, status: int = 200, data: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.data = data
 
 
 class CallbackServer:
@@ -165,13 +174,17 @@ class CallbackServer:
             params = message.get("params", {})
             if message.get("jsonrpc") != "2.0" or not isinstance(name, str) or not isinstance(params, dict):
                 raise RpcError(wire.INVALID_REQUEST, 'a request needs "jsonrpc": "2.0", a "method" and "params" {…}')
+            if name == DISCOVER:
+                return 200, {"jsonrpc": "2.0", "id": request_id, "result": openrpc()}
             invocation = self._invocation(token, params, headers)
             result = await self._call(invocation, name, params)
             shown = masking.redact_value(wire.encode(result), masking.of(invocation.ctx))  # servers log what they get
             return 200, {"jsonrpc": "2.0", "id": request_id, "result": shown}
         except RpcError as exc:
-            error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code, "message": exc.message}}
-            return exc.status, error
+            error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+            if exc.data is not None:
+                error["data"] = exc.data
+            return exc.status, {"jsonrpc": "2.0", "id": request_id, "error": error}
 
     def _invocation(self, token: str, params: dict[str, Any], headers: dict[str, str]) -> Invocation:
         meta = params.get("_meta")
@@ -206,9 +219,11 @@ class CallbackServer:
         ctx = invocation.ctx
         device_type = type(ctx.driver)
         name = wire.snake(method)
+        if name == CALL_TOOL:
+            return await _call_tool(invocation, params)
         kind = command_kind(device_type, name)
         if kind is None:
-            known = ", ".join(sorted(command_names(device_type)))
+            known = ", ".join(sorted([*command_names(device_type), CALL_TOOL]))
             raise RpcError(wire.METHOD_NOT_FOUND, f"unknown command {method!r} (commands: {known})")
         if kind == "action" and invocation.delegating:
             message = (
@@ -242,6 +257,135 @@ class CallbackServer:
         except Exception as exc:
             invocation.failures.append(f"{name}: {type(exc).__name__}: {exc}")
             raise RpcError(wire.INTERNAL_ERROR, f"{name} raised {type(exc).__name__}: {exc}") from None
+
+
+async def _call_tool(invocation: Invocation, params: dict[str, Any]) -> Any:
+    """``callTool``: run a tool of the session by name through the resolver (``ctx.run_tool``)."""
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if not isinstance(name, str) or not name or not isinstance(arguments, dict):
+        raise RpcError(wire.INVALID_PARAMS, 'callTool needs "name": the tool to run, and "arguments": {…}')
+    run = invocation.ctx.run_tool
+    if run is None:
+        raise RpcError(wire.UNSUPPORTED, "tools can be run by name only during a trail's tool call")
+    try:
+        return await run(name, arguments)
+    except ToolFailure as exc:
+        invocation.failures.append(str(exc))
+        raise RpcError(wire.COMMAND_FAILED, str(exc), data={"exitCode": int(ExitCode.FAILED)}) from None
+    except TrailblazeError as exc:
+        invocation.failures.append(str(exc))
+        code = wire.INVALID_PARAMS if exc.exit_code == ExitCode.USAGE else wire.INTERNAL_ERROR
+        raise RpcError(code, str(exc), data={"exitCode": int(exc.exit_code)}) from None
+
+
+# -- the API's description ----------------------------------------------------------------------------
+
+DISCOVER = "rpc.discover"
+CALL_TOOL = "call_tool"
+OPENRPC_VERSION = "1.3.2"
+#: the callback API's own version: a method or parameter added is a minor change, one removed or
+#: renamed a major one (the file both SDKs are tested against says which they were written for)
+API_VERSION = "1.1.0"
+
+
+def openrpc() -> dict[str, Any]:
+    """The callback API as an OpenRPC document: every command of :class:`trailblaze.Commands`
+    (camelCase, as the TypeScript SDK names them; the server also takes snake_case) with its
+    parameters, result and kind (``x-kind``: action, query, assertion), and ``callTool``."""
+    from trailblaze.devicecommands import Commands, command_names
+
+    methods = [_describe(Commands, name, kind) for name, kind in command_names(Commands).items()]
+    methods.append(
+        {
+            "name": wire.camel(CALL_TOOL),
+            "description": "Run any tool of the session by name, as a trail's call runs; returns what it returned.",
+            "params": [
+                {"name": "name", "required": True, "schema": {"type": "string"}},
+                {"name": "arguments", "required": False, "schema": {"type": "object"}},
+            ],
+            "result": {"name": "output", "schema": {}},
+            "x-kind": "tool",
+        }
+    )
+    return {
+        "openrpc": OPENRPC_VERSION,
+        "info": {
+            "title": "Trailblaze callback API",
+            "version": API_VERSION,
+            "description": (
+                "JSON-RPC 2.0 over HTTP POST to TRAILBLAZE_CALLBACK_URL with `Authorization: Bearer "
+                "<TRAILBLAZE_CALLBACK_TOKEN>`; params._meta.trailblazeInvocationId names the tool call "
+                "(and so the device) a request belongs to."
+            ),
+        },
+        "methods": sorted(methods, key=lambda m: m["name"]),
+        "components": {
+            "errors": {
+                name: {"code": code, "message": message}
+                for name, code, message in (
+                    ("CommandFailed", wire.COMMAND_FAILED, "an assertion or a check did not hold"),
+                    ("ActionRefused", wire.ACTION_REFUSED, "an action during a delegating tool's call"),
+                    ("Unsupported", wire.UNSUPPORTED, "the session's driver does not implement the command"),
+                    ("InvalidParams", wire.INVALID_PARAMS, "bad parameters, or an unknown invocation or tool"),
+                    ("Unauthorized", wire.UNAUTHORIZED, "no or a wrong session token"),
+                )
+            }
+        },
+    }
+
+
+def _describe(cls: type, name: str, kind: str) -> dict[str, Any]:
+    import typing
+
+    from trailblaze import devicecommands, selectors
+
+    function = getattr(cls, name)
+    hints = typing.get_type_hints(function, vars(devicecommands), {"NodeSelector": selectors.NodeSelector})
+    params = []
+    for parameter in list(inspect.signature(function).parameters.values())[1:]:
+        if parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            continue  # a driver's keyword-only extras (mobile swipe's start element) are not the API's
+        params.append(
+            {
+                "name": wire.camel(parameter.name),
+                "required": parameter.default is inspect.Parameter.empty,
+                "schema": _schema(hints[parameter.name], optional=parameter.default is not inspect.Parameter.empty),
+            }
+        )
+    described: dict[str, Any] = {"name": wire.camel(name)}
+    doc = inspect.getdoc(function)
+    if doc:
+        described["description"] = " ".join(doc.split("\n\n", 1)[0].split())
+    described["params"] = params
+    described["result"] = {"name": "result", "schema": _schema(hints["return"])}
+    described["x-kind"] = kind
+    return described
+
+
+def _schema(hint: Any, *, optional: bool = False) -> dict[str, Any]:
+    """JSON Schema for a command's parameter or result annotation (``optional``: a parameter with
+    a default, whose None means "not given" rather than a value to send)."""
+    import types
+    import typing
+
+    from trailblaze.devicecommands import ScreenState, ViewNode
+
+    if hint is typing.Any:
+        return {}
+    if hint is type(None):
+        return {"type": "null"}
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if not (optional and a is type(None))]
+        schemas = [_schema(a) for a in options]
+        unique = [s for i, s in enumerate(schemas) if s not in schemas[:i]]
+        return unique[0] if len(unique) == 1 else {"anyOf": unique}
+    if origin is dict or hint in (ViewNode, ScreenState) or hasattr(hint, "model_json_schema"):
+        return {"type": "object"}
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    if hint in simple:
+        return {"type": simple[hint]}
+    raise TypeError(f"no JSON Schema for the annotation {hint!r}: describe it in trailblaze.mcp.rpc._schema")
 
 
 # -- one server per event loop, shared by its sessions ------------------------------------------------
@@ -328,7 +472,7 @@ _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"
 
 
 async def _write(writer: asyncio.StreamWriter, status: int, payload: Any, *, close: bool) -> None:
-    body = json.dumps(payload).encode("utf-8")
+    body = json.dumps(payload, default=str).encode("utf-8")  # a tool's output may hold any value
     head = (
         f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
         f"Content-Type: application/json\r\n"

@@ -1,16 +1,22 @@
 """An MCP server's tool as a Trailblaze tool: argument checks, the call, and what came back.
 
 Every ``tools/call`` carries request ``_meta`` (seed 000): ``trailblazeInvocationId`` and
-``trailblaze: {baseUrl, sessionId, token, device: {id, platform, driver, width, height},
-capabilities}``. Trailblaze-aware tools — from ``script:`` entries, marked
+``trailblaze: {baseUrl, sessionId, invocationId, token, device: {id, platform, driver, width,
+height, driverType, widthPixels, heightPixels}, capabilities}`` (the device under both our
+names and upstream's). Trailblaze-aware tools — from ``script:`` entries, marked
 ``trailblaze/requiresContext``, or whose input schema names ``_trailblazeContext`` — also get
-seed 003's envelope as the reserved argument ``_trailblazeContext`` (memory + device). Other
-servers never see an argument their schema does not declare.
+the session's ``memory`` and app ``target`` (``{id, displayName, appIds}``) in it, and seed
+003's envelope as the reserved argument ``_trailblazeContext`` (memory + device). Other
+servers never see an argument their schema does not declare, nor the memory.
 
 A result carrying ``_trailblaze_delegates`` (in structured content, or as a JSON object in its
 text) is delegation: the tool must be marked ``trailblaze/isDelegating`` — the resolver then
 validates, executes and records the delegates like a Python delegating tool's. ``isError``
-fails the step with the server's text.
+fails the step with the server's text; the result's ``_meta.trailblaze.exitCode`` may say
+what kind of failure it is (1: a check did not hold, the default; 2: the tool itself broke; 3:
+misuse), as the ``@trailblaze/scripting`` SDK does for a tool that throws. A successful
+result's ``_meta.trailblaze.memoryDelta`` (values) and ``memoryDeletions`` (names) change the
+session's memory, as upstream's scripted tools' ``ctx.memory.set``/``delete`` do.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
+from trailblaze.errors import ExitCode, InfrastructureError, ToolFailure, TrailblazeError, UsageError
 from trailblaze.mcp.rpc import Invocation
 from trailblaze.tools.model import Delegate, ToolArgumentError, ToolContext, ToolImplementation, ToolOutcome
 
@@ -96,7 +102,7 @@ class McpTool(ToolImplementation):
         invocation = Invocation(ctx.invocation_id, self.calls.token, ctx, ctx.tool.name, delegating)
         self.calls.rpc.begin(invocation)
         try:
-            result = await self.connection.call(self.name, arguments, request_meta(ctx, self.calls))
+            result = await self.connection.call(self.name, arguments, request_meta(ctx, self.calls, aware=self.aware))
         except InfrastructureError as exc:
             if self.connection.dead and ctx.session is not None:
                 ctx.session.mark_broken(str(exc))  # the rest of its trails get a new session
@@ -104,13 +110,20 @@ class McpTool(ToolImplementation):
         finally:
             self.calls.rpc.end(invocation)
         text = _text(result)
+        answer = _trailblaze_meta(result)
+        source = f"tool {ctx.tool.name!r} ({ctx.tool.source})"
         if result.is_error:
             detail = text or "the tool reported an error without a message"  # cut where it is reported
             if invocation.failures:
                 detail += "; during the call: " + "; ".join(invocation.failures)
+            exit_code = answer.get("exitCode")
+            if exit_code == ExitCode.ERROR:
+                raise TrailblazeError(detail)
+            if exit_code == ExitCode.USAGE:
+                raise UsageError(detail)
             raise ToolFailure(detail)
+        _remember(ctx, answer, source)
         delegates = _delegates(result, text)
-        source = f"tool {ctx.tool.name!r} ({ctx.tool.source})"
         if delegating:
             items = delegates if delegates is not None else []
             if not isinstance(items, list):
@@ -125,25 +138,50 @@ class McpTool(ToolImplementation):
         return ToolOutcome(output=output)
 
 
-def request_meta(ctx: ToolContext, calls: CallContext) -> dict[str, Any]:
-    """Seed 000's request ``_meta`` for one call."""
+def request_meta(ctx: ToolContext, calls: CallContext, *, aware: bool = False) -> dict[str, Any]:
+    """Seed 000's request ``_meta`` for one call (``aware``: with the memory and the target)."""
     device = ctx.device
-    return {
-        "trailblazeInvocationId": ctx.invocation_id,
-        "trailblaze": {
-            "baseUrl": calls.rpc.url,
-            "sessionId": ctx.session_id,
-            "token": calls.token,
-            "device": {
-                "id": device.id,
-                "platform": device.platform.upper(),
-                "driver": device.driver,
-                "width": device.width,
-                "height": device.height,
-            },
-            "capabilities": {"sampling": False, "callbacks": True},
+    trailblaze: dict[str, Any] = {
+        "baseUrl": calls.rpc.url,
+        "sessionId": ctx.session_id,
+        "invocationId": ctx.invocation_id,
+        "token": calls.token,
+        "device": {
+            "id": device.id,
+            "platform": device.platform.upper(),
+            "driver": device.driver,
+            "width": device.width,
+            "height": device.height,
+            "driverType": device.driver,
+            "widthPixels": device.width,
+            "heightPixels": device.height,
         },
+        "capabilities": {"sampling": False, "callbacks": True},
     }
+    if aware:
+        trailblaze["memory"] = json.loads(json.dumps(ctx.memory, default=str))
+        target = target_envelope(ctx)
+        if target is not None:
+            trailblaze["target"] = target
+    return {"trailblazeInvocationId": ctx.invocation_id, "trailblaze": trailblaze}
+
+
+def target_envelope(ctx: ToolContext) -> dict[str, Any] | None:
+    """The session's app target as upstream's scripted tools read it (``ctx.target``): its id,
+    display name and the app ids declared for the device's platform (then the target's own).
+    Which of them is installed is not checked: ``resolveAppId`` takes the first."""
+    session = ctx.session
+    if session is None or session.target is None:
+        return None
+    config = session.run.project.target_config(session.target, session.workspace)
+    if config is None:
+        return {"id": session.target, "appIds": []}
+    block = config.platform_block(ctx.device.platform, ctx.device.driver)
+    app_ids = [*(block.app_ids if block is not None else []), *([config.app_id] if config.app_id else [])]
+    target: dict[str, Any] = {"id": session.target, "appIds": list(dict.fromkeys([*app_ids, *config.app_ids]))}
+    if config.display_name:
+        target["displayName"] = config.display_name
+    return target
 
 
 def envelope(ctx: ToolContext) -> dict[str, Any]:
@@ -182,6 +220,25 @@ def _text(result: mcp_types.CallToolResult) -> str:
     import mcp_types
 
     return "\n".join(block.text for block in result.content if isinstance(block, mcp_types.TextContent)).strip()
+
+
+def _trailblaze_meta(result: mcp_types.CallToolResult) -> dict[str, Any]:
+    """The ``trailblaze`` part of a result's ``_meta`` (empty when there is none)."""
+    found = (result.meta or {}).get("trailblaze")
+    return found if isinstance(found, dict) else {}
+
+
+def _remember(ctx: ToolContext, answer: Mapping[str, Any], source: str) -> None:
+    """Apply a result's ``memoryDelta`` and ``memoryDeletions`` to the session's memory."""
+    delta, deletions = answer.get("memoryDelta", {}), answer.get("memoryDeletions", [])
+    if not isinstance(delta, dict) or not isinstance(deletions, list) or not all(isinstance(k, str) for k in deletions):
+        raise UsageError(
+            f"{source} returned _meta.trailblaze.memoryDelta/memoryDeletions that are not an object of values "
+            f"and a list of names: {delta!r}, {deletions!r}"
+        )
+    ctx.memory.update(delta)
+    for name in deletions:
+        ctx.memory.pop(name, None)
 
 
 def _delegates(result: mcp_types.CallToolResult, text: str) -> Any:

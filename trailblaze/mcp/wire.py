@@ -45,6 +45,12 @@ def snake(name: str) -> str:
     return _CAMEL.sub(r"_\1", name).lower()
 
 
+def camel(name: str) -> str:
+    """``input_text`` → ``inputText``."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 def encode(value: Any) -> Any:
     """A command's return value as JSON."""
     if isinstance(value, ViewNode):

@@ -16,28 +16,19 @@ device; an unknown or ended session id gets 404, as the spec says.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import socket
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import localguard
 from trailblaze.errors import UsageError
+from trailblaze.localguard import LOCAL_NAMES
+from trailblaze.localguard import bracketed as _bracketed
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     from trailblaze.mcpserver.server import McpApp
-
-LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class Guard:
@@ -49,26 +40,10 @@ class Guard:
         self.token = token
 
     def _host_ok(self, host: str | None) -> bool:
-        if not host:
-            return False
-        name = host.lower()
-        if name in self.hosts:
-            return True
-        bare = name.rsplit(":", 1)[0] if not name.endswith("]") else name
-        return bare in self.hosts
+        return localguard.host_ok(host, self.hosts)
 
     def _origin_ok(self, origin: str | None) -> bool:
-        """A page on this machine (any port: a local dev server) or on an allowed name; DNS
-        rebinding needs a name the attacker controls, which is neither."""
-        if origin is None:
-            return True  # not a browser request
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(origin)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return False
-        host = parts.hostname.lower()
-        return is_loopback(host) or _bracketed(host) in self.hosts
+        return localguard.origin_ok(origin, self.hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -111,7 +86,7 @@ def build_app(
     from starlette.routing import Route
 
     names = {*LOCAL_NAMES, *(_bracketed(h) for h in allowed)}
-    if not is_loopback(host) and host not in ("0.0.0.0", "::"):
+    if not localguard.is_loopback(host) and host not in ("0.0.0.0", "::"):
         names.add(_bracketed(host))
     hosts = {*names, *(f"{n}:{port}" for n in names)}
 
@@ -130,10 +105,6 @@ def build_app(
         **options,
     )
     return Guard(starlette, hosts, token)
-
-
-def _bracketed(host: str) -> str:
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def bind(host: str, port: int) -> socket.socket:

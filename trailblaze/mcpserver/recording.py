@@ -40,14 +40,21 @@ class RecordedStep:
     text: str
     classifier: str
     calls: list[ToolCall]
+    #: False for a step that ran a tool no recording can hold (one needing an agent's judgement
+    #: every time): it is saved as ``recordable: false`` with no recording, so a replay asks for
+    #: an agent instead of passing without the check
+    recordable: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "text": self.text,
             "classifier": self.classifier,
             "tools": [{call.name: dict(call.args)} for call in self.calls],
         }
+        if not self.recordable:
+            out["recordable"] = False
+        return out
 
 
 @dataclass(slots=True)
@@ -120,6 +127,8 @@ def render(
     lines.append("trail:")
     for step in steps:
         lines.append(f"  - {step.kind}: {_quoted(step.text)}")
+        if not step.recordable:
+            lines.append("    recordable: false")
     skeleton = "\n".join(lines) + "\n"
     try:
         trail = load_trail(path, text=skeleton, environ=_EveryVariable(), require_args=False)
@@ -128,7 +137,8 @@ def render(
     edits = [
         RecordingEdit.for_step(trail, parsed, recorded.classifier, _relocated(recorded.calls, ran_in, path.parent))
         for parsed, recorded in zip(trail.steps, steps, strict=True)
-        if recorded.calls  # a step without calls (trailEdit INSERT, CLEAR_RECORDING) is written without a recording
+        # a step without calls (trailEdit INSERT, CLEAR_RECORDING, a `recordable: false` step) has no recording
+        if recorded.calls and recorded.recordable
     ]
     text = apply_edits(skeleton, edits, str(path))
     check_round_trip(path, skeleton, text, edits)

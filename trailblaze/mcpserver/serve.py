@@ -47,7 +47,7 @@ def check_transport(transport: Transport) -> None:
     """Refuse what would let other machines drive the devices: a non-local address without a
     token, or an empty token (before anything is loaded)."""
     from trailblaze.errors import UsageError
-    from trailblaze.mcpserver.http import is_loopback
+    from trailblaze.localguard import is_loopback
 
     if transport.http and not is_loopback(transport.host) and not transport.token:
         raise UsageError(

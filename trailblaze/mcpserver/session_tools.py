@@ -47,9 +47,10 @@ from trailblaze.mcpserver.state import ClientState, pick_driver
 from trailblaze.mcpserver.trails import find_trail, list_trails
 from trailblaze.mcpserver.trails import shown as _shown
 from trailblaze.pluginmanager import DEFAULT_PLUGINS
-from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep
+from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep, needs_agent_message
 from trailblaze.runner.checks import collect_trails
 from trailblaze.runner.listing import list_devices
+from trailblaze.tools import steptext
 from trailblaze.tools.model import REASON_KEYS, ToolCall
 from trailblaze.trail.model import Step, StepKind
 
@@ -236,7 +237,7 @@ async def _direct_step(
     # a failed step keeps the calls before the failing one (a replay reaches the same screen); when
     # the first call failed there is nothing to keep, and no empty step is recorded
     kept = failure is None or (not verify and bool(task.recording))
-    recorded = _record(state, device, kind, objective, task.recording) if kept else None
+    recorded = _record(state, device, kind, objective, task.recording, task.needs_agent) if kept else None
     data: dict[str, Any] = {
         "executed": True,
         "objective": objective,
@@ -294,7 +295,9 @@ async def _agent_step(
     task = _ReportingStep(device, device.new_step(kind, objective), report, context, navigation)
     verdict = await agent.solve(task)
     passed = verdict.status == "complete"
-    recorded = _record(state, device, kind, objective, task.recording) if (passed or not verify) else None
+    recorded = (
+        _record(state, device, kind, objective, task.recording, task.needs_agent) if (passed or not verify) else None
+    )
     data: dict[str, Any] = {
         "executed": True,
         "objective": objective,
@@ -470,7 +473,7 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
             data["note"] = f"{name} is a query: its answer is for you, and it is not recorded"
         else:
             text = reason or _describe(calls, name)
-            data["recorded"] = _cut(_record(state, device, kind, text, calls), ECHO_CHARS)
+            data["recorded"] = _cut(_record(state, device, kind, text, calls, task.needs_agent), ECHO_CHARS)
         reply = Reply(data)
         if not meta.query and not meta.verification:  # it may have changed the screen: show it
             await _attach_screen(state, device, reply, screenshot=state.settings.auto_include_screenshot)
@@ -502,25 +505,33 @@ def _cut(value: Any, chars: int | None) -> Any:
 
 
 def _describe(calls: list[ToolCall], fallback: str) -> str:
-    if not calls:
-        return fallback
-    parts = []
-    for c in calls:
-        args = json.dumps(dict(c.args), ensure_ascii=False, separators=(", ", ": "), default=str)
-        parts.append(f"{c.name} {args}" if c.args else c.name)
-    text = "; ".join(parts)
-    return text if len(text) <= 200 else text[:199] + "…"
+    """The text of a step recorded without a ``reason``: what its calls do, in words."""
+    return steptext.step_text(calls, fallback)
 
 
 def _record(
-    state: ClientState, device: DeviceSession, kind: str, text: str, calls: list[ToolCall]
+    state: ClientState,
+    device: DeviceSession,
+    kind: str,
+    text: str,
+    calls: list[ToolCall],
+    needs_agent: Sequence[str] = (),
 ) -> dict[str, Any] | None:
-    """Add a step to the recording (when it is on); what the reply says was recorded."""
+    """Add a step to the recording (when it is on); what the reply says was recorded. A step
+    that ran tools no recording can hold (``needs_agent``) is kept as ``recordable: false``,
+    without its calls: a replay of them alone would pass without the check."""
     if not state.recording.active:
         return None
-    step = rec.RecordedStep("verify" if kind == "verify" else "step", text, device.classifier, list(calls))
+    recordable = not needs_agent
+    step = rec.RecordedStep(
+        "verify" if kind == "verify" else "step", text, device.classifier, list(calls) if recordable else [], recordable
+    )
     number = state.recording.add(step)
-    return {"step": number, "kind": step.kind, "text": text, "tools": step.to_dict()["tools"]}
+    recorded = {"step": number, "kind": step.kind, "text": text, "tools": step.to_dict()["tools"]}
+    if not recordable:
+        recorded["recordable"] = False
+        recorded["note"] = needs_agent_message(needs_agent)
+    return recorded
 
 
 def _ran(name: str, result: CallResult) -> dict[str, Any]:

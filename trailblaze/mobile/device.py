@@ -39,6 +39,9 @@ from trailblaze.mobile.worker import DeviceWorker
 from trailblaze.selectors import NodeSelector, text_matches
 
 T = TypeVar("T")
+Point = tuple[int, int]
+#: where two fingers are
+Fingers = tuple[Point, Point]
 
 KEYS = ("BACK", "ENTER", "HOME", "BACKSPACE", "TAB", "ESCAPE")
 DIRECTIONS = ("UP", "DOWN", "LEFT", "RIGHT")
@@ -46,6 +49,11 @@ LAUNCH_MODES = ("REINSTALL", "RESUME", "FORCE_RESTART")
 #: how far a swipe travels, as a fraction of the screen (or from the element it starts on)
 SWIPE_SPAN = 0.4
 LONG_PRESS_MS = 1000
+#: the distance between a pinch's fingers when they are furthest apart, as a fraction of the
+#: screen's shorter side
+PINCH_SPAN = 0.6
+#: how far a pinch may scale: beyond this the fingers would start or end on top of each other
+PINCH_LIMITS = (0.05, 20.0)
 
 
 @dataclass(slots=True)
@@ -90,6 +98,10 @@ class MobileDevice(Device):
 
     def swipe_between(self, start: tuple[int, int], end: tuple[int, int], duration_ms: int) -> None:
         raise NotImplementedError
+
+    def pinch_between(self, start: Fingers, end: Fingers, duration_ms: int) -> None:
+        """Move two fingers at once from the ``start`` points to the ``end`` points."""
+        raise NotImplementedError(f"two-finger gestures are not supported on {self.device.platform} here")
 
     def type_text(self, text: str) -> None:
         raise NotImplementedError
@@ -390,6 +402,11 @@ class MobileDevice(Device):
         await self.swipe(opposite(direction))
 
     @action
+    async def pinch(self, scale: float, duration_ms: int | None = None) -> None:
+        start, end = self.pinch_path(scale)
+        await self.act(self.pinch_between, start, end, duration_ms or 500)
+
+    @action
     async def navigate(self, url: str) -> None:
         await self.open_url(url)
 
@@ -659,6 +676,23 @@ class MobileDevice(Device):
             x, y = x - dx // 2, y - dy // 2
         end = (clamp(x + dx, width), clamp(y + dy, height))
         return (clamp(x, width), clamp(y, height)), end
+
+    def pinch_path(self, scale: float) -> tuple[Fingers, Fingers]:
+        """Where a pinch's two fingers start and end: on a horizontal line through the centre of
+        the screen, the wider pair :data:`PINCH_SPAN` of the shorter side apart."""
+        low, high = PINCH_LIMITS
+        if not (low <= scale <= high) or scale == 1:
+            raise ValueError(f"scale must be between {low:g} and {high:g} and not 1 (got {scale:g})")
+        width, height = self.device.width, self.device.height
+        wide = PINCH_SPAN * min(width, height)
+        start_distance, end_distance = (wide / scale, wide) if scale > 1 else (wide, wide * scale)
+        x, y = width // 2, height // 2
+
+        def fingers(distance: float) -> Fingers:
+            half = int(distance / 2)
+            return (x - half, y), (x + half, y)
+
+        return fingers(start_distance), fingers(end_distance)
 
 
 def point_in(node: ViewNode, relative: tuple[float, float]) -> tuple[int, int]:

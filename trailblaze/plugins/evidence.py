@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable
+    from collections.abc import Awaitable, Callable
 
     from trailblaze.argparsing import Parser
     from trailblaze.devicecommands import ViewNode
-    from trailblaze.results import Artifact, StepResult
+    from trailblaze.results import Artifact, ArtifactKind, StepResult
     from trailblaze.session import Run, Session
     from trailblaze.trail.model import Step
 
@@ -83,47 +83,73 @@ def trailblaze_step_evidence(
 async def _save(
     session: Session, result: StepResult, folder: Path, stem: str, *, screenshot: bool, failed: bool
 ) -> list[Artifact]:
+    """Save each piece of the step's evidence; one that cannot be taken or written is named in
+    ``result.evidence_errors`` and the others are still saved."""
     from trailblaze import masking
-    from trailblaze.results import Artifact
 
     folder.mkdir(parents=True, exist_ok=True)
     secrets = session.secrets
-    saved: list[Artifact] = []
+    saved = _Saved(result, session.run.options.artifacts_dir)
     device = session.device
     page = getattr(device, "page", None) if session.info.platform == "web" else None
     if page is not None:  # the web: Playwright's own screenshot and ARIA snapshot
         from trailblaze.web import aria
 
         if screenshot:
-            image = folder / f"{stem}.png"
-            image.write_bytes(await page.screenshot(type="png"))
-            saved.append(Artifact("screenshot", str(image)))
+            await saved.write("screenshot", folder / f"{stem}.png", lambda: page.screenshot(type="png"))
         if not failed:
-            return saved
-        snapshot = masking.redact(await page.aria_snapshot(), secrets)
-        hierarchy = folder / f"{stem}.aria.yaml"
-        hierarchy.write_text(snapshot, encoding="utf-8")
-        saved.append(Artifact("hierarchy", str(hierarchy)))
-        console = folder / f"{stem}.console.log"
-        lines = [masking.redact(line, secrets) for line in getattr(device, "console", ())]
-        console.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-        saved.append(Artifact("console", str(console)))
-        _add_nearest(result, aria.parse_snapshot(snapshot))
-        return saved
-    screen = await device.capture_screen()
+            return saved.artifacts
+        snapshot: list[str] = []
+
+        async def hierarchy() -> bytes:
+            snapshot.append(masking.redact(await page.aria_snapshot(), secrets))
+            return snapshot[0].encode("utf-8")
+
+        async def console() -> bytes:
+            lines = [masking.redact(line, secrets) for line in getattr(device, "console", ())]
+            return "".join(f"{line}\n" for line in lines).encode("utf-8")
+
+        await saved.write("hierarchy", folder / f"{stem}.aria.yaml", hierarchy)
+        await saved.write("console", folder / f"{stem}.console.log", console)
+        if snapshot:
+            _add_nearest(result, aria.parse_snapshot(snapshot[0]))
+        return saved.artifacts
+    try:
+        screen = await device.capture_screen()
+    except NotImplementedError:  # a driver with no screen to capture: nothing is missing
+        return saved.artifacts
     if screenshot and screen.screenshot:
-        image = folder / f"{stem}.{screen.image_format}"
-        image.write_bytes(screen.screenshot)
-        saved.append(Artifact("screenshot", str(image)))
+        await saved.write("screenshot", folder / f"{stem}.{screen.image_format}", screen.screenshot)
     if failed:
         import json
 
         tree = masking.masked_node(screen.hierarchy, secrets)
-        hierarchy = folder / f"{stem}.hierarchy.json"
-        hierarchy.write_text(json.dumps(tree.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        saved.append(Artifact("hierarchy", str(hierarchy)))
+        text = json.dumps(tree.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        await saved.write("hierarchy", folder / f"{stem}.hierarchy.json", text.encode("utf-8"))
         _add_nearest(result, tree)
-    return saved
+    return saved.artifacts
+
+
+class _Saved:
+    """The files of one step's evidence as they are written, and those that could not be."""
+
+    def __init__(self, result: StepResult, root: Path | None) -> None:
+        self.result = result
+        self.root = root
+        self.artifacts: list[Artifact] = []
+
+    async def write(self, kind: ArtifactKind, path: Path, content: bytes | Callable[[], Awaitable[bytes]]) -> None:
+        """Write ``content`` (bytes, or what capturing it returns) to ``path``."""
+        from trailblaze.evidence import not_saved
+        from trailblaze.fileio import write_whole
+        from trailblaze.results import Artifact
+
+        try:
+            write_whole(path, content if isinstance(content, bytes) else await content())
+        except Exception as exc:  # the device is gone, the disk is full: say so, save the rest
+            self.result.evidence_errors.append(not_saved(kind, path, exc, self.root))
+            return
+        self.artifacts.append(Artifact(kind, str(path)))
 
 
 def _add_nearest(result: StepResult, screen: ViewNode) -> None:

@@ -98,8 +98,8 @@ def trailblaze_addoption(parser: Parser) -> None:
         metavar="[PATH]",
         type=click.Path(dir_okay=False, path_type=Path),
         flag_value=str(DEFAULT_PATH),
-        help=f"Write an HTML report here (alone: {DEFAULT_PATH}; give a path as --html=PATH when trail "
-        "paths follow). `trailblaze show-report` opens it.",
+        help=f"Write an HTML report (alone: {DEFAULT_PATH}; another path only as --html=PATH). "
+        "`trailblaze show-report` opens it.",
         commands=("run",),
     )
     parser.add_section("html", settings_model(), help="the HTML report: path (writes one on every run), title")
@@ -115,7 +115,10 @@ def trailblaze_configure(config: Config) -> None:
         from trailblaze.errors import UsageError
 
         raise UsageError("--html -: the report is a page with its files, written to a folder or file")
+    from trailblaze.reportfiles import HTML_PAGE
+
     path = Path(given) if given is not None else config.root / str(settings.path)
+    config.report_paths.claim("--html" if given is not None else "html.path", path, HTML_PAGE)
     config.pluginmanager.register(HtmlReport(path, settings.title), PLUGIN_NAME)
 
 

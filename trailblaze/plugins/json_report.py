@@ -67,6 +67,9 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_configure(config: Config) -> None:
     path = config.getoption("json")
     if path is not None:
+        from trailblaze.reportfiles import RESULTS_JSON
+
+        config.report_paths.claim("--json", path, RESULTS_JSON)
         config.pluginmanager.register(JsonReport(path), PLUGIN_NAME)
 
 

@@ -193,6 +193,9 @@ def trailblaze_configure(config: Config) -> None:
             from trailblaze.errors import UsageError
 
             raise UsageError("--junit -: JUnit XML is written to a file (only --json - writes to stdout)")
+        from trailblaze.reportfiles import JUNIT_XML
+
+        config.report_paths.claim("--junit", path, JUNIT_XML)
         config.pluginmanager.register(JunitReport(path), PLUGIN_NAME)
 
 

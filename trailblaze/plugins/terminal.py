@@ -180,7 +180,7 @@ class TerminalReporter:
         if self.style == "dot":
             self._dot(result.status)
             return
-        if self.verbosity < 0 and result.status in ("passed", "skipped"):
+        if self.verbosity < 0 and result.status in ("passed", "skipped") and not result.evidence_not_saved():
             return
         self._trail_lines(result)
 
@@ -191,9 +191,10 @@ class TerminalReporter:
             detail += f" after {len(result.attempts) + 1} attempts"
         device = f" [{result.device}]" if self.show_device and result.device else ""
         lines = [f"{_WORD[result.status] + ' ':<8}{result.id}{device}{detail}"]
+        indent = f"        [{result.id}] " if self.concurrent else "        "
         if result.error and result.status in ("failed", "error", "incomplete"):
-            indent = f"        [{result.id}] " if self.concurrent else "        "
             lines += [f"{indent}{line}" for line in result.error.splitlines()]
+        lines += [f"{indent}evidence not saved: {problem}" for problem in result.evidence_not_saved()]
         self._line("\n".join(lines), _STYLE[result.status])
         self._agent_lines(result)
 
@@ -231,7 +232,7 @@ class TerminalReporter:
             summary += " (interrupted)"
         if self.style == "dot":
             for trail in result.trails:
-                if trail.status in ("failed", "error", "incomplete"):
+                if trail.status in ("failed", "error", "incomplete") or trail.evidence_not_saved():
                     self._trail_lines(trail)
         elif console.is_terminal and len(result.trails) > 1 and self.verbosity >= 0:
             self._table(result)

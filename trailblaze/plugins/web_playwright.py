@@ -238,16 +238,32 @@ def trailblaze_trail_evidence(
         return None
     failed = result.status in ("failed", "error", "incomplete")
     keep = device.trace == "on" or (device.trace == "retain-on-failure" and failed)
-    return _stop_trace(device, folder / "trace.zip" if keep else None, session.secrets)
+    path = folder / "trace.zip" if keep else None
+    return _stop_trace(device, path, session.secrets, result, session.run.options.artifacts_dir)
 
 
-async def _stop_trace(device: WebDevice, path: Path | None, secrets: set[str]) -> list[Artifact]:
+async def _stop_trace(
+    device: WebDevice, path: Path | None, secrets: set[str], result: TrailResult, root: Path | None
+) -> list[Artifact]:
+    """Stop the trace, writing it to ``path``; a trace that cannot be written whole (a full
+    disk) is removed and named in ``result.evidence_errors``."""
+    import contextlib
+
     from trailblaze import masking
+    from trailblaze.evidence import not_saved
     from trailblaze.results import Artifact
 
-    written = await device.stop_trace(path)
-    if not written or path is None:
+    try:
+        written = await device.stop_trace(path)
+        if not written or path is None:
+            return []
+        if secrets:  # the trace holds what web_fillSecret typed (the fill call, the DOM, the network)
+            masking.redact_zip(path, secrets)
+    except Exception as exc:
+        if path is None:
+            raise
+        with contextlib.suppress(OSError):
+            path.unlink()  # half a zip (or one with a secret in it) is no evidence
+        result.evidence_errors.append(not_saved("trace", path, exc, root))
         return []
-    if secrets:  # the trace holds what web_fillSecret typed (the fill call, the DOM, the network)
-        masking.redact_zip(path, secrets)
     return [Artifact("trace", str(path))]

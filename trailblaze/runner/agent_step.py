@@ -113,6 +113,9 @@ class AgentStep(StepTask):
         self.tools = offered_tools(session.registry, step.kind, None, self._hidden)
         self._runner = runner
         self._groups: list[list[ToolCall]] = []
+        #: tools that ran and cannot be recorded nor delegate (one needing an LLM's judgement each
+        #: time): a recording of this step would replay without them, so it must not be written
+        self.needs_agent: list[str] = []
 
     def tools_in_groups(self, groups: Sequence[str] | None) -> list[ToolSpec]:
         return offered_tools(self.session.registry, self.kind, groups, self._hidden)
@@ -168,6 +171,7 @@ class AgentStep(StepTask):
         finally:
             self._runner.on_executed = previous
         recorded = [e.call for e in executed if e.status == "passed" and e.recordable]
+        self.needs_agent.extend(e.call.name for e in executed if _needs_agent(e))
         recorded = carry_reason(arguments, [ToolCall(c.name, dict(c.args)) for c in recorded])
         if self.kind == "verify":
             actions = [c.name for c in recorded if not self._is_check(c.name)]
@@ -221,6 +225,23 @@ class AgentStep(StepTask):
         return stable
 
 
+def _needs_agent(executed: ExecutedCall) -> bool:
+    """Whether a call that ran is one no recording can hold: executed calls never delegate, so
+    one that is not recordable needs an agent's judgement every time (seed 000, "Replay Modes") —
+    unless it is a read-only query, whose answer was for the agent alone (``web_currentUrl``)."""
+    return executed.status == "passed" and not executed.recordable and not executed.query
+
+
+def needs_agent_message(tools: Sequence[str]) -> str:
+    """Why a step that ran ``tools`` is not recorded, and what to do about it."""
+    names = ", ".join(dict.fromkeys(tools))
+    return (
+        f"{names} cannot be recorded (it is neither recordable nor delegating: it needs an agent's judgement every "
+        "time), so a recording of this step would replay without it and pass doing nothing; mark the step "
+        "`recordable: false`, and replay it with `--self-heal --agent NAME`"
+    )
+
+
 def carry_reason(args: Mapping[str, Any], recorded: list[ToolCall]) -> list[ToolCall]:
     """A delegating call's ``reason`` goes with the first call it recorded."""
     reason = args.get("reason") or args.get("reasoning")
@@ -235,6 +256,8 @@ class Solved:
     verdict: Verdict
     recording: list[ToolCall]
     report: AgentReport
+    #: tools the agent ran that no recording can hold (:attr:`AgentStep.needs_agent`)
+    needs_agent: list[str]
 
 
 async def solve_step(agent: Agent, session: Session, trail: Trail, step: Step, text: str, runner: ToolRunner) -> Solved:
@@ -252,7 +275,7 @@ async def solve_step(agent: Agent, session: Session, trail: Trail, step: Step, t
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
     )
-    return Solved(verdict, recording, report)
+    return Solved(verdict, recording, report, list(dict.fromkeys(task.needs_agent)))
 
 
 def with_references(calls: Sequence[ToolCall], step: Step, trail: Trail, memory: Mapping[str, Any]) -> list[ToolCall]:

@@ -58,7 +58,7 @@ class Healer:
             return
         result.status = "passed" if not recorded else "healed"
         result.error = failure if recorded else None
-        if recorded:
+        if recorded and not solved.needs_agent:  # a recording without those calls would pass doing nothing
             self.healed[step.key_path] = (step, solved.recording)
 
     def finish(self, result: TrailResult) -> None:

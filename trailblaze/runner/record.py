@@ -31,8 +31,16 @@ from typing import TYPE_CHECKING, Any
 from trailblaze.agents.base import AgentSettings
 from trailblaze.errors import ErrorList, ExitCode, Location, TrailblazeError, UsageError
 from trailblaze.results import RunResult, StepResult, TrailResult
-from trailblaze.runner.agent_step import agent_for, carry_reason, pause_live_output, solve_step, step_label
+from trailblaze.runner.agent_step import (
+    agent_for,
+    carry_reason,
+    needs_agent_message,
+    pause_live_output,
+    solve_step,
+    step_label,
+)
 from trailblaze.runner.progress import RecordingProgress
+from trailblaze.runner.recordlock import locked_trails
 from trailblaze.runner.replay import ToolRunner, TrailReplay
 from trailblaze.runner.run import Executor, execute, prepare
 from trailblaze.tools.model import ToolCall
@@ -99,8 +107,9 @@ def record_trails(project: Project, options: RunOptions, record: RecordOptions) 
         unwritable.extend(unwritable_steps(Path(planned.trail.path), steps))
     if unwritable:  # found now, not after every step was recorded
         raise ErrorList(unwritable)
-    executor = RecordExecutor(run, record)
-    return asyncio.run(execute(run, executor))
+    written = [] if record.dry_run else [Path(p.trail.path) for p in run.planned if p.skip_reason is None]
+    with locked_trails(project.config.root, written):  # before the files are read: what they hold stays theirs
+        return asyncio.run(execute(run, RecordExecutor(run, record)))
 
 
 def target_step(trail: Trail, step: str | None) -> Step | None:
@@ -141,6 +150,8 @@ class TrailRecorder(TrailReplay):
         self.file = file
         self.target = target_step(self.trail, record.step)
         self.edits: dict[tuple[str | int, ...], RecordingEdit] = {}
+        #: steps the agent solved with tools no recording can hold (they need `recordable: false`)
+        self.needs_agent: dict[tuple[str | int, ...], list[str]] = {}
         self.stopped = False
         self.saved: RecordingProgress | None = None
         self.progress = RecordingProgress.fresh(session.run.config.root, self.trail, session.driver.key)
@@ -199,7 +210,10 @@ class TrailRecorder(TrailReplay):
         result.agent = solved.report
         verdict = solved.verdict
         if verdict.status == "complete":
-            if step.recordable:
+            if step.recordable and solved.needs_agent:
+                self.needs_agent[step.key_path] = solved.needs_agent
+                self._note(f"{step_label(step)}: {needs_agent_message(solved.needs_agent)}")
+            elif step.recordable:
                 self._keep(step, solved.recording, result)
         elif verdict.status == "failed":
             result.status = "failed"
@@ -276,14 +290,23 @@ class TrailRecorder(TrailReplay):
         ]
         if not missing:
             return
-        labels = ", ".join(step_label(step) for step in missing)
-        noun = "step has" if len(missing) == 1 else "steps have"
         result.status = "incomplete"
         result.exit_code = ExitCode.FAILED
-        result.error = (
-            f"{len(missing)} {noun} no recording for {self.session.classifiers[0]} yet ({labels}); "
-            f"`trailblaze record {_display(self.trail)}` records them"
-        )
+        problems = [
+            f"{step_label(step)}: {needs_agent_message(self.needs_agent[step.key_path])}"
+            for step in missing
+            if step.key_path in self.needs_agent
+        ]
+        unrecorded = [step for step in missing if step.key_path not in self.needs_agent]
+        if unrecorded:
+            labels = ", ".join(step_label(step) for step in unrecorded)
+            noun = "step has" if len(unrecorded) == 1 else "steps have"
+            problems.insert(
+                0,
+                f"{len(unrecorded)} {noun} no recording for {self.session.classifiers[0]} yet ({labels}); "
+                f"`trailblaze record {_display(self.trail)}` records them",
+            )
+        result.error = "; ".join(problems)
 
     def _after_target(self, step: Step) -> bool:
         if self.target is None:

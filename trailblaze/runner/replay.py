@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from trailblaze import evidence
 from trailblaze.devicecommands import Commands, QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
+from trailblaze.pathnames import path_component
 from trailblaze.results import Status, StepResult, ToolReport, TrailResult
 from trailblaze.session import PlannedTrail, Session
 from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
@@ -45,6 +46,11 @@ def step_text(step: Step, trail: Trail, memory: Mapping[str, Any]) -> str:
 
 
 def no_recording_message(step: Step, trail: Trail, classifier: str, driver_key: str) -> str:
+    if not step.recordable:
+        return (
+            "the step is `recordable: false`: an agent works it out on every run (it needs judgement a recording "
+            "cannot replay); run with `--self-heal --agent NAME`"
+        )
     has = sorted(step.recordings) if step.recordings else []
     found = f" (it has recordings for: {', '.join(has)})" if has else ""
     number = "trailhead" if step.kind == "trailhead" else str(step.index + 1)
@@ -135,7 +141,7 @@ def _artifacts_for(session: Session, trail: Trail) -> Path | None:
     root = session.run.options.artifacts_dir
     if root is None:
         return None
-    return root / "".join(c if c.isalnum() or c in "-_." else "_" for c in trail.id)
+    return root / path_component(trail.id)
 
 
 class TrailReplay:

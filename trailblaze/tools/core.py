@@ -14,13 +14,16 @@ import math
 import operator
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from trailblaze import limits, masking
 from trailblaze.errors import ToolFailure, UsageError
+from trailblaze.fileio import write_whole
+from trailblaze.pathnames import path_component
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import Delegate, ToolContext
@@ -100,18 +103,26 @@ async def take_snapshot(
     folder = ctx.artifacts_dir
     if folder is None:
         return {"screenName": screenName, "saved": False}
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = _safe_name(screenName)
-    files = []
+    stem = path_component(screenName, fallback="snapshot")
+    contents: dict[Path, bytes] = {}
     if screen.screenshot:
-        image = folder / f"{stem}.{screen.image_format}"
-        image.write_bytes(screen.screenshot)
-        files.append(str(image))
-    tree = folder / f"{stem}.hierarchy.json"
+        contents[folder / f"{stem}.{screen.image_format}"] = screen.screenshot
     hierarchy = masking.masked_node(screen.hierarchy, masking.of(ctx))  # a filled secret shows: not here
-    tree.write_text(json.dumps(hierarchy.to_dict(), indent=2), encoding="utf-8")
-    files.append(str(tree))
-    return {"screenName": screenName, "description": description, "files": files}
+    contents[folder / f"{stem}.hierarchy.json"] = json.dumps(hierarchy.to_dict(), indent=2).encode("utf-8")
+    save_snapshot(contents)
+    return {"screenName": screenName, "description": description, "files": [str(path) for path in contents]}
+
+
+def save_snapshot(contents: Mapping[Path, bytes]) -> None:
+    """Write a snapshot tool's files (``takeSnapshot``, ``web_snapshot``, Maestro's
+    ``takeScreenshot``): saving them is the call's purpose, so a file that cannot be written
+    (a full disk) fails the call, naming it and why; none is left half written."""
+    for path, data in contents.items():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_whole(path, data)
+        except OSError as exc:
+            raise ToolFailure(f"could not save {path}: {exc.strerror or exc}") from None
 
 
 @tool(name="assertEquals", verification=True, groups=["core", "verification"])
@@ -225,11 +236,6 @@ def _text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return "" if value is None else str(value).strip()
-
-
-def _safe_name(name: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip("._")
-    return cleaned or "snapshot"
 
 
 def legacy_selector_for(ctx: ToolContext, selector: ElementSelector | None) -> Any:

@@ -254,6 +254,11 @@ class ToolContext:
     * ``session`` — the :class:`trailblaze.Session` the call runs in (None outside one).
     * ``run_trail`` — run another trail's recordings inside this call (the ``runTrail`` tool);
       the runner sets it, so tools never import the runner.
+    * ``run_tool`` — run any tool of the session by name and arguments, validated and resolved
+      as a trail's call (``await ctx.run_tool("web_click", {"ref": "css=#go"})``), returning
+      what it returned; a failure raises. Inside a delegating tool these calls are recorded
+      in its place; inside an executable tool only the tool's own call is. The resolver sets
+      it; calls nest at most 16 deep.
     """
 
     commands: Commands
@@ -270,6 +275,7 @@ class ToolContext:
     artifacts_dir: Path | None = None
     session: Session | None = None
     run_trail: Callable[[str], Awaitable[str]] | None = None
+    run_tool: Callable[[str, Mapping[str, Any]], Awaitable[Any]] | None = None
 
     @property
     def delegating(self) -> bool:

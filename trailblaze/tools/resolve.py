@@ -9,6 +9,7 @@ what a recording of the step consists of, so replay invokes exactly those again.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 
 from trailblaze import masking
 from trailblaze.devicecommands import DelegationViolation
-from trailblaze.errors import ExitCode, Location, ToolFailure, TrailblazeError
+from trailblaze.errors import ExitCode, Location, ToolFailure, TrailblazeError, UsageError
 from trailblaze.limits import shorten
 from trailblaze.results import Status
 from trailblaze.tools.model import (
@@ -57,6 +58,8 @@ class ExecutedCall:
     delegated_from: tuple[str, ...]
     recordable: bool
     status: Status = "passed"
+    #: a read-only query: not recorded, and a replay loses nothing without it
+    query: bool = False
     duration_ms: float = 0.0
     error: str | None = None
     output: Any = None
@@ -86,17 +89,20 @@ class Resolver:
     #: values reports must not show: the ``${ENV}`` values calls used and their secret arguments
     secrets: set[str] = field(default_factory=set)
 
-    async def run(self, call: ToolCall, chain: tuple[str, ...] = ()) -> None:
-        """Execute ``call`` (and whatever it delegates to); raise :class:`CallFailed` on failure."""
-        spec = self._lookup(call, chain)
+    async def run(self, call: ToolCall, chain: tuple[str, ...] = (), *, nested: bool = False) -> Any:
+        """Execute ``call`` (and whatever it delegates to); raise :class:`CallFailed` on failure.
+        Returns what an executable tool returned (None for a delegating one). ``nested``: the
+        call comes from a running tool (``ctx.run_tool``), which may run the same tool again
+        (with other arguments), so only the depth is bounded, not repeats."""
+        spec = self._lookup(call, chain, nested=nested)
         exec_args = self._interpolate(call, chain)
         self._keep_secret(*(exec_args.get(key) for key in spec.secret_fields))
         try:
             self._validate(spec, exec_args, call, chain)
             if spec.metadata.delegating:
                 await self._delegate(spec, call, exec_args, chain)
-            else:
-                await self._execute(spec, call, exec_args, chain)
+                return None
+            return await self._execute(spec, call, exec_args, chain)
         except CallFailed as exc:
             exc.message = shorten(self.redact(exc.message))
             raise
@@ -111,14 +117,18 @@ class Resolver:
 
     # -- steps of run() ------------------------------------------------------------------------
 
-    def _lookup(self, call: ToolCall, chain: tuple[str, ...]) -> ToolSpec:
-        if call.name in chain:
-            raise CallFailed.error(f"delegation cycle: {' → '.join((*chain, call.name))}", ExitCode.USAGE)
+    def _lookup(self, call: ToolCall, chain: tuple[str, ...], *, nested: bool = False) -> ToolSpec:
+        path = " → ".join((*chain, call.name))
+        if call.name in chain and not nested:
+            raise CallFailed.error(f"delegation cycle: {path}", ExitCode.USAGE)
         if len(chain) >= self.max_depth:
-            raise CallFailed.error(
-                f"delegation deeper than {self.max_depth} levels: {' → '.join((*chain, call.name))}",
-                ExitCode.USAGE,
-            )
+            if nested:
+                raise CallFailed.error(
+                    f"tool calls nested deeper than {self.max_depth} levels: {path} (a tool that runs tools by "
+                    f"name must not run itself without end)",
+                    ExitCode.USAGE,
+                )
+            raise CallFailed.error(f"delegation deeper than {self.max_depth} levels: {path}", ExitCode.USAGE)
         spec = self.registry.get(call.name)
         if spec is None:
             via = f" (delegated by {' → '.join(chain)})" if chain else ""
@@ -170,13 +180,14 @@ class Resolver:
         self._validate(spec, strip_reason(delegated.args), delegated, chain)
         return delegated
 
-    async def _execute(self, spec: ToolSpec, call: ToolCall, args: dict[str, Any], chain: tuple[str, ...]) -> None:
+    async def _execute(self, spec: ToolSpec, call: ToolCall, args: dict[str, Any], chain: tuple[str, ...]) -> Any:
         # ``call`` is recorded as written: a trail's templates stay templates, delegates are concrete
         executed = ExecutedCall(
             call=call,
             display_args=self.display_args(spec, call),
             delegated_from=chain,
             recordable=spec.metadata.recordable and self._chain_records(chain),
+            query=spec.metadata.query,
         )
         start = time.perf_counter()
         try:
@@ -197,17 +208,33 @@ class Resolver:
             executed.duration_ms = (time.perf_counter() - start) * 1000
             if self.on_executed is not None:
                 self.on_executed(executed)
+        return executed.output
 
     def _chain_records(self, chain: tuple[str, ...]) -> bool:
-        """Whether every delegating tool in ``chain`` lets its delegates be recorded."""
+        """Whether the calls of ``chain`` let this one be recorded: each is a delegating tool
+        that lets its delegates be recorded. A call an executable tool ran by name is not: the
+        executable tool's own call is what replay runs again."""
         for name in chain:
             outer = self.registry.get(name)
-            if outer is not None and not outer.metadata.record_delegates:
+            if outer is not None and not (outer.metadata.delegating and outer.metadata.record_delegates):
                 return False
         return True
 
+    async def _run_nested(
+        self, chain: tuple[str, ...], location: Location | None, name: str, args: Mapping[str, Any]
+    ) -> Any:
+        """``ctx.run_tool``: a failure is raised as tools raise theirs, so the calling tool can
+        catch it (a probe) or let it fail its own call."""
+        try:
+            return await self.run(ToolCall(name, dict(args), location), chain, nested=True)
+        except CallFailed as exc:
+            if exc.status == "failed":
+                raise ToolFailure(exc.message) from None
+            raise (UsageError if exc.exit_code == ExitCode.USAGE else TrailblazeError)(exc.message) from None
+
     async def _invoke(self, spec: ToolSpec, call: ToolCall, chain: tuple[str, ...]) -> ToolOutcome:
         ctx = self.make_context(spec, call, spec.metadata.delegating)
+        ctx.run_tool = functools.partial(self._run_nested, (*chain, spec.name), call.location)
         try:
             return await self.invoke(spec, ctx, call.args)
         except (ToolFailure, AssertionError) as exc:

@@ -102,11 +102,15 @@ class TrailFile:
         """Write ``edits`` into the file atomically.
 
         When the file changed on disk since it was read, the edits are applied to the new
-        content if every edited step is still there with the same kind and text (the result
-        says ``merged``); otherwise :class:`TrailChangedError` is raised and nothing is written.
+        content if every edited step is still there with the same kind and text, and its
+        recording for the edit's device is still the one it had (the result says ``merged``);
+        otherwise :class:`TrailChangedError` is raised and nothing is written: a recording that
+        appeared or changed meanwhile (another ``record``, an edit by hand) is never replaced.
         """
         current = read_text(self.path)
         merged = current != self.original
+        if merged:
+            _check_recordings_unchanged(self.path, self.original, current, edits)
         new = self.render(edits, base=current)
         changed = new != current
         if changed:
@@ -137,6 +141,36 @@ def _check_still_lines_up(path: Path, current: str, edits: Sequence[RecordingEdi
                 f"where it was; the file was not overwritten",
                 Location(str(path)),
             )
+
+
+def _check_recordings_unchanged(path: Path, before: str, now: str, edits: Sequence[RecordingEdit]) -> None:
+    """Every recording ``edits`` would write is, on disk ``now``, as it was ``before`` recording."""
+    _check_still_lines_up(path, now, edits)  # the steps themselves first: the clearer message
+    old, new = _compose(before, str(path)), _compose(now, str(path))
+    changed = [e for e in edits if _recording_text(before, old, e) != _recording_text(now, new, e)]
+    if changed:
+        labels = ", ".join(e.label() for e in changed)
+        device = changed[0].classifier or "this trail"
+        raise TrailChangedError(
+            f"the file changed on disk while recording: {labels} got another recording for {device} meanwhile "
+            "(another `trailblaze record`, or an edit); the file was not overwritten",
+            Location(str(path)),
+        )
+
+
+def _recording_text(text: str, root: Node, edit: RecordingEdit) -> str | None:
+    """The text of the recording ``edit`` replaces (None: the step has none for its device)."""
+    from ruamel.yaml.nodes import MappingNode
+
+    step = _find(root, edit.key_path)
+    if not isinstance(step, MappingNode):
+        return None
+    recording = _value_node(step, "recording") or _value_node(step, "tools")
+    if recording is not None and edit.classifier is not None:
+        recording = _value_node(recording, edit.classifier) if isinstance(recording, MappingNode) else None
+    if recording is None or _is_null(recording):
+        return None
+    return text[recording.start_mark.index : _content_end(text, recording)]
 
 
 def _step_identity(node: Node) -> tuple[str, str | None] | None:

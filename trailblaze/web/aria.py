@@ -4,6 +4,11 @@ Each line is ``- role "name" [attr=value] [ref=e5]: inline text``; indentation n
 ``- /url: …`` lines are properties of their parent. Playwright writes its own handles as refs
 (``aria-ref=e5`` locates the element while the snapshot is current); the web driver shows
 upstream's page-elements ids in their place (:func:`with_refs`, :mod:`trailblaze.web.elements`).
+
+Which handles are the top document's is read from the snapshot's structure, never from the
+handles' spelling: Playwright 1.59 writes ``e5`` for the top document and ``f1e2`` inside a
+frame, while 1.6x also prefixes the top document's handles once the page has navigated
+(``f2e5``). A frame's content is what is nested under an ``iframe`` line.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from trailblaze.devicecommands import ViewNode
 _LINE = re.compile(r"^(?P<indent>\s*)- (?P<body>.*)$")
 _ATTR = re.compile(r"\[(?P<key>[\w-]+)(?:=(?P<value>[^\]]*))?\]")
 _NAME = re.compile(r'"(?:[^"\\]|\\.)*"')
-_TOP_HANDLE = re.compile(r" ?\[ref=e\d+\]")
+_HANDLE = re.compile(r" ?\[ref=(?P<handle>[^\]\s]+)\]")
 
 
 def parse_snapshot(text: str) -> ViewNode:
@@ -45,20 +50,65 @@ def parse_snapshot(text: str) -> ViewNode:
     return root
 
 
+def in_frames(lines: list[str]) -> list[bool]:
+    """For each line of an AI-mode snapshot, whether it is inside a frame (nested under an
+    ``iframe`` line) rather than the top document's."""
+    inside: list[bool] = []
+    frame_indent: int | None = None
+    for raw in lines:
+        m = _LINE.match(raw)
+        if m is None:  # a continuation of the line above: where that one is
+            inside.append(bool(inside) and inside[-1])
+            continue
+        indent = len(m.group("indent"))
+        if frame_indent is not None and indent <= frame_indent:
+            frame_indent = None
+        inside.append(frame_indent is not None)
+        if frame_indent is None and _split_role(m.group("body"))[0] == "iframe":
+            frame_indent = indent
+    return inside
+
+
+def handle(line: str) -> str | None:
+    """Playwright's handle on a snapshot line (``e5``, ``f2e5``), or None."""
+    m = _HANDLE.search(line)
+    return m.group("handle") if m else None
+
+
 def with_refs(text: str, refs: Mapping[int, str]) -> str:
     """The snapshot with other refs: ``refs`` gives the ref of a line by its index; Playwright's
-    handles of the top document (``[ref=e5]``) are dropped, those inside frames (``f1e3``) kept."""
+    handles of the top document are dropped, those inside frames kept (upstream's list does
+    not enter frames, so a frame's elements are acted on by their handles)."""
     lines = text.splitlines()
+    framed = in_frames(lines)
     for index, raw in enumerate(lines):
         m = _LINE.match(raw)
         if not m or m.group("body").startswith("/"):
             continue
-        body = _TOP_HANDLE.sub("", m.group("body"))
+        body = m.group("body") if framed[index] else _HANDLE.sub("", m.group("body"))
         if index in refs:
             end = _head_length(body)
             body = f"{body[:end]} [ref={refs[index]}]{body[end:]}"
         lines[index] = m.group("indent") + "- " + body
     return "\n".join(lines)
+
+
+def role_and_name(line: str) -> tuple[str, str | None]:
+    """A snapshot line's role and accessible name: the quoted name, unescaped (a paragraph's or
+    a text's inline text is its content, not its name)."""
+    m = _LINE.match(line)
+    if not m or m.group("body").startswith("/"):
+        return "", None
+    role, rest = _split_role(m.group("body"))
+    rest = rest.lstrip()
+    quoted = _NAME.match(rest) if rest.startswith('"') else None
+    if quoted is None:
+        return role, None
+    try:
+        name = json.loads(quoted.group(0))
+    except json.JSONDecodeError:
+        name = quoted.group(0)[1:-1]
+    return role, name if isinstance(name, str) else None
 
 
 def _head_length(body: str) -> int:

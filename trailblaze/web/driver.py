@@ -9,19 +9,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import shutil
 from collections import deque
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin
 
 from trailblaze.config import SAMPLE_APP
-from trailblaze.devicecommands import DeviceInfo, ScreenState, ViewNode, action, as_node_selector, query
+from trailblaze.devicecommands import (
+    DeviceInfo,
+    ScreenState,
+    ViewNode,
+    action,
+    as_node_selector,
+    assertion,
+    query,
+)
 from trailblaze.driver import Device, Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.selectors import NodeSelector
-from trailblaze.web import aria, locators
+from trailblaze.web import aria, elements, locators, stable
 from trailblaze.web.settings import WebSettings
 
 if TYPE_CHECKING:
@@ -55,6 +65,8 @@ VIEWPORT = {"width": 1280, "height": 720}
 TRACE_MODES = ("on", "off", "retain-on-failure")
 #: console messages kept per trail (the newest; a chatty page must not fill the memory)
 CONSOLE_LIMIT = 1000
+#: what ``wait_for_selector`` may wait for (Playwright's element states)
+SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
 NO_BROWSER = (
     "no browser for the web driver: install Playwright's Chromium (`python -m playwright install chromium`) "
     "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml"
@@ -407,6 +419,61 @@ class WebDevice(Device):
             await self._new_page()
         await self.navigate(app_id)
 
+    @action
+    async def fill(self, selector: str, value: str, timeout_ms: int | None = None) -> None:
+        timeout = self._seconds(timeout_ms)
+        async with self._selecting(f"fill {selector!r}", timeout):
+            await self.page.locator(selector).fill(value, timeout=timeout * 1000)
+
+    @action
+    async def evaluate_js(self, script: str, arg: Any = None) -> Any:
+        from playwright.async_api import Error
+
+        timeout = self.default_timeout
+        try:
+            result = await asyncio.wait_for(self.page.evaluate(script, arg), timeout)
+        except TimeoutError:
+            raise ToolFailure(f"evaluate_js: the script did not finish within {timeout:g}s") from None
+        except Error as exc:
+            raise ToolFailure(f"evaluate_js: {_first_line(exc)}") from None
+        try:
+            json.dumps(result)
+        except (TypeError, ValueError):  # a Date, a NaN inside a structure: its Python form
+            return repr(result)
+        return result
+
+    # -- Commands: assertions ---------------------------------------------------------------------------
+
+    @assertion
+    async def wait_for_selector(self, selector: str, timeout_ms: int | None = None, state: str = "visible") -> None:
+        if state not in SELECTOR_STATES:
+            raise ValueError(f"state must be one of {', '.join(SELECTOR_STATES)}, got {state!r}")
+        timeout = self._seconds(timeout_ms)
+        async with self._selecting(f"{selector!r} {state}", timeout):
+            await self.page.wait_for_selector(selector, state=state, timeout=timeout * 1000)  # type: ignore[arg-type]
+
+    def _seconds(self, timeout_ms: int | None) -> float:
+        return self.default_timeout if timeout_ms is None else timeout_ms / 1000
+
+    @contextlib.asynccontextmanager
+    async def _selecting(self, what: str, timeout: float) -> AsyncIterator[None]:
+        """Playwright's errors for a selector string: a bad selector is the caller's mistake
+        (ValueError), no element in time or several where one is needed fail the check."""
+        from playwright.async_api import Error
+
+        try:
+            yield
+        except Error as exc:
+            message = _first_line(exc)
+            if _is_timeout(exc):
+                outline = (await self.view_hierarchy()).outline(limit=25)
+                raise ToolFailure(f"{what}: not within {timeout:g}s; on screen: {outline}") from None
+            if "strict mode violation" in message:
+                raise ToolFailure(f"{what}: the selector matches several elements; make it unique") from None
+            if "while parsing" in message:  # Playwright could not read the selector
+                raise ValueError(f"{what}: {message}") from None
+            raise ToolFailure(f"{what}: {message}") from None
+
     # -- Commands: queries -------------------------------------------------------------------------------
 
     async def find(
@@ -453,18 +520,41 @@ class WebDevice(Device):
 
     @query
     async def selector_for_ref(self, ref: str) -> dict[str, Any] | None:
-        node = self._find_ref(ref)
-        if node is None:
+        """The selector to record for ``ref`` (:mod:`trailblaze.web.stable`): for a page-elements
+        id, from the screen the agent read and one evaluation in the page."""
+        element_id = elements.element_id(ref)
+        if element_id is None:
+            return await self._selector_for_other_ref(ref)
+        if element_id not in self._elements:
             await self.view_hierarchy()
-            node = self._find_ref(ref)
+        element = self._elements.get(element_id)
+        if element is None:
+            return None
+        facts = await stable.page_facts(locators.for_element(self.page, element))
+        if facts is None and element.handle is not None:  # a later snapshot took the handle
+            found = locators.by_descriptor(self.page, element.role, element.name).nth(element.nth)
+            facts = await stable.page_facts(found)
+        if facts is None:
+            return None
+        if facts.get("framed"):
+            raise stable.framed_element_failure(ref)
+        chosen = stable.choose(facts, element.role, element.accessible_name, element.same_named)
+        if chosen is None:  # nothing the page could check: Playwright looks again
+            chosen = await stable.stable_selector(
+                self.page, locators.for_element(self.page, element), element.role, element.accessible_name
+            )
+        return chosen
+
+    async def _selector_for_other_ref(self, ref: str) -> dict[str, Any] | None:
+        """A frame's handle (``f1e3``), ``css=…`` or ``role "name"``: Playwright finds the
+        element, and reads its role and name."""
         locator = await locators.for_ref(self.page, ref, self._elements)
         if locator is None or await locator.count() != 1:
             return None
-        if node is None:  # a css= or descriptor ref: ask the page for the element's role and name
-            node = await self._aria_node(locator)
+        node = self._find_ref(ref) or await self._aria_node(locator)
         role = node.class_name if node is not None else None
         name = node.text if node is not None else None
-        return await locators.stable_selector(self.page, locator, role, name)
+        return await stable.stable_selector(self.page, locator, role, name, what=ref)
 
     async def _aria_node(self, locator: Locator) -> ViewNode | None:
         try:
@@ -512,6 +602,13 @@ def scroll_delta(direction: str, amount: int) -> tuple[int, int]:
         "LEFT": (-amount, 0),
         "RIGHT": (amount, 0),
     }.get(direction.upper(), (0, amount))
+
+
+def _first_line(exc: BaseException) -> str:
+    """Playwright's message without its call log, and without the API method it names
+    (``Page.evaluate: …``): the caller used a command, not Playwright."""
+    lines = str(exc).strip().splitlines()
+    return re.sub(r"^[A-Z]\w*\.\w+: ", "", lines[0]) if lines else type(exc).__name__
 
 
 def _is_timeout(exc: BaseException) -> bool:

@@ -18,7 +18,10 @@ even where role and name alone would not (a paragraph's text is not its accessib
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+
+from trailblaze.web import aria
 
 # fmt: off
 #: Playwright's ``AriaRole`` values; any other role reads as ``generic``
@@ -49,9 +52,6 @@ STRUCTURAL_ROLES = frozenset({"generic", "none", "presentation"})
 _QUOTED = re.compile(r'(\w+)\s+"(.+?)".*', re.ASCII)
 _COLON = re.compile(r"(\w+)(?:\s*\[[^\]]*])*:\s*(.+)", re.ASCII)
 _CONTAINER = re.compile(r"(\w+)(?:\s*\[[^\]]*])*:?\s*", re.ASCII)
-#: a handle of the top document (``f1e2``, inside a frame, is not one: the default-mode
-#: snapshot does not enter frames)
-_HANDLE = re.compile(r"\[ref=(e\d+)]")
 ID = re.compile(r"\[?(e\d+)]?")
 
 
@@ -65,6 +65,11 @@ class PageElement:
     #: the same element's line in the AI-mode snapshot (its index), and handle, when found there
     line: int | None = None
     handle: str | None = None
+    #: the accessible name as the snapshot writes it (``name`` is upstream's reading of it,
+    #: which ends at the first quote), and how many elements on the page have this role and
+    #: accessible name (hidden ones are not in the snapshot, nor found by role)
+    accessible_name: str | None = None
+    same_named: int = 1
 
     @property
     def descriptor(self) -> str:
@@ -104,6 +109,7 @@ def page_elements(snapshot: str, ai_snapshot: str = "") -> dict[str, PageElement
     lines = _ai_lines(ai_snapshot)
     seen: dict[str, int] = {}
     elements: dict[str, PageElement] = {}
+    named = Counter(aria.role_and_name(line) for line in snapshot.splitlines())
     for line in snapshot.splitlines():
         if not line.strip():
             continue
@@ -116,7 +122,10 @@ def page_elements(snapshot: str, ai_snapshot: str = "") -> dict[str, PageElement
         seen[descriptor] = nth + 1
         found = lines.get((role, name), [])
         ai_line, handle = found[nth] if nth < len(found) else (None, None)
-        elements[element_id] = PageElement(element_id, role, name, nth, ai_line, handle)
+        exact = aria.role_and_name(line)
+        elements[element_id] = PageElement(
+            element_id, role, name, nth, ai_line, handle, accessible_name=exact[1], same_named=named[exact]
+        )
     return elements
 
 
@@ -124,19 +133,12 @@ def _ai_lines(ai_snapshot: str) -> dict[tuple[str, str | None], list[tuple[int, 
     """The AI-mode snapshot's lines outside frames by (role, name), in document order: each
     line's index and handle (None for a line without one, such as an option of a select)."""
     found: dict[tuple[str, str | None], list[tuple[int, str | None]]] = {}
-    frame_indent: int | None = None
-    for index, line in enumerate(ai_snapshot.splitlines()):
-        if not line.strip():
+    lines = ai_snapshot.splitlines()
+    for index, (line, framed) in enumerate(zip(lines, aria.in_frames(lines), strict=True)):
+        if framed or not line.strip():
             continue
-        indent = len(line) - len(line.lstrip())
-        if frame_indent is not None and indent > frame_indent:
-            continue
-        frame_indent = None
         role, name = read_line(line)
-        if role == "iframe":
-            frame_indent = indent
         if role == "generic" and name is None:
             continue  # AI mode adds anonymous wrappers of its own
-        handle = _HANDLE.search(line)
-        found.setdefault((role, name), []).append((index, handle.group(1) if handle else None))
+        found.setdefault((role, name), []).append((index, aria.handle(line)))
     return found

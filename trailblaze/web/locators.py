@@ -29,13 +29,13 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import javaregex
+from trailblaze import javaregex, limits
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, WebMatch
 from trailblaze.web import aria, elements
 
 if TYPE_CHECKING:
-    from playwright.async_api import ElementHandle, Locator, Page
+    from playwright.async_api import Locator, Page
 
     from trailblaze.web.elements import PageElement
 
@@ -143,12 +143,32 @@ def build(page: Page, selector: NodeSelector, scope: Any = None) -> Locator:
     else:
         locator = _web_block(base, match)
     if selector.containsChild is not None:
-        locator = locator.filter(has=build(page, selector.containsChild))
+        locator = locator.filter(has=_bounded(build(page, selector.containsChild)))
     for inner in selector.containsDescendants or []:
-        locator = locator.filter(has=build(page, inner))
+        locator = locator.filter(has=_bounded(build(page, inner)))
     if match is not None and match.nthIndex is not None:
         locator = locator.nth(match.nthIndex)
     return locator
+
+
+def _bounded(inner: Locator) -> Locator:
+    """``inner``, checked to be small enough to go inside another locator: Playwright quotes it
+    into the outer selector, which doubles its backslashes and quotes level after level."""
+    bound = limits.SELECTOR_CHARS.get_int()
+    size = len(playwright_selector(inner))
+    if size > bound:
+        raise ToolFailure(
+            f"the nodeSelector makes a Playwright selector longer than {bound} characters (the limit, "
+            f"{limits.SELECTOR_CHARS.env}): nest fewer containsChild/containsDescendants"
+        )
+    return inner
+
+
+def playwright_selector(locator: Locator) -> str:
+    """The selector text Playwright sends for ``locator`` (its own, else its ``repr``, which
+    holds it quoted)."""
+    text = getattr(getattr(locator, "_impl_obj", None), "_selector", None)
+    return text if isinstance(text, str) else repr(locator)
 
 
 def _web_block(base: Any, match: WebMatch) -> Locator:
@@ -368,51 +388,3 @@ def _related(relation: str, box: dict[str, float], anchor: dict[str, float]) -> 
     if relation == "leftOf":
         return box["x"] + box["w"] <= anchor["x"] + 1
     return box["x"] >= anchor["x"] + anchor["w"] - 1
-
-
-_STABLE_JS = """
-el => {
-  const tid = el.getAttribute('data-testid');
-  const id = el.id && /^[A-Za-z][\\w-]*$/.test(el.id) ? el.id : null;
-  const path = [];
-  for (let n = el; n && n.nodeType === 1 && n !== document.body; n = n.parentElement) {
-    let part = n.localName;
-    if (n.id && /^[A-Za-z][\\w-]*$/.test(n.id)) { path.unshift('#' + n.id); break; }
-    const same = n.parentElement ? [...n.parentElement.children].filter(c => c.localName === n.localName) : [];
-    if (same.length > 1) part += `:nth-of-type(${same.indexOf(n) + 1})`;
-    path.unshift(part);
-  }
-  return {testId: tid, id, css: path.join(' > ')};
-}
-"""
-
-
-async def stable_selector(
-    page: Page, locator: Locator | ElementHandle, role: str | None, name: str | None
-) -> dict[str, Any]:
-    """The most stable ``nodeSelector`` that finds exactly this element (a locator of it, or
-    the element itself): test id, then role and accessible name, then id, then a CSS path.
-    Every candidate is checked to match one element, and that element."""
-    facts: dict[str, Any] = await locator.evaluate(_STABLE_JS)
-    candidates: list[dict[str, Any]] = []
-    if facts.get("testId"):
-        candidates.append({"dataTestId": facts["testId"]})
-    if role and name:
-        candidates.append({"ariaRole": role, "ariaNameRegex": javaregex.escape_for_selector(name)})
-    if facts.get("id"):
-        candidates.append({"cssSelector": f"#{facts['id']}"})
-    candidates.append({"cssSelector": facts["css"] or "body"})
-    handle = await locator.element_handle() if hasattr(locator, "element_handle") else locator
-    for candidate in candidates:
-        selector = NodeSelector.model_validate({"web": candidate})
-        found = build(page, selector)
-        if await found.count() == 1 and await found.evaluate("(e, h) => e === h", handle):
-            return {"web": candidate}
-    if role and name:  # ambiguous by name: pin the position among equals
-        named = {"ariaRole": role, "ariaNameRegex": javaregex.escape_for_selector(name)}
-        same = build(page, NodeSelector.model_validate({"web": named}))
-        total = await same.count()
-        for i in range(total):
-            if await same.nth(i).evaluate("(e, h) => e === h", handle):
-                return {"web": {**named, "nthIndex": i}}
-    return {"web": {"cssSelector": facts["css"]}}

@@ -20,7 +20,9 @@ from pydantic import AfterValidator, Field, FiniteFloat, PositiveInt, SecretStr
 
 from trailblaze import ToolContext, ToolFailure, masking, tool
 from trailblaze.errors import InfrastructureError
+from trailblaze.pathnames import path_component
 from trailblaze.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
+from trailblaze.tools.core import save_snapshot
 from trailblaze.tools.params import Ref, Target, TimeoutMs
 from trailblaze.web import locators
 from trailblaze.web.driver import scroll_delta
@@ -340,12 +342,12 @@ async def web_snapshot(
     files: list[str] = []
     if ctx.artifacts_dir is not None:
         folder = ctx.artifacts_dir
-        folder.mkdir(parents=True, exist_ok=True)
-        stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in screenName) or "snapshot"
-        await page.screenshot(path=str(folder / f"{stem}.png"), full_page=True)
+        stem = path_component(screenName, fallback="snapshot")
+        image = await page.screenshot(full_page=True)
         aria = masking.redact((await locators.read_page(page))[0], masking.of(ctx))  # a filled secret shows
-        (folder / f"{stem}.aria.yaml").write_text(aria, encoding="utf-8")
-        files = [str(folder / f"{stem}.png"), str(folder / f"{stem}.aria.yaml")]
+        contents = {folder / f"{stem}.png": image, folder / f"{stem}.aria.yaml": aria.encode("utf-8")}
+        save_snapshot(contents)
+        files = [str(path) for path in contents]
     return {"screenName": screenName, "url": page.url, "files": files}
 
 

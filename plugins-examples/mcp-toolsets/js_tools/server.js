@@ -1,74 +1,64 @@
-// Example MCP toolset in JavaScript, on the official TypeScript SDK (@modelcontextprotocol/sdk).
+// Example MCP toolset in JavaScript, on @trailblaze/scripting (the repository's sdks/typescript).
 // Trailblaze spawns it (`script: js_tools/server.js`, run with node) and speaks MCP over stdio;
-// run `npm ci` in this folder first. Nothing may be printed to stdout but MCP messages: log to
-// stderr (console.error), which Trailblaze keeps in .trailblaze/logs/.
+// run `npm ci` in this folder first. Logs go to stderr (console.log too: stdout is the MCP
+// connection), which Trailblaze keeps in .trailblaze/logs/.
 
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { z } from "zod";
+import { trailblaze, z } from "@trailblaze/scripting";
 
-import { callTrailblaze, delegate } from "./trailblaze.js";
-
-const server = new McpServer({ name: "sample-js-tools", version: "1.0.0" });
 const WEB_ONLY = { "trailblaze/supportedPlatforms": ["WEB"] };
 const byTestId = (id) => ({ web: { dataTestId: id } });
 
-server.registerTool(
+trailblaze.tool(
   "js_fillContactForm",
   {
     description: "Fill in the contact form and submit it.",
     inputSchema: { name: z.string(), email: z.string(), plan: z.enum(["Free", "Pro", "Team"]).default("Free") },
+    // delegating: the tools it runs through client.tools are what gets recorded, not the tool itself
     _meta: { "trailblaze/isDelegating": true, ...WEB_ONLY },
   },
-  async ({ name, email, plan }) =>
-    delegate([
-      ["web_type", { text: name, nodeSelector: byTestId("name-input") }],
-      ["web_type", { text: email, nodeSelector: byTestId("email-input") }],
-      ["web_selectOption", { values: [plan], nodeSelector: { web: { cssSelector: "#plan" } } }],
-      ["web_click", { nodeSelector: { web: { ariaRole: "button", ariaNameRegex: "Submit" } } }],
-    ]),
+  async ({ name, email, plan }, _ctx, client) => {
+    await client.tools.web_type({ text: name, nodeSelector: byTestId("name-input") });
+    await client.tools.web_type({ text: email, nodeSelector: byTestId("email-input") });
+    await client.tools.web_selectOption({ values: [plan], nodeSelector: { web: { cssSelector: "#plan" } } });
+    await client.tools.web_click({ nodeSelector: { web: { ariaRole: "button", ariaNameRegex: "Submit" } } });
+    return `submitted the form for ${name}`;
+  },
 );
 
-server.registerTool(
+trailblaze.tool(
   "js_signUp",
   {
     description: "Sign up: open the form (a Python tool), fill it in (a JavaScript tool), check the result.",
     inputSchema: { name: z.string(), email: z.string() },
     _meta: { "trailblaze/isDelegating": true, "trailblaze/groups": ["sample-js", "auth"], ...WEB_ONLY },
   },
-  async ({ name, email }, extra) => {
-    // a query through the callback API; a delegating tool may look but not act
-    const alreadySignedUp = await callTrailblaze(extra, "isVisible", { text: `Name: ${name}` });
-    if (alreadySignedUp) {
-      return delegate([]);
+  async ({ name, email }, _ctx, client) => {
+    // a query through the callback API: it looks, and is not recorded
+    if (await client.isVisible({ text: `Name: ${name}` })) {
+      return `${name} is signed up already`;
     }
-    return delegate([
-      ["sample_openForms"],
-      ["js_fillContactForm", { name, email, plan: "Pro" }],
-      ["web_verifyTextVisible", { text: `Name: ${name}` }],
-    ]);
+    await client.tools.sample_openForms({}); // the Python server's tool
+    await client.tools.js_fillContactForm({ name, email, plan: "Pro" });
+    await client.tools.web_verifyTextVisible({ text: `Name: ${name}` });
+    return `signed up ${name}`;
   },
 );
 
-server.registerTool(
+trailblaze.tool(
   "js_checkRemembered",
   {
-    description: "Check a value the trail remembered, from the _trailblazeContext envelope.",
-    inputSchema: {
-      variable: z.string(),
-      expected: z.string(),
-      // script: servers get Trailblaze's envelope (memory, device) in this reserved argument
-      _trailblazeContext: z.object({ memory: z.record(z.string(), z.any()) }).passthrough().optional(),
-    },
+    description: "Check a value the trail remembered.",
+    inputSchema: { variable: z.string(), expected: z.string() },
   },
-  async ({ variable, expected, _trailblazeContext }) => {
-    const actual = _trailblazeContext?.memory?.[variable];
+  async ({ variable, expected }, ctx) => {
+    const actual = ctx?.memory.get(variable);
     if (actual !== expected) {
-      return { isError: true, content: [{ type: "text", text: `${variable} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}` }] };
+      // an Error fails the step (exit 1); its message is the step's error
+      throw new Error(`${variable} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
     }
-    return { content: [{ type: "text", text: `${variable} = ${actual}` }] };
+    return `${variable} = ${actual}`;
   },
 );
 
-await server.connect(new StdioServerTransport());
+await trailblaze.run({ name: "sample-js-tools", version: "1.0.0" });
 console.error("sample-js-tools: ready");

@@ -44,7 +44,7 @@ if options.mode == "garbage":
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, TextContent
 
 from trailblaze.client import TrailblazeClient, TrailblazeRPCError
 
@@ -122,6 +122,13 @@ async def delegate_structured(delegates: list[dict[str, Any]]) -> CallToolResult
     return CallToolResult(content=[], structured_content={"_trailblaze_delegates": delegates})
 
 
+@server.tool(name=f"{P}answer", meta={"trailblaze/requiresContext": True})
+async def answer(ctx: Context, meta: dict[str, Any], text: str = "", is_error: bool = False) -> CallToolResult:
+    """Answer with this result ``_meta`` (memory changes, an exit code), text and isError."""
+    record("answer", ctx)
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error, _meta=meta)
+
+
 @server.tool(name=f"{P}undeclared_delegates")
 async def undeclared_delegates() -> dict[str, Any]:
     """Return delegates without being marked delegating (a mistake Trailblaze reports)."""
@@ -137,7 +144,7 @@ async def _run_steps(ctx: Context, steps: list[dict[str, Any]], *, with_id: bool
         try:
             results.append(await tb.call(step["method"], **step.get("params", {})))
         except TrailblazeRPCError as exc:
-            record("callback_error", ctx, code=exc.code, message=exc.message)
+            record("callback_error", ctx, code=exc.code, message=exc.message, exit_code=exc.exit_code)
             raise ToolError(f"callback {step['method']} failed ({exc.code}): {exc.message}") from None
     record("callback", ctx, results=results, invocation=tb.invocation_id)
     return results
