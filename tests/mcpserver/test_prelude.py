@@ -11,6 +11,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +57,27 @@ def through_pipes(root: Path, messages: list[Any]) -> list[dict[str, Any]]:
 
 
 def through_files(root: Path, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The answers of ``trailblaze mcp`` reading a file and writing one: the SDK alone."""
-    (root / "in.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
-    with (root / "in.jsonl").open("rb") as stdin, (root / "out.jsonl").open("wb") as stdout:
-        result = subprocess.run(COMMAND, cwd=root, env=cli_env(), stdin=stdin, stdout=stdout, timeout=120)
-    assert result.returncode == 0
-    text = (root / "out.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    """The answers of ``trailblaze mcp`` writing to a file (the prelude needs a pipe): the SDK
+    alone. stdin stays open until every request is answered (at its end the SDK stops)."""
+    wanted = sum(1 for m in messages if "id" in m and "method" in m)
+    out = root / "out.jsonl"
+    with out.open("wb") as stdout:
+        proc = subprocess.Popen(COMMAND, cwd=root, env=cli_env(), stdin=subprocess.PIPE, stdout=stdout)
+        assert proc.stdin is not None
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        proc.stdin.flush()
+        deadline = time.monotonic() + 120
+        while len(_answered(out)) < wanted and proc.poll() is None:
+            assert time.monotonic() < deadline, "the SDK did not answer"
+            time.sleep(0.05)
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+    return _answered(out)
+
+
+def _answered(path: Path) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    return [json.loads(line) for line in lines if line.endswith("\n") and line.strip()]
 
 
 @pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18", "2024-11-05", "1999-01-01"])
