@@ -16,11 +16,14 @@ PIP := $(BIN)/python -m pip --quiet --quiet
 # the JavaScript example toolset's SDK
 PEERS := tests/mcp_toolsets/peers
 JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
+# the third-party servers the benchmarks measure against (@playwright/mcp)
+BENCH_PEERS := benchmarks/peers
 # the @trailblaze/scripting SDK for tools in TypeScript, built with tsc into dist/
 SDK := sdks/typescript
 SDK_BUILT := $(SDK)/dist/index.js
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers sdk sdk-test bench wheel clean lock test-latest test-playwright-range
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers sdk sdk-test bench wheel clean lock \
+	test-latest test-playwright-range
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +56,8 @@ demo: setup
 	$(BIN)/trailblaze run trails/
 
 peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed $(SDK_BUILT)
+
+bench-peers: $(BENCH_PEERS)/node_modules/.installed
 
 %/node_modules/.installed: %/package-lock.json
 	$(NPM) ci --prefix $* --no-audit --no-fund
@@ -90,7 +95,7 @@ pytest: setup peers
 test: lint typecheck sdk-test pytest
 	$(BIN)/python scripts/test_playwright_range.py --skip-locked
 
-bench: setup peers
+bench: setup peers bench-peers
 	$(BIN)/python benchmarks/run.py
 
 # a wheel to install where the repository is not (no release is on PyPI): dist/trailblaze-*.whl
@@ -100,4 +105,4 @@ wheel: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .venv-latest .venv-playwright .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
-		$(SDK)/node_modules $(SDK)/dist
+		$(SDK)/node_modules $(SDK)/dist $(BENCH_PEERS)/node_modules

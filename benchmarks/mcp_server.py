@@ -1,9 +1,10 @@
 """``trailblaze mcp``'s performance goals, each a ratio to a baseline measured in the same run.
 
 * **call**: a primitive called through ``trailblaze mcp`` over stdio — the JSON-RPC round trip,
-  argument checks, the resolver, the recording of the step — vs the same Playwright action in a
-  plain async script, 50 calls each: ≤ 1.2×. Both click the sample app's "Clear All" button in
-  the same Chromium with the same flags.
+  argument checks, the resolver, the recording of the step, the screen after it for the reply —
+  vs the same Playwright work in a plain async script (the click, then the page read as the
+  reply reads it), 50 calls each: ≤ 1.2×. Both click the sample app's "Clear All" button in the
+  same Chromium with the same flags.
 * **ref**: the same click by the ref the screen shows (``e17``) vs by the selector it is recorded
   as (``button "Clear All"``), both through ``trailblaze mcp``, 50 calls each: ≤ 1.15×. A ref
   costs turning it into a stable selector (one evaluation in the page) before the call runs.
@@ -160,10 +161,12 @@ def bench_ref(runs: int) -> list[dict[str, Any]]:
 
 
 async def plain_playwright(rounds: int) -> list[float]:
-    """The same clicks in a plain Playwright script (the same browser, flags and page)."""
+    """The same clicks in a plain Playwright script (the same browser, flags and page), each
+    followed by reading the page as the MCP reply does."""
     from playwright.async_api import async_playwright
 
     from trailblaze.web.driver import CHROMIUM_ARGS, VIEWPORT, system_chromium
+    from trailblaze.web.locators import read_page
     from trailblaze.web.sample_server import SampleAppServer
 
     server = SampleAppServer().start()
@@ -182,6 +185,7 @@ async def plain_playwright(rounds: int) -> list[float]:
                 start = time.perf_counter()
                 for _ in range(CALLS):
                     await button.click(timeout=10_000)
+                    await read_page(page)  # what a reply shows of the screen after the click
                 times.append(time.perf_counter() - start)
             await browser.close()
             return times

@@ -266,6 +266,18 @@ def bench_mcp_server_call(runs: int) -> list[Figure]:
     return [Figure(**f) for f in mcp_server.bench_call(runs)]
 
 
+def bench_mcp_tokens(runs: int) -> list[Figure]:
+    import mcp_context
+
+    return [Figure(**f) for f in mcp_context.bench_tokens(runs)]
+
+
+def bench_mcp_first_list(runs: int) -> list[Figure]:
+    import mcp_context
+
+    return [Figure(**f) for f in mcp_context.bench_first_list(runs)]
+
+
 def bench_mcp_server_ref(runs: int) -> list[Figure]:
     import mcp_server
 
@@ -296,6 +308,8 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "mcp-server-startup": (bench_mcp_server_startup, 11),
     "mcp-server-call": (bench_mcp_server_call, 5),
     "mcp-server-ref": (bench_mcp_server_ref, 5),
+    "mcp-tokens": (bench_mcp_tokens, 1),
+    "mcp-first-list": (bench_mcp_first_list, 11),
     "xdist": (bench_xdist, 2),
     "remote-browser": (bench_remote_browser, 2),
 }

@@ -398,6 +398,13 @@ def validate(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path
     show_default=True,
     help="Who is the agent: the client's LLM, or trailblaze's own (step(objective), runPrompt).",
 )
+@click.option(
+    "--profile",
+    type=click.Choice(["MINIMAL", "DEFAULT", "STANDARD", "TESTING", "ALL"], case_sensitive=False),
+    default="DEFAULT",
+    show_default=True,
+    help="The device tools listed at first (toolbox changes them): DEFAULT is CORE_INTERACTION + OBSERVATION.",
+)
 def mcp_command(
     use_http: bool,
     host: str,
@@ -406,6 +413,7 @@ def mcp_command(
     allowed_hosts: tuple[str, ...],
     idle_timeout: float,
     mode: str,
+    profile: str,
     plugin_args: tuple[str, ...],
     config: Path | None,
     **options: Any,
@@ -423,7 +431,7 @@ def mcp_command(
     transport = Transport(use_http, host, port, token, list(allowed_hosts), idle_timeout)
     check_transport(transport)
     project = _project("mcp", options)
-    return run(project, defaults_from(project, mode), transport)
+    return run(project, defaults_from(project, mode, profile), transport)
 
 
 mcp_command.blocked_plugins = ("terminal",)  # stdout belongs to the protocol

@@ -68,6 +68,8 @@ SELECTOR_CHARS = Limit(
 )
 #: bytes of an MCP server's stderr log before it is rotated (one older log is kept)
 LOG_BYTES = Limit("TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log")
+#: characters of a step's text an agent gives ``trailblaze mcp`` (an objective, a call's reason)
+STEP_TEXT_CHARS = Limit("TRAILBLAZE_MAX_STEP_TEXT_CHARS", 2_000, "characters a recorded step's text may have")
 
 ALL = (
     FILE_BYTES,
@@ -80,6 +82,7 @@ ALL = (
     SELECTOR_DEPTH,
     SELECTOR_CHARS,
     LOG_BYTES,
+    STEP_TEXT_CHARS,
 )
 
 

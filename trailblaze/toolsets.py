@@ -75,11 +75,13 @@ def hidden_tools(
     extra: dict[str, ToolsetConfig] | None = None,
 ) -> frozenset[str]:
     """The tools agents are not offered on this session (see the module docstring)."""
-    toolsets = known_toolsets(config, extra)
-    listing = {name: t for name, t in toolsets.items() if t.tools and not t.mcp_servers}
     named = named_toolsets(config, target, driver)
     block = target.platform_block(driver.platform, driver.key, driver.expand) if target is not None else None
     excluded = set(block.excluded_tools) if block is not None else set()
+    if not named:  # nothing gates: the toolset files need not be read
+        return frozenset(excluded)
+    toolsets = known_toolsets(config, extra)
+    listing = {name: t for name, t in toolsets.items() if t.tools and not t.mcp_servers}
     if not any(name in listing for name in named):
         return frozenset(excluded)
     offered = {tool for name in applying(listing, named, driver) for tool in listing[name].tools}

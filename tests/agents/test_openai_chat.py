@@ -230,13 +230,14 @@ def test_tools_are_offered_compactly_with_a_reason_argument() -> None:
     from trailblaze.runner.project import Project
 
     registry = Project(Config(ProjectConfig(), None), get_plugin_manager(autoload=False)).tools
-    click = tool_schema(registry.require("web_click"))
+    click = tool_schema(registry.require("web_click"), platform="web")
     assert click["type"] == "function"
     function = click["function"]
     assert function["name"] == "web_click"
     parameters = function["parameters"]
-    assert "$defs" not in json.dumps(parameters)
-    assert parameters["properties"]["nodeSelector"]["type"] == "object"
-    assert "prefer `ref`" in parameters["properties"]["nodeSelector"]["description"]
+    assert "$defs" not in json.dumps(parameters) and "null" not in json.dumps(parameters)
+    selector = parameters["properties"]["nodeSelector"]
+    assert selector["type"] == "object" and selector["description"].startswith("Instead of ref")
+    assert '"web": {ariaRole' in selector["description"] and "androidAccessibility" not in selector["description"]
     assert parameters["properties"]["reason"]["type"] == "string"
     assert "reason" not in tool_schema(registry.require("objectiveStatus"))["function"]["parameters"]["properties"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -15,7 +16,7 @@ from trailblaze.errors import InfrastructureError, Location
 from trailblaze.mcp.connection import Connection
 from trailblaze.mcp.declarations import ServerDecl
 
-from .conftest import alive
+from .conftest import SERVERS, alive
 
 pytestmark = pytest.mark.anyio
 
@@ -67,6 +68,45 @@ async def test_connects_lists_tools_and_calls(probe: Path, tmp_path: Path, conne
     assert connection.transport is not None
     assert connection.transport.returncode is not None  # the process is gone
     assert not alive(connection.transport.pid or 0)
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("", "'' (empty)"),
+        ("a\nb", "'a\\nb'"),
+        ("../x", "'../x'"),
+        ("a b", "'a b'"),
+        ("x" * 10_000, f"{'x' * 60!r}… (10000 characters)"),
+    ],
+)
+async def test_a_tool_name_mcp_does_not_allow_is_refused_naming_server_and_tool(
+    tmp_path: Path, connections: list[Connection], name: str, shown: str
+) -> None:
+    """An LLM API refuses a request that offers such a name: every agent call would fail."""
+    decl = stdio(SERVERS / "named.py", json.dumps(["fine", name]))
+    with pytest.raises(InfrastructureError) as info:
+        await _start(connections, decl, tmp_path)
+    assert str(info.value) == (
+        f"MCP server probe (project, trailblaze.yaml:3:5) lists a tool named {shown}, which is not a valid MCP tool "
+        "name (1 to 128 characters of A-Z, a-z, 0-9, '_', '.' and '-'): rename it in the server"
+    )
+    assert len(str(info.value)) < 400
+
+
+async def test_a_tool_listed_twice_is_refused(tmp_path: Path, connections: list[Connection]) -> None:
+    decl = stdio(SERVERS / "named.py", json.dumps(["echo", "echo"]))
+    with pytest.raises(InfrastructureError, match="lists the tool 'echo' twice: tool names must be unique"):
+        await _start(connections, decl, tmp_path)
+
+
+async def test_names_mcp_allows_are_kept_as_the_server_wrote_them(
+    tmp_path: Path, connections: list[Connection]
+) -> None:
+    names = ["bank.signIn", "a-b_c", "x" * 128]
+    connection = await _start(connections, stdio(SERVERS / "named.py", json.dumps(names)), tmp_path)
+    assert [t.name for t in connection.tools] == names
+    assert (await connection.call("bank.signIn", {}, {})).content[0].text == "called bank.signIn"  # type: ignore[union-attr]
 
 
 async def test_command_not_found(tmp_path: Path, connections: list[Connection]) -> None:

@@ -66,6 +66,7 @@ def test_every_key_and_the_precedence_as_a_real_server_ships_them(
         "requiresContext": True,
         "toolset": "probe_set",
         "defaultEnabled": True,
+        "isQuery": False,
         "serverInfo": {"name": "probe", "version": "1"},  # seed 000's registry serverInfo
     }
     assert tools["meta_for_llm"]["exposedToLlm"] is False

@@ -62,3 +62,26 @@ def test_inspector_over_http_with_a_token(inspector: Path, project: Project) -> 
             inspector, project.root, server.url, "--header", "Authorization: Bearer t0ken", "--method", "tools/list"
         )
     assert listed["tools"][0]["name"] == "device"
+
+
+def test_inspector_sends_an_object_argument_for_an_object_parameter(inspector: Path, project: Project) -> None:
+    """The CLI turns `key=value` into JSON when the parameter's top-level type says object."""
+    server = [sys.executable, "-m", "trailblaze", "mcp"]
+    selector = '{"web": {"cssSelector": "body"}}'
+    checked = _inspect(
+        inspector,
+        project.root,
+        *server,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "web_hover",
+        "--tool-arg",
+        f"nodeSelector={selector}",
+        "--tool-arg",
+        "reason=Point at the page",
+    )
+    assert checked["isError"] is False, checked
+    recorded = checked["structuredContent"]["recorded"]
+    assert recorded["text"] == "Point at the page"
+    assert recorded["tools"] == [{"web_hover": {"nodeSelector": {"web": {"cssSelector": "body"}}}}]

@@ -55,7 +55,9 @@ def test_android_session_saves_a_trail_that_replays(adb: AdbHostStandIn, project
     out = asyncio.run(scenario())
     assert any(row.get("id") == "emulator-5554" for row in out["list"]["devices"])
     assert out["connect"]["id"] == "emulator-5554" and out["connect"]["driver"] == "android-uiautomator2"
-    assert {"launchApp", "inputText", "tap", "assertVisible", "pressBack"} <= set(out["tools"])
+    assert {"launchApp", "inputText", "tap", "swipe", "takeSnapshot"} <= set(out["tools"])
+    # the default profile leaves checks and navigation to toolbox; they are still called by name
+    assert "assertVisible" not in out["tools"] and "pressBack" not in out["tools"]
     # not offered to LLMs (upstream's flag: they should tap refs), still callable, as in a recording
     assert "tapOnElementWithText" not in out["tools"] and "web_click" not in out["tools"]
     assert SAMPLE_APP in out["apps"]["apps"]

@@ -85,7 +85,8 @@ def test_resources_describe_the_session_the_tools_and_the_trails(project: Projec
 
     config = out["config"]
     assert {s["key"] for s in config["settings"]} >= {"mode", "target", "llmCallStrategy"}
-    assert config["currentValues"]["mode"] == "MCP_CLIENT_AS_AGENT" and config["enabledCategories"] == ["ALL"]
+    assert config["currentValues"]["mode"] == "MCP_CLIENT_AS_AGENT"
+    assert config["enabledCategories"] == ["APP", "CORE_INTERACTION", "OBSERVATION"]  # the DEFAULT profile
     assert out["device_before"]["connected"] is False
     assert out["device"]["connected"] is True and out["device"]["platform"] == "web"
 
@@ -97,9 +98,10 @@ def test_resources_describe_the_session_the_tools_and_the_trails(project: Projec
     assert registry["serverInfo"]["name"] == "trailblaze" and registry["connected"] is True
     assert registry["driver"] == "playwright-native"
     assert all(set(info) == {"defaultEnabled", "tools"} for info in registry["groups"].values())
-    # the registry follows the toolbox: a MINIMAL profile no longer offers the checks
-    assert registry["tools"]["web_verifyTextVisible"]["offered"] is True
-    assert out["registry_minimal"]["tools"]["web_verifyTextVisible"]["offered"] is False
+    # the registry follows the toolbox: DEFAULT offers the snapshot, MINIMAL no longer does
+    assert registry["tools"]["web_verifyTextVisible"]["offered"] is False
+    assert registry["tools"]["web_snapshot"]["offered"] is True
+    assert out["registry_minimal"]["tools"]["web_snapshot"]["offered"] is False
 
     assert "## VERIFICATION" in out["categories"] and "web_verifyTextVisible" in out["categories"]
     assert "- MINIMAL: CORE_INTERACTION" in out["categories"]

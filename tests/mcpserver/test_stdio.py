@@ -91,7 +91,8 @@ def test_drive_save_replay(project: Project, cli: CliRunner) -> None:
     # before any device is connected: the default (web) driver's tools, connecting on first use
     assert out["before"][: len(SESSION_TOOLS)] == SESSION_TOOLS and "web_click" in out["before"]
     assert out["after"][: len(SESSION_TOOLS)] == SESSION_TOOLS
-    assert {"web_click", "web_type", "web_navigate", "tap", "web_verifyTextVisible"} <= set(out["after"])
+    assert {"web_click", "web_type", "web_navigate", "tap"} <= set(out["after"])
+    assert "web_verifyTextVisible" not in out["after"]  # VERIFICATION is a toolbox call away; callable by name
     assert "objectiveStatus" not in out["after"]
     assert seen.count("notifications/tools/list_changed") == 1
     assert out["schemas"]["device"]["properties"]["action"]["enum"] == [
@@ -256,6 +257,10 @@ def test_config_toolbox_and_modes_change_the_tools(project: Project) -> None:
         out: dict[str, Any] = {}
         async with stdio(project.root, message_handler=seen.handler) as client:
             ok(await client.call_tool("device", {"action": "WEB"}))
+            out["default"] = names(await client.list_tools())
+            out["profile_all"] = ok(
+                await client.call_tool("config", {"action": "SET", "key": "toolProfile", "value": "all"})
+            )
             out["all"] = names(await client.list_tools())
             out["minimal"] = ok(await client.call_tool("toolbox", {"action": "PROFILE", "profile": "MINIMAL"}))
             out["minimal_tools"] = names(await client.list_tools())
@@ -277,9 +282,15 @@ def test_config_toolbox_and_modes_change_the_tools(project: Project) -> None:
         return out
 
     out = asyncio.run(scenario())
-    assert "web_verifyTextVisible" in out["all"] and "web_click" in out["all"]
+    # DEFAULT: CORE_INTERACTION and OBSERVATION (upstream's default categories)
+    assert {"web_click", "web_snapshot", "web_currentUrl"} <= set(out["default"])
+    assert "web_verifyTextVisible" not in out["default"] and "rememberText" not in out["default"]
+    assert out["profile_all"]["value"] == "ALL"
+    assert {"web_verifyTextVisible", "rememberText", "runTrail"} <= set(out["all"])
+    assert "web_requestDetails" not in out["all"]  # a no-op kept for upstream's recordings: never offered
     assert "web_click" in out["minimal_tools"] and "web_verifyTextVisible" not in out["minimal_tools"]
-    assert "pressBack" not in out["minimal_tools"] and "web_currentUrl" in out["minimal_tools"]
+    assert "runTrail" not in out["minimal_tools"] and "web_currentUrl" not in out["minimal_tools"]
+    assert out["minimal"]["enabled"] == ["APP", "CORE_INTERACTION"]
     assert "web_verifyTextVisible" in out["verification_tools"]
     verification = next(c for c in out["listing"]["categories"] if c["category"] == "VERIFICATION")
     assert {t["name"] for t in verification["tools"]} >= {"web_verifyTextVisible", "web_verifyValue"}
@@ -294,12 +305,13 @@ def test_config_toolbox_and_modes_change_the_tools(project: Project) -> None:
         "mode",
         "target",
         "llmCallStrategy",
+        "toolProfile",
         "screenshotFormat",
         "viewHierarchyVerbosity",
         "autoIncludeScreenshot",
     }
-    # connect, profile, enable, mode: each changed the list and said so
-    assert seen.count("notifications/tools/list_changed") == 4
+    # connect, toolProfile, profile, enable, mode: each changed the list and said so
+    assert seen.count("notifications/tools/list_changed") == 5
 
 
 def test_ask_returns_the_screen_and_a_screenshot(project: Project) -> None:

@@ -59,3 +59,12 @@ def test_a_server_shipping_a_wrong_type_is_named() -> None:
     ):
         metadata.tool_meta_layer({"trailblaze/isDelegating": "yes"}, "server x, tool y")
     assert metadata.tool_meta_layer({"trailblaze/fromTheFuture": 1}, "s") == {}  # unknown keys: ignored
+
+
+def test_a_query_is_never_recorded() -> None:
+    """A server marks a read-only query with trailblaze/isQuery: recording it would replay a
+    question nobody asks."""
+    meta = metadata.merge([metadata.tool_meta_layer({"trailblaze/isQuery": True}, "mcp:test")])
+    assert meta.query is True and meta.recordable is False
+    assert meta.to_registry()["isQuery"] is True
+    assert metadata.merge([]).to_registry()["isQuery"] is False

@@ -25,12 +25,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from trailblaze.agents.base import Agent, AgentSettings, StepTask, Usage, Verdict
 from trailblaze.agents.llm import llm_config, llm_configured
 from trailblaze.agents.screen import render_screen
 from trailblaze.errors import InfrastructureError, UsageError
+from trailblaze.tools.agentschema import AgentNames, agent_schema
 
 if TYPE_CHECKING:
     import httpx
@@ -45,15 +48,6 @@ OBJECTIVE_STATUS = "objectiveStatus"
 MAX_RESULT_CHARS = 2000
 OMITTED_SCREEN = "(an earlier screen, omitted: only the latest screen is current)"
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
-#: selector parameters are offered in short: their full schemas would cost thousands of tokens
-#: per tool and turn, and the model is meant to use the screen's refs anyway
-SELECTOR_HINTS = {
-    "nodeSelector": (
-        'a stable selector, e.g. {"web": {"dataTestId": "name"}} or {"web": {"ariaRole": "button", '
-        '"ariaNameRegex": "Submit"}}; prefer `ref`'
-    ),
-    "selector": 'a legacy element selector, e.g. {"textRegex": "Submit"}; prefer `ref`',
-}
 _RETRIES = 2
 
 SYSTEM_PROMPT = """\
@@ -123,9 +117,8 @@ class OpenAIAgent(Agent):
     # -- one step ---------------------------------------------------------------------------------
 
     async def solve(self, task: StepTask) -> Verdict:
-        step_tools = task.tools_in_groups(self.llm.groups)
-        offered = {spec.name: spec for spec in step_tools}
-        tools = [tool_schema(spec) for spec in step_tools]
+        offer = Offer.of(task.tools_in_groups(self.llm.groups), task.session.info.platform)
+        offered, tools = offer.tools, offer.schemas
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self._system_prompt(task)},
             {"role": "user", "content": await self._step_message(task)},
@@ -170,7 +163,7 @@ class OpenAIAgent(Agent):
             elif name not in offered:
                 content = f"error: {name!r} is not one of the tools offered for this step"
             else:
-                result = await task.call(name, args)
+                result = await task.call(offered[name].name, args)
                 content = result.describe()
         messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "content": content[:MAX_RESULT_CHARS]})
         return None
@@ -252,24 +245,34 @@ def objective_verdict(args: Any) -> Verdict | None:
     return None
 
 
-def tool_schema(spec: ToolSpec) -> dict[str, Any]:
-    """A tool as OpenAI's ``tools`` list describes it, with an optional ``reason`` parameter
-    (kept in the trail file next to the call, never passed to the tool). Parameters with a
-    nested model (selectors) are described in one line; the tool still validates them."""
-    parameters = json.loads(json.dumps(spec.input_schema)) or {"type": "object", "properties": {}}
-    parameters.setdefault("type", "object")
+@dataclass(slots=True)
+class Offer:
+    """The tools of one step as an LLM is offered them: OpenAI-style function schemas under names
+    LLM APIs accept (:class:`~trailblaze.tools.agentschema.AgentNames`), and the tool each
+    offered name means."""
+
+    schemas: list[dict[str, Any]]
+    tools: dict[str, ToolSpec]
+
+    @classmethod
+    def of(cls, specs: Sequence[ToolSpec], platform: str | None) -> Offer:
+        names = AgentNames(spec.name for spec in specs)
+        offered = {names.offered(spec.name): spec for spec in specs}
+        return cls([tool_schema(spec, name, platform) for name, spec in offered.items()], offered)
+
+
+def tool_schema(spec: ToolSpec, name: str | None = None, platform: str | None = None) -> dict[str, Any]:
+    """A tool as OpenAI's ``tools`` list describes it (under ``name``, default its own), with an
+    optional ``reason`` parameter (kept in the trail file next to the call, never passed to the
+    tool). The schema is :func:`~trailblaze.tools.agentschema.agent_schema`'s: selectors in one
+    line naming ``platform``'s matchers; the tool still validates against its whole schema."""
+    parameters = agent_schema(spec.input_schema or {"type": "object", "properties": {}}, platform)
     properties = parameters.setdefault("properties", {})
-    if parameters.pop("$defs", None) is not None:
-        for name, schema in list(properties.items()):
-            if "$ref" in json.dumps(schema):
-                properties[name] = {"type": "object", "description": SELECTOR_HINTS.get(name, "an object")}
-    for schema in properties.values():
-        if isinstance(schema, dict):
-            schema.pop("title", None)  # pydantic's titles repeat the names: tokens for nothing
     if spec.name != OBJECTIVE_STATUS and "reason" not in properties:
         properties["reason"] = {"type": "string", "description": "why this call, in a few words"}
     description = spec.description.split("\n\n", 1)[0] if spec.description else spec.name
-    return {"type": "function", "function": {"name": spec.name, "description": description, "parameters": parameters}}
+    function = {"name": name or spec.name, "description": description, "parameters": parameters}
+    return {"type": "function", "function": function}
 
 
 def _assistant_message(reply: dict[str, Any]) -> dict[str, Any]:

@@ -14,10 +14,14 @@ from trailblaze.devicecommands import ViewNode
 
 #: more lines than this are cut (with a note): a screen is read, not archived
 MAX_LINES = 400
+#: a label or value longer than this is cut (a field holding a 200 KB text is one line)
+MAX_TEXT = 200
 _SHOWN_ATTRIBUTES = ("level", "value", "url", "placeholder")
 
 
-def render_screen(root: ViewNode, max_lines: int = MAX_LINES) -> str:
+def render_screen(root: ViewNode, max_lines: int = MAX_LINES, more: str = "") -> str:
+    """The screen, one element per line; past ``max_lines`` a note of how many were left out,
+    followed by ``more`` (how the reader can see the rest)."""
     lines: list[str] = []
     omitted = 0
 
@@ -35,7 +39,7 @@ def render_screen(root: ViewNode, max_lines: int = MAX_LINES) -> str:
     for child in root.children if root.class_name == "document" else [root]:
         visit(child, 0)
     if omitted:
-        lines.append(f"… {omitted} more elements not shown")
+        lines.append(f"… {omitted} more elements not shown{more}")
     return "\n".join(lines) if lines else "(the screen is empty)"
 
 
@@ -47,13 +51,14 @@ def _describe(node: ViewNode) -> str:
     parts = [node.class_name or "node"]
     label = node.text or node.description
     if label:
-        parts.append(json.dumps(label, ensure_ascii=False))
+        parts.append(json.dumps(_short(label), ensure_ascii=False))
     if node.id and not node.ref:
         parts.append(f"id={node.id}")
     for key in _SHOWN_ATTRIBUTES:
         value = node.attributes.get(key)
         if value not in (None, "", True):
-            parts.append(f"{key}={json.dumps(value, ensure_ascii=False) if ' ' in str(value) else value}")
+            value = _short(str(value))
+            parts.append(f"{key}={json.dumps(value, ensure_ascii=False) if ' ' in value else value}")
     if node.checked:
         parts.append("checked")
     if node.selected:
@@ -65,3 +70,7 @@ def _describe(node: ViewNode) -> str:
     if node.ref:
         parts.append(f"[{node.ref}]")
     return " ".join(parts)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else f"{text[:MAX_TEXT]}… ({len(text) - MAX_TEXT} more characters)"

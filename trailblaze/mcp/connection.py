@@ -29,6 +29,7 @@ from trailblaze.errors import InfrastructureError
 from trailblaze.mcp.declarations import ServerDecl
 from trailblaze.mcp.prefork import eligible
 from trailblaze.mcp.stdio import StderrLog, StdioTransport
+from trailblaze.tools.agentschema import MCP_NAME
 
 REGISTRY_URI = "trailblaze://registry"
 _LIST_PAGES = 100
@@ -167,7 +168,26 @@ class Connection:
             cursor = page.next_cursor
             if not cursor:
                 break
+        self._check_names(tools)
         return tools
+
+    def _check_names(self, tools: list[mcp_types.Tool]) -> None:
+        """Refuse a tool name the MCP specification does not allow (1–128 characters of
+        ``A-Z a-z 0-9 _ . -``: an LLM API would refuse every request offering it) and a name the
+        server lists twice (which of the two a call reaches would be a guess)."""
+        seen: set[str] = set()
+        for tool in tools:
+            name = tool.name
+            if not MCP_NAME.match(name):
+                raise InfrastructureError(
+                    f"MCP server {self.decl.where} lists a tool named {_shown_name(name)}, which is not a valid MCP "
+                    "tool name (1 to 128 characters of A-Z, a-z, 0-9, '_', '.' and '-'): rename it in the server"
+                )
+            if name in seen:
+                raise InfrastructureError(
+                    f"MCP server {self.decl.where} lists the tool {name!r} twice: tool names must be unique"
+                )
+            seen.add(name)
 
     async def _read_registry(self, client: Client) -> dict[str, Any] | None:
         """The server's ``trailblaze://registry`` resource (seed 000), when it has one."""
@@ -349,3 +369,12 @@ def _version() -> str:
     from trailblaze import __version__
 
     return __version__
+
+
+def _shown_name(name: str) -> str:
+    """A tool name as a message shows it: quoted with its escapes, cut when long."""
+    if not name:
+        return "'' (empty)"
+    if len(name) > 80:
+        return f"{name[:60]!r}… ({len(name)} characters)"
+    return repr(name)

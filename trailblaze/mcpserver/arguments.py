@@ -9,9 +9,10 @@ in any case (``web`` for ``WEB``), as a model would write them.
 from __future__ import annotations
 
 import enum
-from typing import Any
+import functools
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
 from trailblaze.mcpserver.categories import Category, Profile
 from trailblaze.mcpserver.settings import ViewHierarchyVerbosity
@@ -132,7 +133,8 @@ class StepArgs(_Args):
         description="VERIFY checks an assertion with read-only tools (passed true/false); NAVIGATION gives "
         "trailblaze's agent only interaction and navigation tools",
     )
-    tools: str | list[Any] | None = Field(
+    #: offered as text (what clients send best); a list of calls is accepted too
+    tools: Annotated[str | list[Any] | None, WithJsonSchema({"type": "string"})] = Field(
         None,
         description="Tool calls to run directly, no LLM: YAML as in a trail's recording, e.g. "
         "'- web_click: {ref: e12}\\n- web_type: {ref: e13, text: Ada}'",
@@ -197,7 +199,7 @@ class ToolboxArgs(_Args):
 
     action: ToolboxAction = Field(ToolboxAction.LIST, description="LIST, ENABLE, DISABLE, PROFILE or RELOAD")
     categories: list[Category] | None = Field(None, description="ENABLE/DISABLE: these categories")
-    profile: Profile | None = Field(None, description="PROFILE: MINIMAL, STANDARD, TESTING or ALL")
+    profile: Profile | None = Field(None, description="PROFILE: the profile to offer")
     name: str | None = Field(None, description="LIST: only this tool, with its parameters")
     search: str | None = Field(None, description="LIST: tools whose name or description contains this")
     detail: bool | None = Field(None, description="LIST: include each tool's parameters")
@@ -271,8 +273,10 @@ _ENUM_VALUES = frozenset(
 
 def parse(model: type[_Args], arguments: dict[str, Any] | None) -> Any:
     """``arguments`` as ``model``; a wrong one raises ``ValueError`` with one line per problem."""
+    from trailblaze.tools.agentschema import parse_json_arguments
+
     try:
-        return model.model_validate(arguments or {})
+        return model.model_validate(parse_json_arguments(_schema_of(model), arguments or {}))
     except ValidationError as exc:
         raise ValueError("; ".join(str(e) for e in describe_errors(exc, model=model))) from None
 
@@ -296,3 +300,7 @@ def schema(model: type[_Args]) -> dict[str, Any]:
     out = inline(raw)
     out.pop("description", None)
     return dict(out)
+
+
+#: each model's schema, made once (for reading JSON text arguments; never handed out)
+_schema_of = functools.cache(schema)

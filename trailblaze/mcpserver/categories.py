@@ -6,7 +6,12 @@ upstream's (``ToolSetCategory``, its toolset files ``core_interaction``, ``navig
 ``observation``, ``verification``, ``memory``), plus ``APP`` for the tools of the app under
 test — plugins' and MCP toolsets' tools — which upstream offers with the target.
 
-A new session offers every category (``ALL``): every tool a trail on the device could record.
+A new session offers upstream's default categories, ``CORE_INTERACTION`` and ``OBSERVATION``
+(the ``DEFAULT`` profile), with the app's own tools (``APP``): what an agent needs to act and
+look, for a few thousand tokens of tools/list. ``toolbox(action=ENABLE, categories=[…])`` or
+``toolbox(action=PROFILE, profile=…)`` (or ``config`` key ``toolProfile``, or ``trailblaze mcp
+--profile``) offers more; tools outside the enabled categories can still be called by name
+(``step(tools=…)`` runs any tool, as a trail does).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ class Category(enum.StrEnum):
 
 class Profile(enum.StrEnum):
     MINIMAL = "MINIMAL"
+    DEFAULT = "DEFAULT"
     STANDARD = "STANDARD"
     TESTING = "TESTING"
     ALL = "ALL"
@@ -46,6 +52,7 @@ DESCRIPTIONS: dict[Category, str] = {
 
 PROFILES: dict[Profile, frozenset[Category]] = {
     Profile.MINIMAL: frozenset({Category.CORE_INTERACTION}),
+    Profile.DEFAULT: frozenset({Category.CORE_INTERACTION, Category.OBSERVATION}),
     Profile.STANDARD: frozenset({Category.CORE_INTERACTION, Category.NAVIGATION, Category.OBSERVATION}),
     Profile.TESTING: frozenset(
         {
@@ -89,7 +96,6 @@ _MEMBERS: dict[Category, frozenset[str]] = {
             "wait",
             "waitForChange",
             "web_click",
-            "web_currentUrl",
             "web_fillSecret",
             "web_hover",
             "web_navigate",
@@ -97,7 +103,6 @@ _MEMBERS: dict[Category, frozenset[str]] = {
             "web_resize",
             "web_scroll",
             "web_selectOption",
-            "web_snapshot",
             "web_type",
             "web_wait",
             "web_waitForUrl",
@@ -138,6 +143,18 @@ def offered(spec: ToolSpec, enabled: frozenset[Category], builtin_sources: Itera
     if Category.ALL in enabled:
         return True
     return bool(categories_of(spec, builtin_sources) & enabled)
+
+
+def profile_categories(profile: Profile) -> frozenset[Category]:
+    """What choosing ``profile`` enables: its categories, and the app's own tools."""
+    if profile is Profile.ALL:
+        return PROFILES[profile]
+    return PROFILES[profile] | {Category.APP}
+
+
+def profile_of(enabled: frozenset[Category]) -> Profile | None:
+    """The profile ``enabled`` is exactly (None when categories were picked one by one)."""
+    return next((p for p in Profile if profile_categories(p) == enabled), None)
 
 
 #: what ``step(hint="NAVIGATION")`` leaves trailblaze's agent (seed 004: the minimal tools plus

@@ -32,8 +32,8 @@ from trailblaze.agents.openai_chat import (
     SYSTEM_PROMPT,
     TRAILHEAD_RULE,
     VERIFY_RULE,
+    Offer,
     objective_verdict,
-    tool_schema,
 )
 from trailblaze.agents.screen import render_screen
 from trailblaze.errors import InfrastructureError
@@ -78,9 +78,9 @@ class SamplingAgent(Agent):
     # -- with tool_use ----------------------------------------------------------------------------------
 
     async def _solve_with_tools(self, task: StepTask) -> Verdict:
-        step_tools = task.tools_in_groups(llm_config(task.session.run.config).groups)
-        offered = {spec.name: spec for spec in step_tools}
-        tools = [_mcp_tool(tool_schema(spec)) for spec in step_tools]
+        offer = Offer.of(task.tools_in_groups(llm_config(task.session.run.config).groups), _platform(task))
+        offered = offer.tools
+        tools = [_mcp_tool(schema) for schema in offer.schemas]
         messages = [_user(f"The step: {task.text}\n\n{await _screen(task)}")]
         usage = Usage()
         for _ in range(MAX_TURNS):
@@ -102,7 +102,7 @@ class SamplingAgent(Agent):
                 elif use.name not in offered:
                     text = f"error: {use.name!r} is not one of the tools offered for this step"
                 else:
-                    text = (await task.call(use.name, dict(use.input))).describe()
+                    text = (await task.call(offered[use.name].name, dict(use.input))).describe()
                 results.append(
                     types.ToolResultContent(
                         tool_use_id=use.id, content=[types.TextContent(text=text[:MAX_RESULT_CHARS])]
@@ -116,9 +116,9 @@ class SamplingAgent(Agent):
     # -- with JSON text ---------------------------------------------------------------------------------
 
     async def _solve_with_json(self, task: StepTask) -> Verdict:
-        step_tools = task.tools_in_groups(llm_config(task.session.run.config).groups)
-        offered = {spec.name: spec for spec in step_tools}
-        catalog = "\n".join(json.dumps(tool_schema(spec)["function"], ensure_ascii=False) for spec in step_tools)
+        offer = Offer.of(task.tools_in_groups(llm_config(task.session.run.config).groups), _platform(task))
+        offered = offer.tools
+        catalog = "\n".join(json.dumps(schema["function"], ensure_ascii=False) for schema in offer.schemas)
         system = _system(task) + JSON_RULES + catalog
         messages = [_user(f"The step: {task.text}\n\n{await _screen(task)}")]
         usage = Usage()
@@ -141,7 +141,7 @@ class SamplingAgent(Agent):
                 if name not in offered or not isinstance(args, dict):
                     feedback = f"error: {name!r} is not one of the tools offered for this step"
                 else:
-                    feedback = (await task.call(name, args)).describe()
+                    feedback = (await task.call(offered[name].name, args)).describe()
             _forget_screens(messages)
             messages.append(_user(f"{feedback[:MAX_RESULT_CHARS]}\n\n{await _screen(task)}"))
         return Verdict("failed", f"the step was not finished after {MAX_TURNS} sampling turns", usage)
@@ -167,6 +167,10 @@ def _system(task: StepTask) -> str:
     if task.context:
         extra += f"\n\nAbout the app under test: {task.context}"
     return SYSTEM_PROMPT.format(platform=task.session.info.platform, extra=extra)
+
+
+def _platform(task: StepTask) -> str:
+    return task.session.info.platform
 
 
 async def _screen(task: StepTask) -> str:

@@ -11,6 +11,9 @@ Shutdown closes every client's device, browser and MCP toolset servers:
 Exit codes: 0 when the client ended the session, 130 after a signal, 2 when the server could
 not serve or the client broke the protocol (a stdio message over the size limit; see
 :mod:`.stdio`), 3 for a port in use.
+
+Over stdio, the opening of a session (``initialize``, ``tools/list``) is answered before the
+``mcp`` SDK is imported (:mod:`.prelude`), which then serves the rest of it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from trailblaze.errors import ExitCode
 
 if TYPE_CHECKING:
     from trailblaze.mcpserver.server import McpApp
-    from trailblaze.mcpserver.state import Defaults
+    from trailblaze.mcpserver.state import ClientState, Defaults
     from trailblaze.runner.project import Project
 
 
@@ -59,19 +62,49 @@ def run(project: Project, defaults: Defaults, transport: Transport) -> int:
     return asyncio.run(_main(project, defaults, transport))
 
 
-async def _main(project: Project, defaults: Defaults, transport: Transport) -> int:
-    from trailblaze.mcpserver.server import McpApp, quiet_sdk_warnings
+@dataclass(slots=True)
+class Opened:
+    """What the command opened, closed at the end: the server (the ``mcp`` SDK's, made when it
+    is needed), or the session the stdio prelude began before there was one."""
 
-    quiet_sdk_warnings()
-    app = McpApp(project, defaults)
+    project: Project
+    defaults: Defaults
+    app: McpApp | None = None
+    state: ClientState | None = None
+
+    def new_app(self) -> McpApp:
+        """The server; its first client connection goes on with the prelude's session."""
+        from trailblaze.mcpserver.server import McpApp, quiet_sdk_warnings
+
+        quiet_sdk_warnings()
+        self.app = McpApp(self.project, self.defaults)
+        if self.state is not None:
+            self.app.adopt(self.state)
+        return self.app
+
+    def new_state(self) -> ClientState:
+        """A client's session, before the server exists (the stdio prelude's)."""
+        from trailblaze.mcpserver.state import ClientState
+
+        self.state = ClientState(self.project, self.defaults)
+        return self.state
+
+    async def close(self) -> None:
+        if self.app is not None:
+            await self.app.close()
+        elif self.state is not None:
+            await self.state.close()
+
+
+async def _main(project: Project, defaults: Defaults, transport: Transport) -> int:
+    from trailblaze.mcpserver.http import Stopper
+
+    opened = Opened(project, defaults)
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
     signals = 0
     closing = False
-
-    from trailblaze.mcpserver.http import Stopper
-
     stopper = Stopper()
 
     def on_signal() -> None:
@@ -94,24 +127,24 @@ async def _main(project: Project, defaults: Defaults, transport: Transport) -> i
             pass
     try:
         if transport.http:
-            await _http(app, transport, stopper)
+            await _http(opened.new_app(), transport, stopper)
         else:
-            await _stdio(app)
+            await _stdio(opened)
     except asyncio.CancelledError:
         if not signals:
             raise
     finally:
         closing = True
-        await app.close()
+        await opened.close()
         for sig in installed:
             loop.remove_signal_handler(sig)
     return int(ExitCode.INTERRUPTED if signals else ExitCode.OK)
 
 
-async def _stdio(app: McpApp) -> None:
+async def _stdio(opened: Opened) -> None:
     from trailblaze.mcpserver import stdio
 
-    await stdio.serve(app)
+    await stdio.serve(opened)
 
 
 async def _http(app: McpApp, transport: Transport, stopper: object) -> None:

@@ -30,6 +30,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from trailblaze import __version__
 from trailblaze.errors import TrailblazeError
+from trailblaze.mcpserver.catalog import INSTRUCTIONS, SERVER_NAME, SERVER_TITLE
 from trailblaze.mcpserver.settings import Mode
 
 if TYPE_CHECKING:
@@ -38,87 +39,7 @@ if TYPE_CHECKING:
     from trailblaze.mcpserver.session_tools import Call, Reply
     from trailblaze.mcpserver.state import ClientState, Defaults
     from trailblaze.runner.project import Project
-    from trailblaze.tools.model import ToolSpec
 
-INSTRUCTIONS = """\
-Trailblaze drives a web browser, an Android phone or an iPhone, and saves what you do as a trail \
-that `trailblaze run` replays without any LLM.
-
-1. Connect: device(action=WEB) (or ANDROID, IOS; device(action=LIST) shows what is reachable). \
-The device's tools then appear (tools/list changes).
-2. Look: ask(question=...) returns the screen as lines with refs like [e12].
-3. Act: call the device's tools (web_click with ref="e12", web_type, tap, inputText, ...); give \
-`reason` to name the step. Or run several calls as one named step: step(objective="Log in", \
-tools="- web_type: {ref: e3, text: ada}\\n- web_click: {ref: e5}").
-4. Check: step(objective="The welcome banner shows", hint="VERIFY", tools=...) with read-only tools.
-5. Save: trail(action=SAVE, name="login"); trail(action=RUN, name="login") replays it.
-Calls that fail are not recorded. In TRAILBLAZE_AS_AGENT mode (config), step(objective) and \
-runPrompt(steps) are worked out by trailblaze's own agent."""
-
-#: session tools, the name of their arguments' model (in :mod:`.arguments`) and what they are for
-_SESSION_TOOLS: dict[str, tuple[str, str]] = {
-    "device": (
-        "DeviceArgs",
-        "Connect a device or get device info. device(action=WEB) opens a browser (always available), "
-        "ANDROID/IOS the first phone, CONNECT a device by id, LIST what is reachable, INFO the connected one. "
-        "Connecting starts recording the session; its tools then appear.",
-    ),
-    "step": (
-        "StepArgs",
-        "Take one step toward your objective, recorded as one trail step with `objective` as its text. "
-        "With `tools` (YAML tool calls, as in a trail's recording) the calls run directly, no LLM. "
-        'hint="VERIFY" allows only read-only checks, records a verify step and returns passed true/false. '
-        "Without tools, in TRAILBLAZE_AS_AGENT mode, trailblaze's agent works it out. "
-        "Returns what happened and the screen now.",
-    ),
-    "ask": (
-        "AskArgs",
-        "Look at the current screen: the elements one per line with refs ([e12]), optionally the view "
-        "hierarchy and a screenshot. In TRAILBLAZE_AS_AGENT mode trailblaze's agent answers the question. "
-        "Never recorded.",
-    ),
-    "trail": (
-        "TrailArgs",
-        "Trails: SAVE writes the recorded session as a trail file (name=...) that `trailblaze run` replays; "
-        "RUN replays a trail by name or file, deterministically, with progress; LIST pages through the "
-        "project's trails (filter, page); START begins a new named recording; END stops recording.",
-    ),
-    "session": (
-        "SessionArgs",
-        "The recording session: START a new one (title), STOP (save=true saves first), SAVE as a trail, "
-        "INFO (its steps so far), LIST this session's recordings, ARTIFACTS (screenshots, saved files).",
-    ),
-    "config": (
-        "ConfigArgs",
-        "Session settings: GET (all or key), SET key value, LIST keys with options. Keys: mode "
-        "(MCP_CLIENT_AS_AGENT, TRAILBLAZE_AS_AGENT), target, llmCallStrategy (DIRECT, MCP_SAMPLING), "
-        "screenshotFormat, viewHierarchyVerbosity, autoIncludeScreenshot.",
-    ),
-    "toolbox": (
-        "ToolboxArgs",
-        "The device tools on offer, grouped in categories (CORE_INTERACTION, NAVIGATION, OBSERVATION, "
-        "VERIFICATION, MEMORY, APP). LIST shows them (search, name, detail); ENABLE/DISABLE categories or "
-        "pick a PROFILE (MINIMAL, STANDARD, TESTING, ALL) to change which tools are listed; RELOAD reads the "
-        "project's tool files again and restarts its MCP toolset servers (the device and recording stay).",
-    ),
-    "trailEdit": (
-        "TrailEditArgs",
-        "Fix the steps this session recorded, before trail(action=SAVE): GET lists them (index from 0); "
-        "INSERT a step (prompt, position; no recording), REPLACE one's prompt or stepType (its recording is kept), "
-        "DELETE (index, count), MOVE (index, position), CLEAR_RECORDING (index, or all).",
-    ),
-    "logcat": (
-        "LogcatArgs",
-        "Android only: the device's log since it was connected. QUERY lists the lines matching pattern "
-        "(a regex; tag narrows to one log tag), ASSERT says passed true/false. For what the screen does not "
-        "show: analytics events, failed requests, crashes. Never recorded.",
-    ),
-    "runPrompt": (
-        "RunPromptArgs",
-        "Run steps in plain language on the connected device with trailblaze's own agent "
-        "(TRAILBLAZE_AS_AGENT mode); each is recorded as a trail step. Prefer few, complete steps.",
-    ),
-}
 _STATE_KEY = "trailblaze.mcp"
 #: what the server tells clients about: the tools change (device, mode, toolbox) and so does the
 #: list of resources (a trail saved)
@@ -144,11 +65,11 @@ class McpApp:
         self.defaults = defaults
         self.states: list[ClientState] = []
         self._closing: set[asyncio.Task[None]] = set()
-        self._session_schemas: dict[str, dict[str, Any]] = {}
+        self._adopted: ClientState | None = None
         self.server: Server[Any] = _Server(
-            "trailblaze",
+            SERVER_NAME,
             version=__version__,
-            title="Trailblaze",
+            title=SERVER_TITLE,
             instructions=INSTRUCTIONS,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
@@ -156,6 +77,11 @@ class McpApp:
             on_read_resource=self.read_resource,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+
+    def adopt(self, state: ClientState) -> None:
+        """Give the next client connection ``state``: the session the stdio prelude began
+        (:mod:`.prelude`) goes on with the settings and tools it listed."""
+        self._adopted = state
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(_NOTIFICATIONS)
@@ -169,7 +95,7 @@ class McpApp:
         connection = _connection(ctx)
         state: ClientState | None = connection.state.get(_STATE_KEY)
         if state is None:
-            state = ClientState(self.project, self.defaults)
+            state, self._adopted = self._adopted or ClientState(self.project, self.defaults), None
             connection.state[_STATE_KEY] = state
             self.states.append(state)
             connection.exit_stack.push_async_callback(self._release, state)
@@ -205,15 +131,12 @@ class McpApp:
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES
+        from trailblaze.mcpserver import catalog
 
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return types.ListToolsResult(tools=[self._session_tool("device")])
-        state = self.state_for(ctx)
-        names = [n for n in _SESSION_TOOLS if _offered(n, state)]
-        tools = [self._session_tool(name) for name in names]
-        tools.extend(_device_tool(spec, state) for spec in state.device_tools(SESSION_TOOL_NAMES))
-        return types.ListToolsResult(tools=tools)
+            return types.ListToolsResult(tools=[types.Tool.model_validate(catalog.session_tool_entry("device"))])
+        entries = catalog.tool_entries(self.state_for(ctx))
+        return types.ListToolsResult(tools=[types.Tool.model_validate(entry) for entry in entries])
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -235,19 +158,6 @@ class McpApp:
             raise MCPError(resources.RESOURCE_NOT_FOUND, "resources belong to a session: connect with initialize")
         return resources.read(self.state_for(ctx), str(params.uri), INSTRUCTIONS)
 
-    def _session_tool(self, name: str) -> types.Tool:
-        schema = self._session_schemas.get(name)
-        if schema is None:
-            from trailblaze.mcpserver import arguments
-
-            schema = self._session_schemas[name] = arguments.schema(getattr(arguments, _SESSION_TOOLS[name][0]))
-        return types.Tool(
-            name=name,
-            description=_SESSION_TOOLS[name][1],
-            input_schema=schema,
-            _meta={"trailblaze/sessionTool": True},
-        )
-
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
@@ -256,11 +166,12 @@ class McpApp:
                 "trailblaze mcp keeps a device and a recording per session: connect with the initialize "
                 f"handshake (protocol {HANDSHAKE_PROTOCOL_VERSIONS[-1]}), not the sessionless {ctx.protocol_version}"
             )
+        from trailblaze.mcpserver.catalog import tool_name
         from trailblaze.mcpserver.session_tools import ToolError
 
         state = self.state_for(ctx)
         call = self._call(ctx, state)
-        name = params.name
+        name = tool_name(state, params.name)
         arguments = dict(params.arguments or {})
         try:
             reply = await self._dispatch(call, name, arguments)
@@ -346,16 +257,6 @@ class McpApp:
         return Call(state, progress, tools_changed, resources_changed, sampler, sampling_tools)
 
 
-def _offered(name: str, state: ClientState) -> bool:
-    """runPrompt is trailblaze's agent; logcat reads an Android device's log."""
-    if name == "runPrompt":
-        return state.settings.mode is Mode.TRAILBLAZE_AS_AGENT
-    if name == "logcat":
-        device = state.device
-        return device is not None and device.session is not None and device.platform == "android"
-    return True
-
-
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
     """The SDK's per-client ``Connection`` (its ``state`` and ``exit_stack`` are documented for
     handlers; the low-level context reaches it through the request's session)."""
@@ -363,30 +264,6 @@ def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
     if connection is None or not hasattr(connection, "state") or not hasattr(connection, "exit_stack"):
         raise RuntimeError("this version of the mcp SDK does not expose the client connection")
     return connection
-
-
-def _device_tool(spec: ToolSpec, state: ClientState) -> types.Tool:
-    schema = json.loads(json.dumps(spec.input_schema)) or {"type": "object", "properties": {}}
-    schema.setdefault("type", "object")
-    properties = schema.setdefault("properties", {})
-    if "reason" not in properties:
-        properties["reason"] = {
-            "type": "string",
-            "description": "Why this call, in a few words: it becomes the recorded step's text",
-        }
-    meta = spec.metadata.to_registry()
-    return types.Tool(
-        name=spec.name,
-        description=spec.description or spec.name,
-        input_schema=schema,
-        _meta={
-            "trailblaze/source": spec.source,
-            "trailblaze/categories": state.category_names(spec),
-            "trailblaze/isRecordable": meta["isRecordable"],
-            "trailblaze/isVerification": meta["isVerification"],
-            "trailblaze/isDelegating": meta["isDelegating"],
-        },
-    )
 
 
 def _result(reply: Reply) -> types.CallToolResult:

@@ -19,11 +19,21 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from trailblaze import limits
 from trailblaze.agents.screen import render_screen
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.mcpserver import arguments as A
 from trailblaze.mcpserver import recording as rec
-from trailblaze.mcpserver.categories import DESCRIPTIONS, PROFILES, Category, categories_of, for_navigation
+from trailblaze.mcpserver.categories import (
+    DESCRIPTIONS,
+    PROFILES,
+    Category,
+    Profile,
+    categories_of,
+    for_navigation,
+    profile_categories,
+    profile_of,
+)
 from trailblaze.mcpserver.reload import reload_tools
 from trailblaze.mcpserver.settings import (
     CONFIG_KEYS,
@@ -56,6 +66,10 @@ SUMMARY_LINES = 150
 STANDARD_LINES = 1000
 MAX_FULL_HIERARCHY = 200_000
 MAX_TOOL_CALLS = 100
+#: a reply repeats what the client sent (a question, a recorded call's arguments) up to this long
+ECHO_CHARS = 300
+#: what the cut-off note of a screen summary adds
+MORE_OF_THE_SCREEN = ": ask(viewHierarchy=STANDARD) shows 1000 lines, FULL every element"
 
 
 class ToolError(Exception):
@@ -182,6 +196,7 @@ async def _device_info(device: DeviceSession, detail: A.DeviceDetail) -> dict[st
 
 async def step(call: Call, arguments: dict[str, Any]) -> Reply:
     args: A.StepArgs = _parse(A.StepArgs, arguments)
+    _check_step_text(args.objective, "objective")
     verify = args.hint is A.Hint.VERIFY
     state = call.state
     if args.tools is None and state.settings.mode is Mode.MCP_CLIENT_AS_AGENT:
@@ -191,6 +206,10 @@ async def step(call: Call, arguments: dict[str, Any]) -> Reply:
             'value="TRAILBLAZE_AS_AGENT") lets trailblaze\'s own agent work out objectives'
         )
     calls = _tool_calls(args.tools) if args.tools is not None else None
+    if calls is not None:  # a tool may be named as tools/list offers it (bank_signIn for bank.signIn)
+        from trailblaze.mcpserver.catalog import tool_name
+
+        calls = [ToolCall(tool_name(state, c.name), c.args) for c in calls]
     async with state.lock:
         device = await _device(state)
         if calls is not None:
@@ -219,7 +238,12 @@ async def _direct_step(
     # the first call failed there is nothing to keep, and no empty step is recorded
     kept = failure is None or (not verify and bool(task.recording))
     recorded = _record(state, device, kind, objective, task.recording, task.needs_agent) if kept else None
-    data: dict[str, Any] = {"executed": True, "objective": objective, "calls": ran, "recorded": recorded}
+    data: dict[str, Any] = {
+        "executed": True,
+        "objective": objective,
+        "calls": _cut(ran, None),
+        "recorded": _cut(recorded, ECHO_CHARS),
+    }
     if verify:
         refused = failure is not None and _refused(failure)
         data["passed"] = failure is None
@@ -302,6 +326,8 @@ async def run_prompt(call: Call, arguments: dict[str, Any]) -> Reply:
     steps = [s for s in (text.strip() for text in steps) if s]
     if not steps:
         raise ToolError("give `steps` (a list of steps in plain language) or `prompt`")
+    for text in steps:
+        _check_step_text(text, "a step")
     state = call.state
     results: list[dict[str, Any]] = []
     async with state.lock:
@@ -429,7 +455,10 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
     if spec is None:
         raise ToolError(f"{name} is not a tool of the connected {device.driver_key} device")
     reason = next((str(arguments[k]) for k in REASON_KEYS if arguments.get(k)), None)
-    kind: StepKind = "verify" if spec.metadata.verification else "step"
+    if reason is not None:
+        _check_step_text(reason, "reason")
+    meta = spec.metadata
+    kind: StepKind = "verify" if meta.verification else "step"
     async with state.lock:
         task = device.task(kind, reason or name)
         result = await device.call(task, name, arguments)
@@ -438,13 +467,41 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
         calls = task.recording
         if reason:
             calls = [c.with_args({k: v for k, v in c.args.items() if k not in REASON_KEYS}) for c in calls]
-        text = reason or _describe(calls, name)
-        recorded = _record(state, device, kind, text, calls, task.needs_agent)
-        data: dict[str, Any] = {"ok": True, "tool": name, "output": _jsonable(result.output), "recorded": recorded}
+        data: dict[str, Any] = {"ok": True, "tool": name, "output": _cut(_jsonable(result.output), None)}
+        if meta.query and not calls:
+            data["recorded"] = None
+            data["note"] = f"{name} is a query: its answer is for you, and it is not recorded"
+        else:
+            text = reason or _describe(calls, name)
+            data["recorded"] = _cut(_record(state, device, kind, text, calls, task.needs_agent), ECHO_CHARS)
         reply = Reply(data)
-        if state.settings.auto_include_screenshot:
+        if not meta.query and not meta.verification:  # it may have changed the screen: show it
+            await _attach_screen(state, device, reply, screenshot=state.settings.auto_include_screenshot)
+        elif state.settings.auto_include_screenshot:
             await _attach_screen(state, device, reply, screenshot=True, summary=False)
     return reply
+
+
+def _check_step_text(text: str, what: str) -> None:
+    """A step's text is a sentence or two: refuse one longer than the limit."""
+    bound = limits.STEP_TEXT_CHARS.get_int()
+    if len(text) > bound:
+        raise ToolError(
+            f"{what} has {len(text)} characters, more than a step's text may have ({bound}, "
+            f"{limits.STEP_TEXT_CHARS.env}): say it in a sentence"
+        )
+
+
+def _cut(value: Any, chars: int | None) -> Any:
+    """``value`` with every text in it cut to ``chars`` characters (default: the message limit),
+    noting how much was left out: a reply never repeats megabytes back to the client."""
+    if isinstance(value, str):
+        return limits.shorten(value, chars)
+    if isinstance(value, Mapping):
+        return {key: _cut(item, chars) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut(item, chars) for item in value]
+    return value
 
 
 def _describe(calls: list[ToolCall], fallback: str) -> str:
@@ -537,8 +594,9 @@ async def ask(call: Call, arguments: dict[str, Any]) -> Reply:
     async with state.lock:
         device = await _device(state)
         screen = await device.screen()
-        summary = render_screen(screen, SUMMARY_LINES)
-        data: dict[str, Any] = {"question": args.question}
+        summary = _summary(screen)
+        state.last_screen = summary
+        data: dict[str, Any] = {"question": _cut(args.question, ECHO_CHARS)}
         agent: Agent | None = None
         note = "MCP_CLIENT_AS_AGENT: trailblaze calls no LLM; read the screen below to answer"
         if state.settings.mode is Mode.TRAILBLAZE_AS_AGENT:
@@ -565,7 +623,7 @@ async def ask(call: Call, arguments: dict[str, Any]) -> Reply:
 
 def _hierarchy(screen: ViewNode, verbosity: ViewHierarchyVerbosity) -> str:
     if verbosity is ViewHierarchyVerbosity.MINIMAL:
-        return render_screen(screen, SUMMARY_LINES)
+        return _summary(screen)
     if verbosity is ViewHierarchyVerbosity.STANDARD:
         return render_screen(screen, STANDARD_LINES)
     text = json.dumps(screen.to_dict(), ensure_ascii=False)
@@ -717,7 +775,7 @@ async def session(call: Call, arguments: dict[str, Any]) -> Reply:
                 **recording.summary(),
                 "device": device_info,
                 "mode": state.settings.mode.value,
-                "steps": [s.to_dict() for s in recording.steps],
+                "steps": _cut([s.to_dict() for s in recording.steps], ECHO_CHARS),
             }
         )
     files = [p for p in state.artifacts if p.exists()]
@@ -779,7 +837,9 @@ async def config(call: Call, arguments: dict[str, Any]) -> Reply:
         async with state.lock:
             if await state.reconnect_for_target():
                 note = "the device was connected again for the new target (its tools and base URL)"
-    if changed and key.name in ("mode", "target"):
+    if key.name == "toolProfile":
+        await enable(call, profile_categories(value))
+    elif changed and key.name in ("mode", "target"):
         await call.tools_changed()
     return Reply({"key": key.name, "value": settings.get(key), "changed": changed, "note": note})
 
@@ -805,23 +865,32 @@ async def toolbox(call: Call, arguments: dict[str, Any]) -> Reply:
         reloaded = await reload_tools(state)
         await call.tools_changed()
         return Reply(reloaded)
-    before = set(state.enabled)
     concrete = {c for c in Category if c is not Category.ALL}
     enabled = concrete if Category.ALL in state.enabled else set(state.enabled)
     if args.action is A.ToolboxAction.PROFILE:
         if args.profile is None:
-            raise ToolError("PROFILE needs profile: MINIMAL, STANDARD, TESTING or ALL")
-        enabled = set(PROFILES[args.profile]) | {Category.APP}
+            raise ToolError(f"PROFILE needs profile: {', '.join(p.value for p in Profile)}")
+        enabled = set(profile_categories(args.profile))
     else:
         if not args.categories:
             raise ToolError(f'{args.action.value} needs categories, e.g. categories=["VERIFICATION"]')
         chosen = concrete if Category.ALL in args.categories else set(args.categories)
         enabled = enabled | chosen if args.action is A.ToolboxAction.ENABLE else enabled - chosen
-    state.enabled = frozenset({Category.ALL}) if enabled >= concrete else frozenset(enabled)
-    if set(state.enabled) != before:
-        await call.tools_changed()
+        if args.action is A.ToolboxAction.ENABLE and Category.ALL in args.categories:
+            enabled = {Category.ALL}
+    await enable(call, frozenset(enabled))
     listing = _toolbox_listing(state, A.parse(A.ToolboxArgs, {}))
     return Reply({"enabled": listing["enabled"], "offered": listing["offered"], "categories": listing["categories"]})
+
+
+async def enable(call: Call, categories: frozenset[Category]) -> None:
+    """Offer the device tools of ``categories``; the client is told when the list changes."""
+    state = call.state
+    before = state.enabled
+    state.enabled = categories
+    state.settings.tool_profile = profile_of(categories)
+    if categories != before:
+        await call.tools_changed()
 
 
 def _toolbox_listing(state: ClientState, args: A.ToolboxArgs) -> dict[str, Any]:
@@ -844,8 +913,10 @@ def _toolbox_listing(state: ClientState, args: A.ToolboxArgs) -> dict[str, Any]:
         for category in categories_of(spec, builtin):
             groups[category.value].append(entry)
     enabled = sorted(c.value for c in state.enabled)
+    profile = state.settings.tool_profile
     return {
         "enabled": enabled,
+        "profile": profile.value if profile is not None else None,
         "profiles": {p.value: sorted(c.value for c in cats) for p, cats in PROFILES.items()},
         "categories": [
             {"category": name, "description": DESCRIPTIONS[Category(name)], "tools": tools}
@@ -892,7 +963,10 @@ async def _attach_screen(
         reply.data["screen_error"] = f"{type(exc).__name__}: {exc}"
         return
     if summary and reply.text is None:
-        reply.text = f"The screen now:\n{render_screen(root, SUMMARY_LINES)}"
+        shown = _summary(root)
+        unchanged = shown == state.last_screen
+        state.last_screen = shown
+        reply.text = "The screen did not change." if unchanged else f"The screen now:\n{shown}"
     if image is None:
         return
     path = _save_screenshot(state, image)
@@ -901,6 +975,11 @@ async def _attach_screen(
         reply.images.append((image, "image/png"))
     elif fmt is ScreenshotFormat.BASE64_TEXT:
         reply.data["screenshot_base64"] = base64.b64encode(image).decode("ascii")
+
+
+def _summary(screen: ViewNode) -> str:
+    """The compact screen a reply shows; a cut one says how to see the rest."""
+    return render_screen(screen, SUMMARY_LINES, more=MORE_OF_THE_SCREEN)
 
 
 def _save_screenshot(state: ClientState, image: bytes) -> Path:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from trailblaze.mcpserver.categories import Profile
+
 
 class Mode(enum.StrEnum):
     """Who is the agent (seed 001)."""
@@ -116,6 +118,14 @@ CONFIG_KEYS: tuple[ConfigKey, ...] = (
         tuple(v.value for v in ViewHierarchyVerbosity),
     ),
     ConfigKey(
+        "toolProfile",
+        "tool_profile",
+        "Which device tools are listed: MINIMAL, DEFAULT (CORE_INTERACTION + OBSERVATION), STANDARD, TESTING "
+        "or ALL; toolbox picks categories one by one",
+        _enum_value(Profile),
+        tuple(p.value for p in Profile),
+    ),
+    ConfigKey(
         "autoIncludeScreenshot",
         "auto_include_screenshot",
         "Attach a screenshot to the result of every device tool call (true/false)",
@@ -143,6 +153,8 @@ class Settings:
     screenshot_format: ScreenshotFormat = ScreenshotFormat.IMAGE_CONTENT
     view_hierarchy_verbosity: ViewHierarchyVerbosity = ViewHierarchyVerbosity.MINIMAL
     auto_include_screenshot: bool = False
+    #: the profile the listed device tools follow (None once toolbox picked categories one by one)
+    tool_profile: Profile | None = Profile.DEFAULT
     #: keys changed with ``config(action=SET)`` (so ``GET`` can say what is a default)
     changed: set[str] = field(default_factory=set)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze.errors import InfrastructureError, TrailblazeError, UsageError
-from trailblaze.mcpserver.categories import Category, categories_of, offered
+from trailblaze.mcpserver.categories import Category, Profile, categories_of, offered, profile_categories
 from trailblaze.mcpserver.device import DeviceSession, run_options
 from trailblaze.mcpserver.recording import Recording
 from trailblaze.mcpserver.settings import Mode, Settings
@@ -42,9 +42,11 @@ class Defaults:
     target: str | None = None
     mode: Mode = Mode.MCP_CLIENT_AS_AGENT
     timeout: float | None = None
+    #: the device tools a new session lists (``--profile``)
+    profile: Profile = Profile.DEFAULT
 
 
-def defaults_from(project: Project, mode: str) -> Defaults:
+def defaults_from(project: Project, mode: str, profile: str = Profile.DEFAULT.value) -> Defaults:
     """The server's defaults from ``trailblaze mcp``'s options; an unknown ``--driver`` or
     ``--target`` is misuse, found before the server starts."""
     config = project.config
@@ -62,6 +64,7 @@ def defaults_from(project: Project, mode: str) -> Defaults:
         target=target or config.project.target,
         mode=Mode(mode.upper()),
         timeout=config.getoption("timeout", None),
+        profile=Profile(profile.upper()),
     )
 
 
@@ -76,18 +79,22 @@ class ClientState:
     recording: Recording = field(default_factory=Recording)
     #: earlier recordings of this session (``session(action=LIST)``)
     history: list[Recording] = field(default_factory=list)
-    enabled: frozenset[Category] = frozenset({Category.ALL})
+    enabled: frozenset[Category] = frozenset()
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     id: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:10]}")
     #: files this session wrote (``session(action=ARTIFACTS)``): screenshots, saved trails
     artifacts: list[Path] = field(default_factory=list)
     #: trailblaze's agents started for this session (TRAILBLAZE_AS_AGENT), by name; closed with the device
     agents: dict[str, Agent] = field(default_factory=dict)
+    #: the screen summary the client was last sent (a reply after an action says when it is unchanged)
+    last_screen: str | None = None
     closed: bool = False
 
     def __post_init__(self) -> None:
         self.settings.mode = self.defaults.mode
         self.settings.target = self.defaults.target
+        self.settings.tool_profile = self.defaults.profile
+        self.enabled = profile_categories(self.defaults.profile)
 
     # -- the device -------------------------------------------------------------------------------
 
@@ -134,6 +141,15 @@ class ClientState:
     def default_driver(self) -> str:
         return self.project.default_driver_name(self.defaults.driver)
 
+    def platform(self) -> str | None:
+        """The connected device's platform, else the default driver's (None when unknown)."""
+        if self.device is not None:
+            return self.device.platform
+        try:
+            return self.project.drivers.resolve(self.default_driver()).platform
+        except TrailblazeError:
+            return None
+
     async def disconnect(self) -> None:
         device, self.device = self.device, None
         agents, self.agents = list(self.agents.values()), {}
@@ -160,7 +176,9 @@ class ClientState:
     # -- tools ------------------------------------------------------------------------------------
 
     def device_tools(self, reserved: frozenset[str]) -> list[ToolSpec]:
-        """The device's tools this session offers: exposed to LLMs, in an enabled category.
+        """The device's tools this session offers: exposed to LLMs, not kept from agents by the
+        target's ``tool_sets:``/``excluded_tools:`` (as the built-in agents are), in an enabled
+        category.
 
         Before a device is connected these are the default driver's own tools (its MCP toolset
         tools join once a device connects): calling one connects the default device, so a
@@ -168,11 +186,36 @@ class ClientState:
         if self.settings.mode is not Mode.MCP_CLIENT_AS_AGENT:
             return []
         builtin = self.builtin_sources()
+        hidden = self.hidden_tools()
         return [
             spec
             for spec in self.all_device_tools()
-            if spec.metadata.exposed_to_llm and spec.name not in reserved and offered(spec, self.enabled, builtin)
+            if spec.metadata.exposed_to_llm
+            and spec.unavailable is None
+            and spec.name not in reserved
+            and spec.name not in hidden
+            and offered(spec, self.enabled, builtin)
         ]
+
+    def hidden_tools(self) -> frozenset[str]:
+        """The tools the session's toolsets keep from agents (:func:`trailblaze.toolsets.hidden_tools`):
+        the connected device's, else those of the default driver with the session's target."""
+        if self.device is not None and self.device.session is not None:
+            from trailblaze.runner.agent_step import session_hidden
+
+            return session_hidden(self.device.live)
+        from trailblaze.driver import DriverContext
+        from trailblaze.toolsets import hidden_tools
+
+        project = self.project
+        try:
+            driver = project.drivers.resolve(self.default_driver())
+        except TrailblazeError:
+            return frozenset()
+        context = DriverContext(driver.key, driver.platform, tuple(driver.aliases), project.drivers.expand)
+        workspace = project.workspace_for(project.config.trails_dir)
+        target = project.target_config(self.settings.target, workspace)
+        return hidden_tools(project.config, target, context, workspace.toolsets if workspace is not None else None)
 
     def all_device_tools(self) -> list[ToolSpec]:
         if self.device is not None and self.device.session is not None:

@@ -10,6 +10,11 @@ A line longer than :data:`MAX_MESSAGE_BYTES` cannot be read to its end in bounde
 client gets a ``-32600`` error, the server says why on stderr, closes the session and exits
 with code 2 (:class:`MessageTooLarge`) — rather than taking the cut-off line for the end of
 input and exiting 0 while the client is still writing.
+
+When stdin and stdout are pipes (or a terminal), the session's opening is answered by
+:mod:`.prelude` before the SDK is imported; stdout is then :class:`Wire`, written through the
+event loop, and fd 1 points at stderr, so what a browser or toolset server started here prints
+cannot corrupt the protocol. Otherwise (a file) the SDK reads and writes on its own.
 """
 
 from __future__ import annotations
@@ -20,12 +25,15 @@ import fcntl
 import json
 import os
 import stat
-from collections.abc import Awaitable, Callable, Iterator
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import InfrastructureError
 
 if TYPE_CHECKING:
+    from trailblaze.mcpserver.prelude import SdkWire
+    from trailblaze.mcpserver.serve import Opened
     from trailblaze.mcpserver.server import McpApp
 
 #: the longest JSON-RPC message (one line) the stdio transport reads
@@ -40,32 +48,51 @@ class MessageTooLarge(InfrastructureError):
     """The client sent a line longer than the limit; the session cannot go on."""
 
 
-async def serve(app: McpApp) -> None:
+async def serve(opened: Opened) -> None:
+    """Serve a session on this process's stdin/stdout: the prelude, then the SDK."""
+    from trailblaze.mcpserver.prelude import Prelude, SdkWire
+
+    with stdin_lines() as stdin, stdout_wire() as wire:
+        if stdin is not None and wire is not None:
+            stdin.reject = wire.reject
+            prelude = Prelude(stdin, wire, opened.new_state)
+            await prelude.run()
+            if not prelude.ended:  # else the client left after the opening: the SDK has nothing to serve
+                await _serve_sdk(opened.new_app(), prelude.replay(), SdkWire(wire, replayed=prelude.replayed), stdin)
+        else:
+            stdout = SdkWire(wire, replayed=False) if wire is not None else None
+            await _serve_sdk(opened.new_app(), stdin, stdout, stdin)
+    if stdin is not None and stdin.too_large:
+        raise MessageTooLarge(
+            f"the MCP client sent a message longer than {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB (the limit for one "
+            "JSON-RPC line on stdio); the session was closed"
+        )
+
+
+async def _serve_sdk(
+    app: McpApp, source: AsyncIterator[str] | None, stdout: SdkWire | None, lines: StdinLines | None
+) -> None:
     """The session-based loop (the SDK's ``Server.run`` lets a client's first request choose the
-    sessionless 2026-07-28 protocol instead; see :mod:`.server`) on this process's stdin/stdout."""
+    sessionless 2026-07-28 protocol instead; see :mod:`.server`). ``source`` is what the SDK reads
+    (None: stdin, read by the SDK), ``stdout`` where it writes (None: the SDK claims stdout)."""
     import mcp_types as types
     from mcp.server.runner import serve_loop
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
     server = app.server
-    with stdin_lines() as stdin:
-        async with stdio_server(stdin=stdin) as (read, write), server.lifespan(server) as lifespan_state:  # type: ignore[arg-type]
-            if stdin is not None:
+    async with (
+        stdio_server(stdin=source, stdout=stdout) as (read, write),  # type: ignore[arg-type]
+        server.lifespan(server) as lifespan_state,
+    ):
+        if lines is not None and lines.reject is None:
 
-                async def reject(request_id: Any, code: int, message: str) -> None:
-                    error = types.ErrorData(code=code, message=message)
-                    await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+            async def reject(request_id: Any, code: int, message: str) -> None:
+                error = types.ErrorData(code=code, message=message)
+                await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
 
-                stdin.reject = reject
-            await serve_loop(
-                server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options()
-            )
-    if stdin is not None and stdin.too_large:
-        raise MessageTooLarge(
-            f"the MCP client sent a message longer than {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB (the limit for one "
-            "JSON-RPC line on stdio); the session was closed"
-        )
+            lines.reject = reject
+        await serve_loop(server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options())
 
 
 class StdinLines:
@@ -91,15 +118,31 @@ class StdinLines:
 
     async def __anext__(self) -> str:
         while True:
-            line = await self._read_line()
-            if not line.strip():
-                continue
-            text = line.decode("utf-8", errors="replace")
-            problem = malformed(text)
-            if problem is None:
-                return text
-            if self.reject is not None:
-                await self.reject(*problem)
+            text = await self.next_raw()
+            if text is None:
+                raise StopAsyncIteration
+            checked = await self.check(text)
+            if checked is not None:
+                return checked
+
+    async def next_raw(self) -> str | None:
+        """The next line that is not blank, unchecked (None at the end of input)."""
+        while True:
+            try:
+                line = await self._read_line()
+            except StopAsyncIteration:
+                return None
+            if line.strip():
+                return line.decode("utf-8", errors="replace")
+
+    async def check(self, text: str) -> str | None:
+        """``text`` when it is a JSON-RPC message; else None, and the client gets the error reply."""
+        problem = malformed(text)
+        if problem is None:
+            return text
+        if self.reject is not None:
+            await self.reject(*problem)
+        return None
 
     async def _read_line(self) -> bytes:
         if self.reader is None:
@@ -191,4 +234,60 @@ def stdin_lines() -> Iterator[StdinLines | None]:
     finally:
         lines.close()
         os.dup2(private, 0)
+        os.close(private)
+
+
+class Wire:
+    """stdout as the protocol's channel: one JSON-RPC message per line, written through the
+    event loop (a client that does not read blocks this writer, not the loop)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def write(self, text: str) -> None:
+        if self._writer is None:
+            loop = asyncio.get_running_loop()
+            pipe = os.fdopen(self.fd, "wb", buffering=0, closefd=False)
+            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
+            self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        self._writer.write(text.encode("utf-8"))
+        await self._writer.drain()
+
+    async def flush(self) -> None:
+        """Every write is flushed already (what the SDK's writer calls after each message)."""
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    async def reject(self, request_id: Any, code: int, message: str) -> None:
+        """The error reply to a line that is not a JSON-RPC message."""
+        await self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+
+@contextlib.contextmanager
+def stdout_wire() -> Iterator[Wire | None]:
+    """stdout as :class:`Wire` when it is a pipe, socket or terminal (else None: the SDK writes to
+    it); meanwhile fd 1 points at stderr."""
+    try:
+        mode = os.fstat(1).st_mode
+    except OSError:
+        yield None
+        return
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(1))):
+        yield None
+        return
+    sys.stdout.flush()
+    private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.dup2(2, 1)
+    wire = Wire(private)
+    try:
+        yield wire
+    finally:
+        wire.close()
+        os.dup2(private, 1)
         os.close(private)

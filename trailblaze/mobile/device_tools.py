@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from trailblaze.errors import ToolFailure
 from trailblaze.mobile.tools import MOBILE, device
@@ -123,14 +123,14 @@ async def shell_ok(ctx: ToolContext, command: list[str]) -> str:
 # -- apps ----------------------------------------------------------------------------------------
 
 
-@tool(name="mobile_listInstalledApps", platforms=MOBILE, recordable=False)
+@tool(name="mobile_listInstalledApps", platforms=MOBILE, query=True)
 async def list_installed_apps(ctx: ToolContext) -> dict[str, Any]:
     """The app ids (bundle ids) installed on the device, sorted: {"appIds": [...]}."""
     apps = await _installed(ctx, detailed=False)
     return {"appIds": [a["appId"] for a in apps]}
 
 
-@tool(name="mobile_listInstalledAppsDetailed", platforms=MOBILE, recordable=False, exposed_to_llm=False)
+@tool(name="mobile_listInstalledAppsDetailed", platforms=MOBILE, query=True, exposed_to_llm=False)
 async def list_installed_apps_detailed(ctx: ToolContext, includeSystemApps: bool = True) -> dict[str, Any]:
     """The installed apps with their details, sorted by id: {"apps": [{appId, isSystemApp, label,
     version, buildNumber, installPath}]}; includeSystemApps=false leaves out the system's own."""
@@ -148,7 +148,9 @@ async def _installed(ctx: ToolContext, *, detailed: bool) -> list[dict[str, Any]
 
 
 @tool(name="mobile_setClipboard", platforms=MOBILE)
-async def set_clipboard(ctx: ToolContext, text: str) -> str:
+async def set_clipboard(
+    ctx: ToolContext, text: Annotated[str, Field(description="The text to put on the clipboard")]
+) -> str:
     """Put text on the device's clipboard."""
     await device(ctx).set_clipboard(text)
     return f"set the clipboard ({len(text)} characters)"
@@ -261,7 +263,9 @@ async def write_bytes_to_file(ctx: ToolContext, devicePath: str, base64Content: 
 
 
 @tool(name="networkConnection", platforms=MOBILE)
-async def network_connection(ctx: ToolContext, connected: bool) -> str:
+async def network_connection(
+    ctx: ToolContext, connected: Annotated[bool, Field(description="true: online; false: airplane mode")]
+) -> str:
     """Put the device online (connected) or offline (airplane mode)."""
     on = await device(ctx).set_airplane_mode(not connected)
     return "offline (airplane mode)" if on else "online"

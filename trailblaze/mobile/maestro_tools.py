@@ -6,13 +6,16 @@ files in ``trailblaze/trailmaps/trailblaze/tools/``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from trailblaze.errors import ToolFailure
 from trailblaze.maestro.commands import parse_command, parse_point
 from trailblaze.mobile.tools import MOBILE, device, summary
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import Delegate, ToolContext
+from trailblaze.tools.params import RequiredRef
 
 
 async def run_maestro(ctx: ToolContext, command: dict[str, Any]) -> str:
@@ -120,11 +123,11 @@ async def swipe_with_relative_coordinates(
 @tool(name="dragTo", platforms=MOBILE, delegating=True)
 async def drag_to(
     ctx: ToolContext,
-    ref: str,
-    toRef: str | None = None,
-    toX: int | None = None,
-    toY: int | None = None,
-    durationMs: int = 1000,
+    ref: RequiredRef,
+    toRef: Annotated[str | None, Field(description="The ref of the element to drop it on")] = None,
+    toX: Annotated[int | None, Field(description="Instead of toRef, where to drop it: pixels from the left")] = None,
+    toY: Annotated[int | None, Field(description="Instead of toRef, where to drop it: pixels from the top")] = None,
+    durationMs: Annotated[int, Field(description="How long the drag takes, in milliseconds")] = 1000,
 ) -> list[Delegate]:
     """Drag an element (its ref from the screen) onto another element (toRef) or to a screen
     point (toX, toY), slowly enough to register as a drag."""

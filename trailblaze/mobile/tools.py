@@ -12,7 +12,9 @@ whole text, hint or accessibility text, as a regular expression or literally.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+
+from pydantic import Field
 
 from trailblaze import ToolContext, ToolFailure, tool
 from trailblaze.mobile.matching import describe, text_selector
@@ -27,6 +29,8 @@ MOBILE = ["android", "ios"]
 Direction = Literal["UP", "DOWN", "LEFT", "RIGHT"]
 Key = Literal["BACK", "ENTER", "HOME", "BACKSPACE", "TAB", "ESCAPE"]
 LaunchMode = Literal["REINSTALL", "RESUME", "FORCE_RESTART"]
+AppId = Annotated[str, Field(description="The app's id: its Android package or iOS bundle id")]
+WaitMs = Annotated[int | None, Field(description="How long to wait, in milliseconds (default: the trail's timeout)")]
 
 
 def device(ctx: ToolContext) -> MobileDevice:
@@ -80,7 +84,13 @@ def wait_ms(ctx: ToolContext, timeout_ms: int | None) -> int:
 
 
 @tool(name="launchApp", platforms=MOBILE)
-async def launch_app(ctx: ToolContext, appId: str, launchMode: LaunchMode = "REINSTALL") -> str:
+async def launch_app(
+    ctx: ToolContext,
+    appId: AppId,
+    launchMode: Annotated[
+        LaunchMode, Field(description="REINSTALL (fresh data), RESUME (as it was) or FORCE_RESTART")
+    ] = "REINSTALL",
+) -> str:
     """Open an app as if from the launcher. REINSTALL (default) starts it as if freshly installed
     (its data cleared), FORCE_RESTART stops it first, RESUME brings it back where it was."""
     mobile = device(ctx)
@@ -91,7 +101,7 @@ async def launch_app(ctx: ToolContext, appId: str, launchMode: LaunchMode = "REI
 
 
 @tool(name="stopApp", platforms=MOBILE)
-async def stop_app(ctx: ToolContext, appId: str) -> str:
+async def stop_app(ctx: ToolContext, appId: AppId) -> str:
     """Stop (force-stop) an app."""
     await device(ctx).stop_app(appId)
     return f"stopped {appId}"
@@ -105,7 +115,7 @@ async def clear_app_data(ctx: ToolContext, appId: str) -> str:
 
 
 @tool(name="openUrl", platforms=MOBILE)
-async def open_url(ctx: ToolContext, url: str) -> str:
+async def open_url(ctx: ToolContext, url: Annotated[str, Field(description="The URL or deep link to open")]) -> str:
     """Open a deep link (or web URL) as the system would."""
     await device(ctx).open_url(url)
     return f"opened {url}"
@@ -170,7 +180,12 @@ async def tap_on(
 
 
 @tool(name="tapOnPoint", platforms=MOBILE)
-async def tap_on_point(ctx: ToolContext, x: int, y: int, longPress: bool = False) -> str:
+async def tap_on_point(
+    ctx: ToolContext,
+    x: Annotated[int, Field(description="Pixels from the left of the screen")],
+    y: Annotated[int, Field(description="Pixels from the top of the screen")],
+    longPress: Annotated[bool, Field(description="Press and hold instead of a tap")] = False,
+) -> str:
     """Tap screen coordinates (pixels on Android, points on iOS)."""
     await device(ctx).tap_point(x, y, longPress)
     return f"{'long-pressed' if longPress else 'tapped'} ({x}, {y})"
@@ -188,7 +203,11 @@ async def long_press_on_element_with_text(
 
 
 @tool(name="inputText", platforms=MOBILE)
-async def input_text(ctx: ToolContext, text: str, hideKeyboardAfter: bool = True) -> str:
+async def input_text(
+    ctx: ToolContext,
+    text: Annotated[str, Field(description="The text to type into the focused field")],
+    hideKeyboardAfter: Annotated[bool, Field(description="Put the keyboard away afterwards")] = True,
+) -> str:
     """Type text into the focused field (tap the field first), then hide the keyboard."""
     mobile = device(ctx)
     await mobile.input_text(text)
@@ -198,7 +217,10 @@ async def input_text(ctx: ToolContext, text: str, hideKeyboardAfter: bool = True
 
 
 @tool(name="eraseText", platforms=MOBILE)
-async def erase_text(ctx: ToolContext, charactersToErase: int | None = None) -> str:
+async def erase_text(
+    ctx: ToolContext,
+    charactersToErase: Annotated[int | None, Field(description="How many characters (default: all)")] = None,
+) -> str:
     """Erase characters before the cursor in the focused field; all of them when no number is given."""
     await device(ctx).erase_text(charactersToErase)
     return "erased all text" if charactersToErase is None else f"erased {charactersToErase} characters"
@@ -226,7 +248,7 @@ async def press_back(ctx: ToolContext) -> str:
 
 
 @tool(name="pressKey", platforms=MOBILE)
-async def press_key(ctx: ToolContext, keyCode: Key) -> str:
+async def press_key(ctx: ToolContext, keyCode: Annotated[Key, Field(description="The key")]) -> str:
     """Press a key: BACK, ENTER, HOME, BACKSPACE, TAB or ESCAPE."""
     await device(ctx).press_key(keyCode)
     return f"pressed {keyCode}"
@@ -236,7 +258,13 @@ async def press_key(ctx: ToolContext, keyCode: Key) -> str:
 
 
 @tool(name="swipe", platforms=MOBILE)
-async def swipe(ctx: ToolContext, direction: Direction = "DOWN", swipeOnElementText: str | None = None) -> str:
+async def swipe(
+    ctx: ToolContext,
+    direction: Annotated[Direction, Field(description="Which way the finger moves")] = "DOWN",
+    swipeOnElementText: Annotated[
+        str | None, Field(description="Start on the element showing this text (default: the screen's middle)")
+    ] = None,
+) -> str:
     """Swipe the finger in a direction (UP moves the content up), across the middle of the
     screen or starting on the element showing ``swipeOnElementText``."""
     mobile = device(ctx)
@@ -251,12 +279,12 @@ async def swipe(ctx: ToolContext, direction: Direction = "DOWN", swipeOnElementT
 @tool(name="scrollUntilTextIsVisible", platforms=MOBILE)
 async def scroll_until_text_is_visible(
     ctx: ToolContext,
-    text: str | None = None,
-    textRegex: str | None = None,
-    id: str | None = None,
-    index: int = 0,
-    direction: Direction = "DOWN",
-    timeoutMs: int | None = None,
+    text: Annotated[str | None, Field(description="The text to scroll to")] = None,
+    textRegex: Annotated[str | None, Field(description="Instead of text, a whole-text regex")] = None,
+    id: Annotated[str | None, Field(description="The element's resource id, to tell matches apart")] = None,
+    index: Annotated[int, Field(description="Which match, counting from 0")] = 0,
+    direction: Annotated[Direction, Field(description="Which way to scroll")] = "DOWN",
+    timeoutMs: WaitMs = None,
 ) -> str:
     """Scroll in ``direction`` (DOWN reveals what is below) until the text is on screen."""
     wanted = textRegex if textRegex is not None else text
@@ -296,7 +324,11 @@ async def assert_visible_by_selector(
 
 
 @tool(name="assertNotVisibleWithText", platforms=MOBILE, verification=True, groups=["verification"])
-async def assert_not_visible_with_text(ctx: ToolContext, text: str, timeoutMs: int | None = None) -> str:
+async def assert_not_visible_with_text(
+    ctx: ToolContext,
+    text: Annotated[str, Field(description="Text that must not be on the screen")],
+    timeoutMs: WaitMs = None,
+) -> str:
     """Check that no element shows this text (waiting for it to go away)."""
     target = text_selector(text)
     await device(ctx).assert_not_visible(selector=target, timeout_ms=wait_ms(ctx, timeoutMs))

@@ -20,6 +20,7 @@ from trailblaze import masking
 from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Verdict
 from trailblaze.errors import ToolFailure
 from trailblaze.results import AgentReport
+from trailblaze.tools.agentschema import parse_json_arguments
 from trailblaze.tools.model import REASON_KEYS, ToolCall, ToolSpec
 from trailblaze.tools.resolve import CallFailed, ExecutedCall
 from trailblaze.trail.interpolate import references
@@ -138,6 +139,7 @@ class AgentStep(StepTask):
         arguments = dict(args or {})
         spec, problem = self._check(name)
         if problem is None and spec is not None:
+            arguments = parse_json_arguments(spec.input_schema, arguments)
             try:
                 spec.validate(arguments)
             except ValueError as exc:
@@ -153,6 +155,7 @@ class AgentStep(StepTask):
         spec, problem = self._check(name)
         if problem is not None or spec is None:
             return CallResult(False, error=problem)
+        arguments = parse_json_arguments(spec.input_schema, arguments)  # an object sent as JSON text
         try:
             arguments = await self._stable_target(spec, arguments)
         except ToolFailure as exc:
@@ -224,8 +227,9 @@ class AgentStep(StepTask):
 
 def _needs_agent(executed: ExecutedCall) -> bool:
     """Whether a call that ran is one no recording can hold: executed calls never delegate, so
-    one that is not recordable needs an agent's judgement every time (seed 000, "Replay Modes")."""
-    return executed.status == "passed" and not executed.recordable
+    one that is not recordable needs an agent's judgement every time (seed 000, "Replay Modes") —
+    unless it is a read-only query, whose answer was for the agent alone (``web_currentUrl``)."""
+    return executed.status == "passed" and not executed.recordable and not executed.query
 
 
 def needs_agent_message(tools: Sequence[str]) -> str:

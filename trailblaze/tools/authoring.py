@@ -30,6 +30,7 @@ def tool(
     delegating: bool = False,
     requires_host: bool = False,
     verification: bool = False,
+    query: bool = False,
 ) -> Callable[[F], F]:
     """Declare a tool. The function is returned unchanged, with the tool spec attached.
 
@@ -37,7 +38,8 @@ def tool(
     (``web``, ``android``, ``ios``) and ``drivers`` (driver keys) limit where it is offered;
     ``None`` means everywhere. A ``delegating`` tool returns a list of
     :class:`trailblaze.Delegate`; it may query the device but not act on it. ``verification``
-    marks a read-only check, the only kind a ``verify:`` step may record.
+    marks a read-only check, the only kind a ``verify:`` step may record. A ``query`` answers
+    the agent that called it and changes nothing (``web_currentUrl``): it is never recorded.
     """
 
     def decorate(fn: F) -> F:
@@ -50,10 +52,11 @@ def tool(
                 drivers=frozenset(drivers) if drivers is not None else None,
                 groups=tuple(groups),
                 exposed_to_llm=exposed_to_llm,
-                recordable=recordable and not delegating,
+                recordable=recordable and not delegating and not query,
                 delegating=delegating,
                 requires_host=requires_host,
                 verification=verification,
+                query=query,
             ),
         )
         setattr(fn, TOOL_ATTR, pending)

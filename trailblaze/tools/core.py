@@ -16,7 +16,9 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from trailblaze import limits, masking
 from trailblaze.errors import ToolFailure, UsageError
@@ -25,10 +27,15 @@ from trailblaze.pathnames import path_component
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import Delegate, ToolContext
+from trailblaze.tools.params import LegacyTarget, Prompt, ReadTarget, RequiredRef, Variable
 
 
 @tool(name="tap", delegating=True, groups=["core"])
-async def tap(ctx: ToolContext, ref: str, longPress: bool = False) -> list[Delegate]:
+async def tap(
+    ctx: ToolContext,
+    ref: RequiredRef,
+    longPress: Annotated[bool, Field(description="Press and hold instead of a tap")] = False,
+) -> list[Delegate]:
     """Tap the element with this ref from the current screen."""
     selector = await ctx.commands.selector_for_ref(ref)
     if selector is None:
@@ -40,7 +47,11 @@ async def tap(ctx: ToolContext, ref: str, longPress: bool = False) -> list[Deleg
 
 
 @tool(name="assertVisible", delegating=True, verification=True, groups=["core", "verification"])
-async def assert_visible(ctx: ToolContext, ref: str, expectedText: str | None = None) -> list[Delegate]:
+async def assert_visible(
+    ctx: ToolContext,
+    ref: RequiredRef,
+    expectedText: Annotated[str | None, Field(description="Text the element must also show")] = None,
+) -> list[Delegate]:
     """Assert that the element with this ref from the current screen is visible."""
     selector = await ctx.commands.selector_for_ref(ref)
     if selector is None:
@@ -52,7 +63,7 @@ async def assert_visible(ctx: ToolContext, ref: str, expectedText: str | None = 
 
 
 @tool(name="wait", groups=["core"])
-async def wait(timeToWaitInSeconds: float = 5) -> str:
+async def wait(timeToWaitInSeconds: Annotated[float, Field(description="How long, in seconds")] = 5) -> str:
     """Wait a fixed number of seconds (prefer a check that waits for what you expect)."""
     await asyncio.sleep(max(0.0, timeToWaitInSeconds))
     return f"waited {timeToWaitInSeconds:g}s"
@@ -60,7 +71,10 @@ async def wait(timeToWaitInSeconds: float = 5) -> str:
 
 @tool(name="waitForChange", groups=["core"])
 async def wait_for_change(
-    ctx: ToolContext, timeoutMs: int = 8000, quietWindowMs: int = 300, requireChange: bool = True
+    ctx: ToolContext,
+    timeoutMs: Annotated[int, Field(description="How long to wait at most, in milliseconds")] = 8000,
+    quietWindowMs: Annotated[int, Field(description="How long the screen must stay the same, in milliseconds")] = 300,
+    requireChange: Annotated[bool, Field(description="Fail when the screen does not change at all")] = True,
 ) -> str:
     """Wait until the screen changes and then stays the same for a quiet window."""
     deadline = time.monotonic() + timeoutMs / 1000
@@ -79,7 +93,11 @@ async def wait_for_change(
 
 
 @tool(name="takeSnapshot", groups=["core"])
-async def take_snapshot(ctx: ToolContext, screenName: str, description: str | None = None) -> dict[str, Any]:
+async def take_snapshot(
+    ctx: ToolContext,
+    screenName: Annotated[str, Field(description="A name for the saved files")],
+    description: Annotated[str | None, Field(description="What the screen shows, for the report")] = None,
+) -> dict[str, Any]:
     """Save a screenshot and the view hierarchy as artifacts of this trail."""
     screen = await ctx.commands.capture_screen()
     folder = ctx.artifacts_dir
@@ -108,7 +126,10 @@ def save_snapshot(contents: Mapping[Path, bytes]) -> None:
 
 
 @tool(name="assertEquals", verification=True, groups=["core", "verification"])
-def assert_equals(actual: Any, expected: Any) -> str:
+def assert_equals(
+    actual: Annotated[Any, Field(description="The value to check, e.g. {{memory.total}}")],
+    expected: Annotated[Any, Field(description="The value it must equal")],
+) -> str:
     """Assert that two values (usually interpolated, e.g. {{memory.total}}) are equal."""
     if _text(actual) != _text(expected):
         raise ToolFailure(f"expected {_text(expected)!r}, got {_text(actual)!r}")
@@ -116,7 +137,10 @@ def assert_equals(actual: Any, expected: Any) -> str:
 
 
 @tool(name="assertNotEquals", verification=True, groups=["core", "verification"])
-def assert_not_equals(actual: Any, expected: Any) -> str:
+def assert_not_equals(
+    actual: Annotated[Any, Field(description="The value to check, e.g. {{memory.total}}")],
+    expected: Annotated[Any, Field(description="A value it must differ from")],
+) -> str:
     """Assert that two values differ."""
     if _text(actual) == _text(expected):
         raise ToolFailure(f"expected a value other than {_text(expected)!r}")
@@ -124,7 +148,10 @@ def assert_not_equals(actual: Any, expected: Any) -> str:
 
 
 @tool(name="assertMath", verification=True, groups=["core", "verification"])
-def assert_math(expression: str, expected: float | int | str) -> str:
+def assert_math(
+    expression: Annotated[str, Field(description="An arithmetic expression, e.g. {{memory.a}} + {{memory.b}}")],
+    expected: Annotated[float | int | str, Field(description="The number it must come to")],
+) -> str:
     """Evaluate an arithmetic expression (+ - * / // % ** and parentheses) and compare it."""
     try:
         value = _evaluate(expression)
@@ -139,10 +166,10 @@ def assert_math(expression: str, expected: float | int | str) -> str:
 @tool(name="rememberText", groups=["core", "memory"])
 async def remember_text(
     ctx: ToolContext,
-    variable: str,
-    nodeSelector: NodeSelector | None = None,
-    selector: ElementSelector | None = None,
-    prompt: str | None = None,
+    variable: Variable,
+    nodeSelector: ReadTarget = None,
+    selector: LegacyTarget = None,
+    prompt: Prompt = None,
 ) -> dict[str, Any]:
     """Read an element's text into memory as {{memory.<variable>}}."""
     if nodeSelector is None and selector is None:
@@ -157,14 +184,17 @@ async def remember_text(
     return {variable: text}
 
 
-@tool(name="dumpMemory", groups=["core", "memory"])
+@tool(name="dumpMemory", groups=["core", "memory"], query=True)
 def dump_memory(ctx: ToolContext) -> dict[str, Any]:
     """Show everything remembered so far in this trail."""
     return dict(ctx.memory)
 
 
 @tool(name="objectiveStatus", recordable=False, groups=["core"])
-def objective_status(status: Literal["COMPLETE", "FAILED", "IN_PROGRESS"], explanation: str = "") -> str:
+def objective_status(
+    status: Annotated[Literal["COMPLETE", "FAILED", "IN_PROGRESS"], Field(description="How the step went")],
+    explanation: Annotated[str, Field(description="Why: what was done, or what stood in the way")] = "",
+) -> str:
     """An agent's way to end a step: COMPLETE or FAILED, with why."""
     if status == "FAILED":
         raise ToolFailure(explanation or "the agent reported the objective as failed")
@@ -172,7 +202,9 @@ def objective_status(status: Literal["COMPLETE", "FAILED", "IN_PROGRESS"], expla
 
 
 @tool(name="runTrail", groups=["core"])
-async def run_trail(ctx: ToolContext, path: str) -> str:
+async def run_trail(
+    ctx: ToolContext, path: Annotated[str, Field(description="The trail file, relative to this trail")]
+) -> str:
     """Run another trail file's steps inline (shared setup); the path is relative to this trail."""
     if ctx.run_trail is None:
         raise ToolFailure("runTrail needs a trail runner, and this call has none")

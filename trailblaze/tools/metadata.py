@@ -36,6 +36,8 @@ KEYS: dict[str, tuple[str, type]] = {
     "groups": ("groups", list),
     # not in the seeds' list: lets an MCP tool be recorded in a ``verify:`` step
     "isVerification": ("verification", bool),
+    # not in the seeds' list either: a read-only query, never recorded (see ToolMetadata.query)
+    "isQuery": ("query", bool),
 }
 #: extra spellings the registry resource uses (seed 000's example: ``platforms``)
 REGISTRY_ALIASES = {"platforms": "supportedPlatforms", "drivers": "supportedDrivers"}
@@ -118,7 +120,7 @@ def merge(layers: Iterable[Layer], *, toolset: str | None = None) -> ToolMetadat
     if toolset is not None:
         values.setdefault("toolset", toolset)
     meta = ToolMetadata(**values)
-    if meta.delegating and meta.recordable:  # a delegating tool records what it delegates to
+    if (meta.delegating or meta.query) and meta.recordable:  # a delegating tool records its delegates
         meta = ToolMetadata(**{**values, "recordable": False})
     return meta
 

@@ -9,9 +9,10 @@ to know where a tool came from.
 from __future__ import annotations
 
 import abc
+import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,6 +46,9 @@ class ToolMetadata:
     #: False when every group of the tool is off by default (seed 000's ``defaultEnabled``):
     #: agents are offered it only when ``llm.groups`` names one of them
     default_enabled: bool = True
+    #: a read-only query (``web_currentUrl``, ``findMatches``): its answer is for the agent
+    #: that asked, so a call is never recorded and a replay loses nothing without it
+    query: bool = False
 
     def applies_to(self, driver: str, platform: str) -> bool:
         if self.drivers is not None and driver not in self.drivers:
@@ -65,6 +69,7 @@ class ToolMetadata:
             "requiresContext": self.requires_context,
             "toolset": self.toolset,
             "defaultEnabled": self.default_enabled,
+            "isQuery": self.query,
         }
 
 
@@ -138,9 +143,51 @@ class ToolImplementation(abc.ABC):
         """Run the tool. ``args`` are the call's arguments after interpolation."""
 
 
-@dataclass(slots=True)
+T = TypeVar("T")
+
+
+class Deferred(Generic[T]):
+    """A value made when it is first read: see :func:`deferred`."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self.make = make
+
+
+def deferred(make: Callable[[], T]) -> T:
+    """A :class:`ToolSpec` ``input_schema`` or ``secret_fields`` made by ``make`` when first read.
+
+    A Python tool's input model and JSON Schema are built by pydantic, a few milliseconds a
+    tool: made on first read, a command pays only for the tools it shows or calls (``trailblaze
+    mcp`` lists a dozen of the ~80 built-in ones). Copies of a spec share ``make``, which should
+    cache what it builds."""
+    return cast(T, Deferred(make))
+
+
+class _MadeOnFirstRead:
+    """A :class:`ToolSpec` field that may hold a :class:`Deferred` value until it is read."""
+
+    def __init__(self, name: str) -> None:
+        self.attribute = f"_{name}"
+
+    def __get__(self, obj: object | None, owner: type) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.attribute]
+        if isinstance(value, Deferred):
+            value = obj.__dict__[self.attribute] = value.make()
+        return value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self.attribute] = value
+
+
+@dataclass
 class ToolSpec:
-    """One registered tool. ``source`` names the plugin, server or file it came from."""
+    """One registered tool. ``source`` names the plugin, server or file it came from.
+
+    ``input_schema`` and ``secret_fields`` may be :func:`deferred`: made when first read."""
 
     name: str
     description: str
@@ -158,6 +205,12 @@ class ToolSpec:
     def validate(self, args: Mapping[str, Any]) -> Any:
         return self.implementation.validate(strip_reason(args))
 
+    def with_source(self, source: str) -> ToolSpec:
+        """This tool as registered by ``source`` (what is deferred stays deferred)."""
+        copied = copy.copy(self)
+        copied.source = source
+        return copied
+
     def to_registry(self) -> dict[str, Any]:
         """The entry ``trailblaze tools --json`` prints (seed 000's registry keys)."""
         meta = self.metadata.to_registry()
@@ -173,6 +226,11 @@ class ToolSpec:
         if self.unavailable is not None:
             entry["unavailable"] = self.unavailable
         return entry
+
+
+# read through _MadeOnFirstRead, set by the dataclass __init__ (which keeps their defaults)
+ToolSpec.input_schema = _MadeOnFirstRead("input_schema")  # type: ignore[assignment]
+ToolSpec.secret_fields = _MadeOnFirstRead("secret_fields")  # type: ignore[assignment]
 
 
 def strip_reason(args: Mapping[str, Any]) -> dict[str, Any]:

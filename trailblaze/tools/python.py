@@ -1,4 +1,8 @@
-"""Python functions as tools: the pydantic input model, invocation, and result handling."""
+"""Python functions as tools: the pydantic input model, invocation, and result handling.
+
+The signature is read when the tool is registered (a parameter that cannot describe an input
+is an error then); the pydantic model and its JSON Schema are built on first use.
+"""
 
 from __future__ import annotations
 
@@ -19,30 +23,26 @@ from trailblaze.tools.model import (
     ToolMetadata,
     ToolOutcome,
     ToolSpec,
+    deferred,
 )
 
 
 def build_spec(fn: Callable[..., Any], *, name: str, description: str | None, metadata: ToolMetadata) -> ToolSpec:
-    model, context_param = _arguments_model(fn, name)
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    secret = frozenset(
-        key
-        for key, prop in schema.get("properties", {}).items()
-        if prop.get("writeOnly") or prop.get("format") == "password"
-    )
+    fields, context_param = _arguments(fn, name)
+    implementation = PythonTool(fn, fields, context_param, name, metadata.delegating)
     doc = description if description is not None else inspect.getdoc(fn) or ""
     return ToolSpec(
         name=name,
         description=doc.strip(),
-        input_schema=schema,
+        input_schema=deferred(implementation.schema),
         metadata=metadata,
-        implementation=PythonTool(fn, model, context_param, name, metadata.delegating),
-        secret_fields=secret,
+        implementation=implementation,
+        secret_fields=deferred(implementation.secret_fields),
     )
 
 
-def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel], str | None]:
+def _arguments(fn: Callable[..., Any], name: str) -> tuple[dict[str, Any], str | None]:
+    """The fields of ``fn``'s input model, and the parameter that receives the context."""
     signature = inspect.signature(fn)
     try:
         hints = get_type_hints(fn, include_extras=True)
@@ -59,10 +59,7 @@ def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel]
             raise TypeError(f"tool {name!r}: *args/**kwargs cannot describe a tool's input; name each parameter")
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, default)
-    model = create_model(
-        f"{name}_arguments", __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True), **fields
-    )
-    return model, context_param
+    return fields, context_param
 
 
 class PythonTool(ToolImplementation):
@@ -71,17 +68,43 @@ class PythonTool(ToolImplementation):
     def __init__(
         self,
         fn: Callable[..., Any],
-        model: type[BaseModel],
+        fields: dict[str, Any],
         context_param: str | None,
         name: str,
         delegating: bool,
     ) -> None:
         self.fn = fn
-        self.model = model
+        self.fields = fields
         self.context_param = context_param
         self.name = name
         self.delegating = delegating
         self.is_async = inspect.iscoroutinefunction(fn)
+        self._model: type[BaseModel] | None = None
+        self._schema: dict[str, Any] | None = None
+
+    @property
+    def model(self) -> type[BaseModel]:
+        """The pydantic model of the arguments (built on first use)."""
+        if self._model is None:
+            config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+            self._model = create_model(f"{self.name}_arguments", __config__=config, **self.fields)
+        return self._model
+
+    def schema(self) -> dict[str, Any]:
+        """The arguments' JSON Schema (made once)."""
+        if self._schema is None:
+            schema = self.model.model_json_schema()
+            schema.pop("title", None)
+            self._schema = schema
+        return self._schema
+
+    def secret_fields(self) -> frozenset[str]:
+        """Arguments whose values must never show (``SecretStr``)."""
+        return frozenset(
+            key
+            for key, prop in self.schema().get("properties", {}).items()
+            if prop.get("writeOnly") or prop.get("format") == "password"
+        )
 
     def validate(self, args: Mapping[str, Any]) -> BaseModel:
         try:

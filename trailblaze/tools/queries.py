@@ -9,12 +9,14 @@ import asyncio
 import random
 import re
 import time
-from typing import Any, Protocol, cast
+from typing import Annotated, Any, Protocol, cast
+
+from pydantic import Field
 
 from trailblaze.errors import ToolFailure
-from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import Delegate, ToolContext
+from trailblaze.tools.params import LegacyTarget, Prompt, ReadTarget, RequiredRef, RequiredTarget, Variable
 
 
 class _HidesKeyboard(Protocol):
@@ -37,8 +39,12 @@ _WEB_DESCRIPTOR = """e => {
 }"""
 
 
-@tool(name="findMatches", recordable=False, exposed_to_llm=False)
-async def find_matches(ctx: ToolContext, selector: NodeSelector, timeoutMs: int | None = None) -> list[dict[str, Any]]:
+@tool(name="findMatches", query=True, exposed_to_llm=False)
+async def find_matches(
+    ctx: ToolContext,
+    selector: RequiredTarget,
+    timeoutMs: Annotated[int | None, Field(description="Wait up to this long for a match, in milliseconds")] = None,
+) -> list[dict[str, Any]]:
     """Every element the selector matches, as {indexPath, bounds, matchedText, accessibilityId,
     resourceId}; with timeoutMs, waits up to that long for at least one (an empty list is an
     answer, not a failure)."""
@@ -51,7 +57,11 @@ async def find_matches(ctx: ToolContext, selector: NodeSelector, timeoutMs: int 
 
 
 @tool(name="waitUntilNotVisible", recordable=False, exposed_to_llm=False)
-async def wait_until_not_visible(ctx: ToolContext, nodeSelector: NodeSelector, timeoutMs: int | None = None) -> bool:
+async def wait_until_not_visible(
+    ctx: ToolContext,
+    nodeSelector: RequiredTarget,
+    timeoutMs: Annotated[int | None, Field(description="How long to wait, in milliseconds")] = None,
+) -> bool:
     """Wait for the element to go away; true when it is (or became) not visible, false when it
     is still there after the wait (never a failure)."""
     deadline = time.monotonic() + (ctx.timeout if timeoutMs is None else max(0, timeoutMs) / 1000)
@@ -99,10 +109,10 @@ async def _descriptor(ctx: ToolContext, item: Any) -> dict[str, Any]:
 @tool(name="rememberNumber", groups=["memory"])
 async def remember_number(
     ctx: ToolContext,
-    variable: str,
-    prompt: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    selector: ElementSelector | None = None,
+    variable: Variable,
+    prompt: Prompt = None,
+    nodeSelector: ReadTarget = None,
+    selector: LegacyTarget = None,
 ) -> dict[str, Any]:
     """Read a number from an element into memory as {{memory.<variable>}} (thousands separators
     dropped)."""
@@ -137,7 +147,11 @@ def pick_number(text: str) -> str | None:
 
 @tool(name="inputTextRandom")
 async def input_text_random(
-    ctx: ToolContext, variable: str, prefix: str = "TBZ-", digitCount: int = 6, hideKeyboardAfter: bool = True
+    ctx: ToolContext,
+    variable: Annotated[str, Field(description="The name to remember the value under: {{memory.<variable>}}")],
+    prefix: Annotated[str, Field(description="What the value starts with")] = "TBZ-",
+    digitCount: Annotated[int, Field(description="How many random digits follow")] = 6,
+    hideKeyboardAfter: Annotated[bool, Field(description="Put a phone's keyboard away afterwards")] = True,
 ) -> str:
     """Type a fresh unique value (the prefix and random digits, e.g. TBZ-481732) into the focused
     field and remember it as {{memory.<variable>}}, so a later step can find what this run made."""
@@ -154,7 +168,7 @@ async def input_text_random(
 
 
 @tool(name="longPress", platforms=["android", "ios"], delegating=True, groups=["core"])
-async def long_press(ctx: ToolContext, ref: str) -> list[Delegate]:
+async def long_press(ctx: ToolContext, ref: RequiredRef) -> list[Delegate]:
     """Press and hold the element with this ref from the current screen (context menus, drag
     handles, multi-select)."""
     return [Delegate("tap", {"ref": ref, "longPress": True})]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 from trailblaze.drivernames import driver_of_tool
@@ -34,7 +33,7 @@ class ToolRegistry(Registry[ToolSpec]):
         return spec
 
     def bind(self, item: ToolSpec, source: str | None) -> ToolSpec:
-        return item if source is None or item.source == source else replace(item, source=source)
+        return item if source is None or item.source == source else item.with_source(source)
 
     def source_of(self, item: ToolSpec) -> str:
         return item.source

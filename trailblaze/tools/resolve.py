@@ -58,6 +58,8 @@ class ExecutedCall:
     delegated_from: tuple[str, ...]
     recordable: bool
     status: Status = "passed"
+    #: a read-only query: not recorded, and a replay loses nothing without it
+    query: bool = False
     duration_ms: float = 0.0
     error: str | None = None
     output: Any = None
@@ -185,6 +187,7 @@ class Resolver:
             display_args=self.display_args(spec, call),
             delegated_from=chain,
             recordable=spec.metadata.recordable and self._chain_records(chain),
+            query=spec.metadata.query,
         )
         start = time.perf_counter()
         try:

@@ -338,7 +338,7 @@ def class_spec(declaration: ToolDeclaration, existing: ToolSpec | None) -> ToolS
             )
         if existing is not None and existing.implementation is spec.implementation:  # a plugin registers it already
             return None
-        return replace(spec, source=declaration.source)
+        return spec.with_source(declaration.source)
     if existing is not None:  # upstream's declaration of a tool this project implements itself
         return None
     reason = f"is implemented upstream by {target}, which this project does not have"

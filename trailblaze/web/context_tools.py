@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
 
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.authoring import tool
@@ -32,7 +34,7 @@ def _web(ctx: ToolContext) -> WebDevice:
     return ctx.driver
 
 
-@tool(name="web_getStorageState", platforms=WEB)
+@tool(name="web_getStorageState", platforms=WEB, query=True, exposed_to_llm=False)
 async def web_get_storage_state(ctx: ToolContext) -> str:
     """The browser context's storage state (cookies and each origin's localStorage) as JSON in
     Playwright's format; web_applyCookies takes it back."""
@@ -40,8 +42,11 @@ async def web_get_storage_state(ctx: ToolContext) -> str:
     return json.dumps(state)
 
 
-@tool(name="web_applyCookies", platforms=WEB)
-async def web_apply_cookies(ctx: ToolContext, cookiesJson: str = "") -> str:
+@tool(name="web_applyCookies", platforms=WEB, exposed_to_llm=False)
+async def web_apply_cookies(
+    ctx: ToolContext,
+    cookiesJson: Annotated[str, Field(description="A JSON array of cookies, or a whole storage state")] = "",
+) -> str:
     """Add cookies to the browser context: a JSON array of cookies in Playwright's shape
     ({name, value, domain, path, …} or {name, value, url}), or a whole storage state."""
     if not cookiesJson.strip():
@@ -73,7 +78,11 @@ def _cookie(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 @tool(name="web_assertNetworkEvent", platforms=WEB, verification=True)
-async def web_assert_network_event(ctx: ToolContext, eventName: str, timeoutMs: int = 5000) -> str:
+async def web_assert_network_event(
+    ctx: ToolContext,
+    eventName: Annotated[str, Field(description="Text a request's URL or body must contain")],
+    timeoutMs: Annotated[int, Field(description="How long to wait for it, in milliseconds")] = 5000,
+) -> str:
     """Check that a request the page sent during this trail names ``eventName`` in its URL or
     body (case-insensitive): an analytics beacon or instrumentation signal fired. Waits up to
     ``timeoutMs`` for it; one look always happens."""
@@ -93,8 +102,10 @@ async def web_assert_network_event(ctx: ToolContext, eventName: str, timeoutMs: 
         await asyncio.sleep(_POLL)
 
 
-@tool(name="web_requestDetails", platforms=WEB, recordable=False)
-async def web_request_details(ctx: ToolContext, include: list[Detail]) -> str:
+@tool(name="web_requestDetails", platforms=WEB, recordable=False, exposed_to_llm=False)
+async def web_request_details(
+    ctx: ToolContext, include: Annotated[list[Detail], Field(description="The details to ask for")]
+) -> str:
     """Ask for more detail in the next view of the page: BOUNDS, CSS_SELECTORS,
     OFFSCREEN_ELEMENTS, OCCLUDED_ELEMENTS. Accepted for upstream's recordings; the page views
     agents get here already list every element with its ref, so nothing changes."""

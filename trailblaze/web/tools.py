@@ -23,6 +23,7 @@ from trailblaze.errors import InfrastructureError
 from trailblaze.pathnames import path_component
 from trailblaze.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
 from trailblaze.tools.core import save_snapshot
+from trailblaze.tools.params import Ref, Target, TimeoutMs
 from trailblaze.web import locators
 from trailblaze.web.driver import scroll_delta
 
@@ -117,9 +118,11 @@ async def _target(
 @tool(name="web_navigate", platforms=WEB)
 async def web_navigate(
     ctx: ToolContext,
-    url: str | None = None,
-    action: Literal["GOTO", "BACK", "FORWARD", "RELOAD"] = "GOTO",
-    timeoutMs: int | None = None,
+    url: Annotated[str | None, Field(description="The URL to open (GOTO)")] = None,
+    action: Annotated[
+        Literal["GOTO", "BACK", "FORWARD", "RELOAD"], Field(description="GOTO the url, or go BACK, FORWARD, RELOAD")
+    ] = "GOTO",
+    timeoutMs: Annotated[int | None, Field(description="How long the page may take to load, in milliseconds")] = None,
 ) -> str:
     """Open a URL (absolute; '/path' against base_url; other relative paths next to the trail
     file), or go BACK / FORWARD in history."""
@@ -144,10 +147,10 @@ async def web_navigate(
 @tool(name="web_click", platforms=WEB)
 async def web_click(
     ctx: ToolContext,
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    longPress: bool = False,
-    timeoutMs: int | None = None,
+    ref: Ref = None,
+    nodeSelector: Target = None,
+    longPress: Annotated[bool, Field(description="Hold the mouse button down for 0.8 s")] = False,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Click an element (the first, when the selector matches several, as upstream clicks)."""
     timeout = _seconds(ctx, timeoutMs)
@@ -160,11 +163,11 @@ async def web_click(
 @tool(name="web_type", platforms=WEB)
 async def web_type(
     ctx: ToolContext,
-    text: str,
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    clearFirst: bool = True,
-    timeoutMs: int | None = None,
+    text: Annotated[str, Field(description="The text to type")],
+    ref: Ref = None,
+    nodeSelector: Target = None,
+    clearFirst: Annotated[bool, Field(description="Replace the field's content (false: type after it)")] = True,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Type text into a field (replacing its content unless clearFirst is false); without a
     target, type into the focused element."""
@@ -185,10 +188,10 @@ async def web_type(
 @tool(name="web_fillSecret", platforms=WEB)
 async def web_fill_secret(
     ctx: ToolContext,
-    value: SecretStr,
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    timeoutMs: int | None = None,
+    value: Annotated[SecretStr, Field(description="The secret, best as a ${VARIABLE} so the trail does not hold it")],
+    ref: Ref = None,
+    nodeSelector: Target = None,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Fill a field with a secret; the value never appears in logs or reports."""
     timeout = _seconds(ctx, timeoutMs)
@@ -201,10 +204,10 @@ async def web_fill_secret(
 @tool(name="web_selectOption", platforms=WEB)
 async def web_select_option(
     ctx: ToolContext,
-    values: list[str],
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    timeoutMs: int | None = None,
+    values: Annotated[list[str], Field(description="The options to select, by value or visible label")],
+    ref: Ref = None,
+    nodeSelector: Target = None,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Select options of a <select> by value or visible label."""
     if not values:
@@ -217,7 +220,9 @@ async def web_select_option(
 
 
 @tool(name="web_pressKey", platforms=WEB)
-async def web_press_key(ctx: ToolContext, key: str) -> str:
+async def web_press_key(
+    ctx: ToolContext, key: Annotated[str, Field(description="The key, e.g. Enter, Tab, Escape, ArrowDown, Control+A")]
+) -> str:
     """Press a key or combination (Playwright names: Enter, Tab, Escape, ArrowDown, Control+A)."""
     name = "+".join(_NAMED_KEYS.get(part.lower(), part) for part in key.split("+")) if key != "+" else key
     async with _acting(ctx, f"press {name}", ctx.timeout):
@@ -228,11 +233,13 @@ async def web_press_key(ctx: ToolContext, key: str) -> str:
 @tool(name="web_scroll", platforms=WEB)
 async def web_scroll(
     ctx: ToolContext,
-    direction: Literal["UP", "DOWN", "LEFT", "RIGHT"] = "DOWN",
-    amount: int = 500,
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    timeoutMs: int | None = None,
+    direction: Annotated[Literal["UP", "DOWN", "LEFT", "RIGHT"], Field(description="Which way to scroll")] = "DOWN",
+    amount: Annotated[int, Field(description="How far, in pixels")] = 500,
+    ref: Annotated[str | None, Field(description="The ref of a scrollable element (default: the page)")] = None,
+    nodeSelector: Annotated[
+        NodeSelector | None, Field(description="Instead of ref, the scrollable element as a stable selector")
+    ] = None,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Scroll the page, or the given scrollable element, by an amount in pixels."""
     dx, dy = scroll_delta(direction, amount)
@@ -250,12 +257,7 @@ async def web_scroll(
 
 
 @tool(name="web_hover", platforms=WEB)
-async def web_hover(
-    ctx: ToolContext,
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    timeoutMs: int | None = None,
-) -> str:
+async def web_hover(ctx: ToolContext, ref: Ref = None, nodeSelector: Target = None, timeoutMs: TimeoutMs = None) -> str:
     """Move the mouse over an element."""
     timeout = _seconds(ctx, timeoutMs)
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
@@ -265,7 +267,7 @@ async def web_hover(
 
 
 @tool(name="web_wait", platforms=WEB)
-async def web_wait(seconds: FiniteFloat = 1) -> str:
+async def web_wait(seconds: Annotated[FiniteFloat, Field(description="How long, in seconds (at most 30)")] = 1) -> str:
     """Wait a fixed time, at most 30 seconds as upstream's (prefer web_verify… checks, which
     wait for what you expect)."""
     waited = min(max(0.0, seconds), WEB_WAIT_LIMIT)
@@ -292,7 +294,11 @@ def _is_regex(pattern: str) -> bool:
 
 @tool(name="web_waitForUrl", platforms=WEB)
 async def web_wait_for_url(
-    ctx: ToolContext, pattern: Annotated[str, AfterValidator(_url_pattern)], timeoutMs: PositiveInt = 30000
+    ctx: ToolContext,
+    pattern: Annotated[
+        str, AfterValidator(_url_pattern), Field(description="A regex, a glob with * or **, or a part of the URL")
+    ],
+    timeoutMs: Annotated[PositiveInt, Field(description="How long to wait, in milliseconds")] = 30000,
 ) -> str:
     """Wait until the page URL matches: a regex (if it uses regex syntax), a glob with * or **,
     or otherwise a part of the URL."""
@@ -328,7 +334,9 @@ def url_matcher(pattern: str) -> tuple[Any, list[RegexTimeout]]:
 
 
 @tool(name="web_snapshot", platforms=WEB)
-async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
+async def web_snapshot(
+    ctx: ToolContext, screenName: Annotated[str, Field(description="A name for the saved files")]
+) -> dict[str, Any]:
     """Save a screenshot and the ARIA snapshot of the page as artifacts of this trail."""
     page = _device(ctx).page
     files: list[str] = []
@@ -344,7 +352,11 @@ async def web_snapshot(ctx: ToolContext, screenName: str) -> dict[str, Any]:
 
 
 @tool(name="web_verifyTextVisible", verification=True, groups=["verification"], platforms=WEB)
-async def web_verify_text_visible(ctx: ToolContext, text: str, timeoutMs: int | None = None) -> str:
+async def web_verify_text_visible(
+    ctx: ToolContext,
+    text: Annotated[str, Field(description="Text that must be visible: a part of an element's text")],
+    timeoutMs: Annotated[int | None, Field(description="How long to wait for it, in milliseconds")] = None,
+) -> str:
     """Check that text is visible on the page (a part of an element's text, case-insensitive)."""
     timeout = _seconds(ctx, timeoutMs)
     locator = _device(ctx).page.get_by_text(text).filter(visible=True).first
@@ -356,10 +368,10 @@ async def web_verify_text_visible(ctx: ToolContext, text: str, timeoutMs: int | 
 @tool(name="web_verifyElementVisible", verification=True, groups=["verification"], platforms=WEB)
 async def web_verify_element_visible(
     ctx: ToolContext,
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    expectedText: str | None = None,
-    timeoutMs: int | None = None,
+    ref: Ref = None,
+    nodeSelector: Target = None,
+    expectedText: Annotated[str | None, Field(description="Text the element must also show")] = None,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Check that an element is visible (and, with expectedText, shows that text)."""
     timeout = _seconds(ctx, timeoutMs)
@@ -374,10 +386,12 @@ async def web_verify_element_visible(
 @tool(name="web_verifyListVisible", verification=True, groups=["verification"], platforms=WEB)
 async def web_verify_list_visible(
     ctx: ToolContext,
-    items: list[str],
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    timeoutMs: int | None = None,
+    items: Annotated[list[str], Field(description="Texts that must all be visible")],
+    ref: Annotated[str | None, Field(description="The ref of the list to look in (default: the page)")] = None,
+    nodeSelector: Annotated[
+        NodeSelector | None, Field(description="Instead of ref, the list as a stable selector")
+    ] = None,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Check that every item's text is visible (inside the element, when one is given)."""
     timeout = _seconds(ctx, timeoutMs)
@@ -393,12 +407,14 @@ async def web_verify_list_visible(
 @tool(name="web_verifyValue", verification=True, groups=["verification"], platforms=WEB)
 async def web_verify_value(
     ctx: ToolContext,
-    expected: str,
-    type: Literal["TEXT", "VALUE", "ATTRIBUTE"] = "TEXT",
-    attribute: str | None = None,
-    ref: str | None = None,
-    nodeSelector: NodeSelector | None = None,
-    timeoutMs: int | None = None,
+    expected: Annotated[str, Field(description="The expected value: a whole-value regex, or the exact text")],
+    type: Annotated[
+        Literal["TEXT", "VALUE", "ATTRIBUTE"], Field(description="What to read: its TEXT, input VALUE or an ATTRIBUTE")
+    ] = "TEXT",
+    attribute: Annotated[str | None, Field(description="The attribute to read (type ATTRIBUTE)")] = None,
+    ref: Ref = None,
+    nodeSelector: Target = None,
+    timeoutMs: TimeoutMs = None,
 ) -> str:
     """Check an element's text, input value or attribute: it must match ``expected`` as a
     whole-value regex, or equal it."""
@@ -450,14 +466,16 @@ async def _read(element: Locator, kind: str, attribute: str | None, timeout_ms: 
     return " ".join((await element.inner_text(timeout=timeout_ms)).split())
 
 
-@tool(name="web_currentUrl", platforms=WEB)
+@tool(name="web_currentUrl", platforms=WEB, query=True)
 async def web_current_url(ctx: ToolContext) -> str:
     """The URL of the page."""
     return _device(ctx).page.url
 
 
 @tool(name="web_evaluate", recordable=False, exposed_to_llm=False, platforms=WEB)
-async def web_evaluate(ctx: ToolContext, script: str) -> Any:
+async def web_evaluate(
+    ctx: ToolContext, script: Annotated[str, Field(description="A JavaScript expression or function")]
+) -> Any:
     """Run JavaScript in the page and return its (JSON) result; a script that does not finish
     within the timeout fails the step."""
     async with _acting(ctx, "evaluate script", ctx.timeout):
@@ -476,7 +494,7 @@ async def web_evaluate(ctx: ToolContext, script: str) -> Any:
 
 
 #: a side of the viewport, within what Chromium takes (Emulation.setDeviceMetricsOverride)
-ViewportSide = Annotated[int, Field(gt=0, le=10_000_000)]
+ViewportSide = Annotated[int, Field(gt=0, le=10_000_000, description="In CSS pixels")]
 
 
 @tool(name="web_resize", platforms=WEB)
