@@ -228,8 +228,9 @@ class AgentStep(StepTask):
 def _needs_agent(executed: ExecutedCall) -> bool:
     """Whether a call that ran is one no recording can hold: executed calls never delegate, so
     one that is not recordable needs an agent's judgement every time (seed 000, "Replay Modes") —
-    unless it is a read-only query, whose answer was for the agent alone (``web_currentUrl``)."""
-    return executed.status == "passed" and not executed.recordable and not executed.query
+    unless it is a read-only query, whose answer was for the agent alone (``web_currentUrl``), or
+    a call an executable tool made by name, which replaying that tool's own call makes again."""
+    return executed.status == "passed" and executed.needs_agent
 
 
 def needs_agent_message(tools: Sequence[str]) -> str:

@@ -60,6 +60,9 @@ class ExecutedCall:
     status: Status = "passed"
     #: a read-only query: not recorded, and a replay loses nothing without it
     query: bool = False
+    #: neither recordable nor a query, and not covered by an executable tool's own recording:
+    #: no recording can hold it, so only an agent can redo it (seed 000, "Replay Modes")
+    needs_agent: bool = False
     duration_ms: float = 0.0
     error: str | None = None
     output: Any = None
@@ -182,12 +185,14 @@ class Resolver:
 
     async def _execute(self, spec: ToolSpec, call: ToolCall, args: dict[str, Any], chain: tuple[str, ...]) -> Any:
         # ``call`` is recorded as written: a trail's templates stay templates, delegates are concrete
+        chain_records = self._chain_records(chain)
         executed = ExecutedCall(
             call=call,
             display_args=self.display_args(spec, call),
             delegated_from=chain,
-            recordable=spec.metadata.recordable and self._chain_records(chain),
+            recordable=spec.metadata.recordable and chain_records,
             query=spec.metadata.query,
+            needs_agent=chain_records and not spec.metadata.recordable and not spec.metadata.query,
         )
         start = time.perf_counter()
         try:
