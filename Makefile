@@ -23,7 +23,7 @@ SDK := sdks/typescript
 SDK_BUILT := $(SDK)/dist/index.js
 
 .PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers sdk sdk-test bench wheel clean lock \
-	test-latest test-playwright-range docs
+	test-latest test-playwright-range docs dist
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,14 @@ bench: setup peers bench-peers
 wheel: $(STAMP)
 	rm -rf build dist/trailblaze-*.whl
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+
+# what a release publishes (.github/workflows/release.yml does the same): the sdist and the wheel in
+# dist/, checked as PyPI will read them (twine) and for the files they must and must not hold
+dist: $(STAMP)
+	rm -rf build dist
+	$(BIN)/python -m build --quiet --sdist --wheel --outdir dist .
+	$(BIN)/twine check --strict dist/*
+	$(BIN)/python scripts/check_dist.py dist
 
 clean:
 	rm -rf $(VENV) .venv-latest .venv-playwright site .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
