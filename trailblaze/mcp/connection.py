@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from trailblaze import limits
+from trailblaze import jsonsource, limits
 from trailblaze.errors import InfrastructureError
 from trailblaze.mcp.declarations import ServerDecl
 from trailblaze.mcp.prefork import eligible
@@ -202,7 +201,7 @@ class Connection:
             if text is None:
                 continue
             try:
-                data = json.loads(text)
+                data = jsonsource.parse(text)
             except ValueError as exc:
                 raise InfrastructureError(f"MCP server {self.decl.where}: {REGISTRY_URI} is not JSON: {exc}") from None
             if not isinstance(data, dict):

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import jsonsource
 from trailblaze.errors import ExitCode, InfrastructureError, ToolFailure, TrailblazeError, UsageError
 from trailblaze.mcp.rpc import Invocation
 from trailblaze.tools.model import Delegate, ToolArgumentError, ToolContext, ToolImplementation, ToolOutcome
@@ -248,7 +249,7 @@ def _delegates(result: mcp_types.CallToolResult, text: str) -> Any:
         return structured[DELEGATES_KEY]
     if text.startswith("{") and DELEGATES_KEY in text:
         try:
-            data = json.loads(text)
+            data = jsonsource.parse(text)
         except ValueError:
             return None
         if isinstance(data, dict) and DELEGATES_KEY in data:

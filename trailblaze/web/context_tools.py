@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from trailblaze import jsonsource
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import ToolContext
@@ -52,9 +53,9 @@ async def web_apply_cookies(
     if not cookiesJson.strip():
         raise ToolFailure("cookiesJson is required")
     try:
-        parsed = json.loads(cookiesJson)
-    except json.JSONDecodeError as exc:
-        raise ToolFailure(f"cookiesJson is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        parsed = jsonsource.parse(cookiesJson)
+    except jsonsource.JsonError as exc:
+        raise ToolFailure(f"cookiesJson is not JSON: {exc}") from None
     cookies = parsed.get("cookies") if isinstance(parsed, dict) else parsed
     if not isinstance(cookies, list):
         raise ToolFailure("cookiesJson must be a JSON array of cookies, or a storage state with a `cookies` field")
