@@ -65,10 +65,39 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _STATE not in parent.config.stash:
         return None
-    if file_path.name.endswith(".trail.yaml") or file_path.name == "trail.yaml":
+    if _is_trail_name(file_path.name):
         file: TrailFile = TrailFile.from_parent(parent, path=file_path)
         return file
     return None
+
+
+def _is_trail_name(name: str) -> bool:
+    return name.endswith(".trail.yaml") or name == "trail.yaml"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A FIFO, a device or a broken link named like a trail is a collection error naming it, as
+    ``trailblaze validate`` reports it: pytest's folders pass over what is neither a file nor a
+    folder, so such entries are added here (their :class:`TrailFile` refuses them by name)."""
+    report = yield
+    if _STATE in collector.config.stash and isinstance(collector, pytest.Directory) and report.outcome == "passed":
+        for path in _unreadable_trail_entries(collector.path):
+            if not collector.ihook.pytest_ignore_collect(collection_path=path, config=collector.config):
+                report.result.append(TrailFile.from_parent(collector, path=path))
+    return report
+
+
+def _unreadable_trail_entries(folder: Path) -> list[Path]:
+    import os
+
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return sorted(Path(e.path) for e in entries if _is_trail_name(e.name) and not e.is_file() and not e.is_dir())
 
 
 @pytest.hookimpl(wrapper=True)
