@@ -562,11 +562,11 @@ def _print_error(exc: TrailblazeError) -> None:
     err = sys.stderr
     prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
     errors = exc.errors if isinstance(exc, ErrorList) else [exc]
-    from trailblaze.limits import printable
+    from trailblaze.limits import inert_line, printable
 
     for error in errors:
-        for i, line in enumerate(printable(str(error)).splitlines() or [""]):
-            click.echo(f"{prefix} {line}" if i == 0 else f"       {line}", err=True)
+        for i, line in enumerate(printable(str(error)).split("\n")):
+            click.echo(f"{prefix} {line}" if i == 0 else inert_line(f"       {line}"), err=True)
     if len(errors) > 1:
         click.echo(f"{len(errors)} problems", err=True)
 

@@ -98,13 +98,45 @@ def shorten(text: str, limit: int | None = None) -> str:
 
 def printable(text: str) -> str:
     """``text`` safe to print on a terminal: control characters (ESC sequences that would set
-    the window title, clear the screen or hide a link, from a page or an MCP server) are shown
-    escaped (``\\x1b``); line breaks and tabs stay."""
-    if text.isprintable() or not any(_is_control(c) for c in text):
+    the window title, clear the screen or hide a link, from a page or an MCP server) and the
+    bidirectional controls that reorder what is shown (U+202E) are shown escaped (``\\x1b``,
+    ``\\u202e``); line breaks and tabs stay."""
+    if text.isprintable() or not any(_is_hidden(c) for c in text):
         return text
-    return "".join(c.encode("unicode_escape").decode("ascii") if _is_control(c) else c for c in text)
+    return "".join(_escaped(c) if _is_hidden(c) else c for c in text)
 
 
-def _is_control(char: str) -> bool:
+def one_line(text: str) -> str:
+    """``text`` as one line, safe to print: :func:`printable`, and line breaks and tabs escaped
+    too (``\\n``). A step's text, a trail's id or title, a tool's name: whatever a trail or a
+    server wrote cannot start a line of its own in a CI log."""
+    if text.isprintable():
+        return text
+    return "".join(_escaped(c) if _is_hidden(c) or c in "\n\t" else c for c in text)
+
+
+def inert_line(line: str) -> str:
+    """``line`` such that a CI runner reading the log does not take it for a command: GitHub
+    Actions' workflow commands (``::add-mask::``, ``::stop-commands::``, ``::error::``) and
+    Azure Pipelines' (``##vso[``, ``##[``) start a line, after blanks; such a line has its
+    first mark escaped (``\\x3a:error::…``). Our own annotations are written without it."""
+    stripped = line.lstrip()
+    if not stripped.startswith(_LOG_COMMANDS):
+        return line
+    start = len(line) - len(stripped)
+    return f"{line[:start]}\\x{ord(stripped[0]):02x}{stripped[1:]}"
+
+
+#: how the commands of the CI runners that read a job's output start a line
+_LOG_COMMANDS = ("::", "##[", "##vso[")
+#: the controls that reorder or isolate bidirectional text, and the Unicode line separators
+_INVISIBLE = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029")
+
+
+def _escaped(char: str) -> str:
+    return char.encode("unicode_escape").decode("ascii")
+
+
+def _is_hidden(char: str) -> bool:
     code = ord(char)
-    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0
+    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0 or char in _INVISIBLE

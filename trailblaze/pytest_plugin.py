@@ -123,11 +123,11 @@ class TrailFile(pytest.File):
         try:
             planned = state.plan(self.path)
         except TrailblazeError as exc:
-            raise self.CollectError(str(exc)) from None
+            raise self.CollectError(_shown(str(exc))) from None
         devices: list[str | None] = [*state.options.devices] or [None]
         for one in planned:
             for device in devices:
-                name = one.trail.id.rsplit("/", 1)[-1] + (f"[{device}]" if len(devices) > 1 else "")
+                name = _name(one.trail.id.rsplit("/", 1)[-1] + (f"[{device}]" if len(devices) > 1 else ""))
                 item: TrailItem = TrailItem.from_parent(self, name=name, planned=one, device=device)
                 item.add_marker("trailblaze")
                 item.extra_keyword_matches.update(str(tag) for tag in one.trail.config.tags)  # -k smoke
@@ -158,7 +158,7 @@ class TrailItem(pytest.Item):
         self.user_properties.extend(("trailblaze_evidence", str(path)) for path in evidence)
         self.add_report_section("call", "trailblaze", _steps(result, evidence))
         if result.status not in ("passed", "healed"):
-            raise TrailFailed(f"{result.status}: {result.error or result.status}")
+            raise TrailFailed(_shown(f"{result.status}: {result.error or result.status}"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         from trailblaze.errors import TrailblazeError
@@ -166,11 +166,12 @@ class TrailItem(pytest.Item):
         if isinstance(excinfo.value, TrailFailed):
             return str(excinfo.value)
         if isinstance(excinfo.value, TrailblazeError):  # the browser server, device or config: trailblaze's words
-            return f"error: {excinfo.value}"
+            return _shown(f"error: {excinfo.value}")
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"trail {self.planned.trail.id}" + (f" on {self.device}" if self.device else "")
+        where = f"trail {self.planned.trail.id}" + (f" on {self.device}" if self.device else "")
+        return self.path, None, _name(where)
 
 
 def _evidence(result: TrailResult, folder: Path | None) -> list[Path]:
@@ -182,10 +183,28 @@ def _evidence(result: TrailResult, folder: Path | None) -> list[Path]:
 
 
 def _steps(result: TrailResult, evidence: list[Path]) -> str:
-    lines = [f"{result.title} on {result.driver} ({result.device}): {result.status}"]
-    lines += [f"  {s.status.upper():<8}{s.kind} {s.index + 1}: {s.text}" for s in result.steps]
-    lines += [f"  evidence: {path}" for path in evidence]
-    return "\n".join(lines)
+    from trailblaze.limits import one_line
+
+    lines = [f"{one_line(result.title)} on {result.driver} ({one_line(result.device or '')}): {result.status}"]
+    lines += [f"  {s.status.upper():<8}{s.kind} {s.index + 1}: {one_line(s.text)}" for s in result.steps]
+    lines += [f"  evidence: {one_line(str(path))}" for path in evidence]
+    return _shown("\n".join(lines))
+
+
+def _shown(text: str) -> str:
+    """``text`` as pytest prints it for us: control characters (NUL, ESC) and bidirectional
+    controls escaped, and no line a CI runner would take for a command — as ``trailblaze run``'s
+    terminal shows it."""
+    from trailblaze.limits import inert_line, printable
+
+    return "\n".join(inert_line(line) for line in printable(text).split("\n"))
+
+
+def _name(text: str) -> str:
+    """``text`` on one line, shown as :func:`_shown` shows text (an item's name, its heading)."""
+    from trailblaze.limits import inert_line, one_line
+
+    return inert_line(one_line(text))
 
 
 class _TrailblazeRun:

@@ -212,12 +212,14 @@ def print_listing(run: Run) -> None:
     """``run --list``: what the run would replay, one trail a line (a table on a terminal)."""
     from rich.console import Console
 
-    rows = [
+    from trailblaze.limits import inert_line, one_line
+
+    rows = [  # one line each, whatever ids and tags hold; none a CI log takes for a command
         (
-            p.trail.id,
-            ",".join(p.trail.config.tags) or "-",
+            inert_line(one_line(p.trail.id)),
+            one_line(",".join(p.trail.config.tags)) or "-",
             p.driver_key,
-            _shown(p.trail.path) + (f"  (skipped: {p.skip_reason})" if p.skip_reason else ""),
+            one_line(_shown(p.trail.path) + (f"  (skipped: {p.skip_reason})" if p.skip_reason else "")),
         )
         for p in run.planned
     ]
