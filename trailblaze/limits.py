@@ -85,6 +85,28 @@ ALL = (
     STEP_TEXT_CHARS,
 )
 
+# Upper bounds on the numbers trails, settings and options hold (README, "Limits"): a number
+# past one is misuse found before anything runs (exit 3), never a sleep for ever, a timeout
+# Playwright cannot encode (1e308 s is ``Infinity`` ms in its JSON) or a loop without end.
+
+#: seconds one wait may last: a timeout (``timeout:``, ``--timeout``, a tool's ``timeoutMs``, an
+#: MCP server's or an LLM's) — an hour, far beyond any UI a test waits for
+MAX_WAIT_SECONDS = 3600
+#: seconds of a fixed pause (``wait``, ``web_wait``): upstream's bound on its web wait
+MAX_PAUSE_SECONDS = 30
+#: milliseconds one gesture (a swipe, a drag) may take
+MAX_GESTURE_MS = 60_000
+#: pixels: a coordinate, a scroll, a viewport's side (Chromium's own bound on a window)
+MAX_PIXELS = 10_000_000
+#: an index among matches, characters to erase or to type at random, a Maestro loop's repeats
+MAX_COUNT = 10_000
+#: ``--workers`` (sessions at once per device) and ``--shard-split``/``--shard-all`` (devices)
+MAX_WORKERS = 100
+#: ``--retries`` / ``retries:``
+MAX_RETRIES = 100
+#: ``--shard I/N``: N (GitHub Actions runs at most 256 jobs of one matrix)
+MAX_SHARDS = 1000
+
 
 def shorten(text: str, limit: int | None = None) -> str:
     """``text`` cut to ``limit`` characters (default :data:`MESSAGE_CHARS`), with a note of

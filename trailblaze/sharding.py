@@ -23,6 +23,7 @@ from pathlib import Path
 
 from trailblaze import jsonsource
 from trailblaze.errors import Location, UsageError
+from trailblaze.limits import MAX_SHARDS
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -35,6 +36,8 @@ def parse_spec(text: str) -> tuple[int, int]:
     index, count = int(found.group(1)), int(found.group(2))
     if count < 1 or not 1 <= index <= count:
         raise UsageError(f"--shard {text}: INDEX must be from 1 to COUNT (COUNT at least 1)")
+    if count > MAX_SHARDS:
+        raise UsageError(f"--shard {text}: COUNT is at most {MAX_SHARDS}")
     return index, count
 
 

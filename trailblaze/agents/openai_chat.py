@@ -23,7 +23,6 @@ starts.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass

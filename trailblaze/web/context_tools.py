@@ -16,6 +16,7 @@ from pydantic import Field
 from trailblaze import jsonsource
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.authoring import tool
+from trailblaze.tools.bounds import WaitMs
 from trailblaze.tools.model import ToolContext
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def _cookie(raw: dict[str, Any]) -> dict[str, Any]:
 async def web_assert_network_event(
     ctx: ToolContext,
     eventName: Annotated[str, Field(description="Text a request's URL or body must contain")],
-    timeoutMs: Annotated[int, Field(description="How long to wait for it, in milliseconds")] = 5000,
+    timeoutMs: Annotated[WaitMs, Field(description="How long to wait for it, in milliseconds")] = 5000,
 ) -> str:
     """Check that a request the page sent during this trail names ``eventName`` in its URL or
     body (case-insensitive): an analytics beacon or instrumentation signal fired. Waits up to
