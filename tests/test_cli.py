@@ -643,3 +643,30 @@ def test_interrupting_a_run(project: Project, browser: str, how: str) -> None:
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_with(marker) == []
+
+
+NOT_UTF8 = b"caf\xe9".decode("utf-8", "surrogateescape")  # how Python hands over bytes that are not UTF-8
+
+
+def test_bytes_that_are_not_utf8_in_an_argument_or_a_file_name_are_escaped_in_every_report(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """A Latin-1 ``--arg`` value with ``--json`` was a raw traceback, exit 1, a 0-byte crash log
+    and no report; a Latin-1 trail file name was exit 4 and no report although the trail passed."""
+    (tmp_path / "trailblaze.yaml").write_text("driver: null-test\n", encoding="utf-8")
+    (tmp_path / "trails").mkdir()
+    trail = (
+        "config: {args: {who: {type: string, default: x}}}\n"
+        "trail:\n  - step: 'Greet {{args.who}}'\n    recording:\n      test:\n        - null_tap: {text: Home}\n"
+    )
+    (tmp_path / "trails" / f"{NOT_UTF8}.trail.yaml").write_text(trail, encoding="utf-8")
+    reports = ("--json", "r.json", "--junit", "r.xml", "--html=report.html")
+    result = cli("run", "-p", "tests.support.null_driver", "-v", "--arg", f"who={NOT_UTF8}", *reports)
+    assert result.returncode == 0, result.output
+    assert "Traceback" not in result.output and not (tmp_path / ".trailblaze" / "logs").exists()
+    assert "PASSED  step 1: Greet caf\\xe9" in result.stdout  # the byte, shown as what it is
+    document = json.loads((tmp_path / "r.json").read_bytes().decode("utf-8"))  # UTF-8, valid JSON
+    (only,) = document["trails"]
+    assert (only["path"], only["steps"][0]["text"]) == (f"trails/{NOT_UTF8}.trail.yaml", f"Greet {NOT_UTF8}")
+    ET.fromstring((tmp_path / "r.xml").read_bytes())
+    assert "caf\\udce9" in (tmp_path / "report.html").read_bytes().decode("utf-8")

@@ -579,7 +579,9 @@ def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
     config = find_config()
     log = write_crash_log(exc, argv, config.parent if config is not None else None)
     where = f"; the traceback is in {log}" if log is not None else ""
-    click.echo(f"internal error: {type(exc).__name__}: {exc}{where}", err=True)
+    from trailblaze.limits import printable
+
+    click.echo(printable(f"internal error: {type(exc).__name__}: {exc}{where}"), err=True)
     return int(ExitCode.INTERNAL)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 
 from trailblaze.errors import UsageError
@@ -155,10 +156,26 @@ _LOG_COMMANDS = ("::", "##[", "##vso[")
 _INVISIBLE = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029")
 
 
+def utf8_text(text: str) -> str:
+    """``text`` that can be written as UTF-8: a lone surrogate — how Python keeps a byte that was
+    not UTF-8 in a file name or an argument — is escaped (``\\udcff``, which JSON reads back)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _escaped(char: str) -> str:
-    return char.encode("unicode_escape").decode("ascii")
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): the byte
+        return f"\\x{code - 0xDC00:02x}"
+    return char.encode("unicode_escape", "backslashreplace").decode("ascii")
 
 
 def _is_hidden(char: str) -> bool:
     code = ord(char)
-    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0 or char in _INVISIBLE
+    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0 or char in _INVISIBLE or 0xD800 <= code <= 0xDFFF
