@@ -25,6 +25,7 @@ import click
 
 from trailblaze import __version__
 from trailblaze.errors import ErrorList, ExitCode, TrailblazeError
+from trailblaze.limits import MAX_WORKERS
 
 if TYPE_CHECKING:
     from trailblaze.argparsing import Option, Parser
@@ -392,6 +393,14 @@ def validate(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path
     help="HTTP: end a session (and close its device) after this long without a request.",
 )
 @click.option(
+    "--max-sessions",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1, max=MAX_WORKERS),
+    metavar="N",
+    help="HTTP: at most N sessions hold a device (a browser, a phone) at once; one more is refused with a message.",
+)
+@click.option(
     "--mode",
     type=click.Choice(["MCP_CLIENT_AS_AGENT", "TRAILBLAZE_AS_AGENT"], case_sensitive=False),
     default="MCP_CLIENT_AS_AGENT",
@@ -412,6 +421,7 @@ def mcp_command(
     token: str | None,
     allowed_hosts: tuple[str, ...],
     idle_timeout: float,
+    max_sessions: int,
     mode: str,
     profile: str,
     plugin_args: tuple[str, ...],
@@ -431,7 +441,7 @@ def mcp_command(
     transport = Transport(use_http, host, port, token, list(allowed_hosts), idle_timeout)
     check_transport(transport)
     project = _project("mcp", options)
-    return run(project, defaults_from(project, mode, profile), transport)
+    return run(project, defaults_from(project, mode, profile, max_sessions), transport)
 
 
 mcp_command.blocked_plugins = ("terminal",)  # stdout belongs to the protocol
