@@ -109,3 +109,10 @@ def test_a_servers_stderr_in_an_error_is_bounded(cli: CliRunner, project: Projec
     assert len(error) <= 4_100
     log = next((project.root / ".trailblaze" / "logs").glob("*/raw.stderr.log"))
     assert log.stat().st_size > 1_000_000  # the log has it all
+
+
+def test_a_server_that_talks_before_it_answers_is_heard_in_time(cli: CliRunner, project: Project) -> None:
+    # 200,000 log notifications before the answer: each went through the SDK (a task apiece),
+    # and the call was reported as a server that "did not answer within 10s"
+    result = _run(cli, project, "chatty", "200000", timeout_s=10)
+    assert result.returncode == 0, result.output[-2000:]

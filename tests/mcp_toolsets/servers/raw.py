@@ -12,6 +12,7 @@ Modes:
   big-result N       tools/call answers with N megabytes of text (one JSON line)
   big-error N        tools/call answers isError with N megabytes of text
   loud N             writes N lines of 10,000 characters to stderr, and exits when called
+  chatty N           tools/call sends N notifications (log messages, progress) before its answer
   silent-start       never answers initialize (a handshake that times out)
 """
 
@@ -68,6 +69,15 @@ def handle(request: dict[str, object]) -> None:
             answer(request, {"content": [{"type": "text", "text": text(SIZE)}], "isError": True})
         elif MODE == "loud":
             sys.exit(3)
+        elif MODE == "chatty":
+            log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "busy"}}
+            token = (request.get("params") or {}).get("_meta", {}).get("progressToken")  # type: ignore[union-attr]
+            lines = json.dumps(log) + "\n"
+            if token is not None:
+                progress = {"progressToken": token, "progress": 1}
+                lines += json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}) + "\n"
+            sys.stdout.write(lines * (SIZE // lines.count("\n")))
+            answer(request, {"content": [{"type": "text", "text": "done talking"}]})
         else:
             answer(request, {"content": [{"type": "text", "text": "echo"}]})
     else:
