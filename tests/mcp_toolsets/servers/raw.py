@@ -13,6 +13,7 @@ Modes:
   big-error N        tools/call answers isError with N megabytes of text
   loud N             writes N lines of 10,000 characters to stderr, and exits when called
   chatty N           tools/call sends N notifications (log messages, progress) before its answer
+  ref-cycle          tools/list offers a tool whose inputSchema's $ref leads back to itself
   silent-start       never answers initialize (a handshake that times out)
 """
 
@@ -59,6 +60,10 @@ def handle(request: dict[str, object]) -> None:
         answer(request, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": info})
     elif method == "tools/list":
         tool = {**TOOL, "inputSchema": "not a schema"} if MODE == "bad-schema" else TOOL
+        if MODE == "ref-cycle":
+            loop = {"$ref": "#/$defs/a"}
+            defs = {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}
+            tool = {**TOOL, "inputSchema": {"type": "object", "properties": {"x": loop}, "$defs": defs}}
         answer(request, {"tools": [tool]})
     elif method == "tools/call":
         if MODE == "malformed-result":
