@@ -87,8 +87,16 @@ async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
-        yield
-    except PlaywrightTimeout:
+        # Playwright's own timeout can be late by many seconds on a page whose script does not
+        # return (tracing waits for a DOM snapshot it never gets): the wait is cut off here too
+        async with asyncio.timeout(timeout + TIMEOUT_MARGIN_S):
+            yield
+    except (PlaywrightTimeout, TimeoutError):
+        if not await _device(ctx).answers():
+            raise ToolFailure(
+                f"{what}: not possible within {timeout:g}s: the page stopped answering (its script does not "
+                "return: an endless loop, or one dialog after another)"
+            ) from None
         raise ToolFailure(f"{what}: not possible within {timeout:g}s; on screen: {await _outline(ctx)}") from None
     except Error as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -103,10 +111,16 @@ async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[
 
 
 async def _outline(ctx: ToolContext) -> str:
-    try:
-        return (await _device(ctx).view_hierarchy()).outline(limit=25)
+    try:  # bounded: the message must not wait longer than the check it reports
+        return (await asyncio.wait_for(_device(ctx).view_hierarchy(), OUTLINE_S)).outline(limit=25)
     except Exception:
         return "(could not read the page)"
+
+
+#: seconds a failure message may spend reading what the page shows
+OUTLINE_S = 5.0
+#: seconds past its timeout a call is cut off when Playwright has not given up by then
+TIMEOUT_MARGIN_S = 2.0
 
 
 async def _target(
