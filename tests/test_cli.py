@@ -670,3 +670,17 @@ def test_bytes_that_are_not_utf8_in_an_argument_or_a_file_name_are_escaped_in_ev
     assert (only["path"], only["steps"][0]["text"]) == (f"trails/{NOT_UTF8}.trail.yaml", f"Greet {NOT_UTF8}")
     ET.fromstring((tmp_path / "r.xml").read_bytes())
     assert "caf\\udce9" in (tmp_path / "report.html").read_bytes().decode("utf-8")
+
+
+def test_a_trail_with_thousands_of_problems_lists_the_first_and_counts_the_rest(
+    cli: CliRunner, project: Project
+) -> None:
+    step = "  - step: Open\n    recording:\n      web:\n        - web_navigat: {url: /index.html}\n"
+    project.trail("many", "trail:\n" + step * 3000)
+    for command in ("validate", "run"):
+        result = cli(command, "--driver", "web")
+        assert result.returncode == 3, result.output
+        lines = result.stderr.splitlines()
+        assert lines[0].startswith("error: trails/many.trail.yaml:5:11: unknown tool 'web_navigat'")
+        assert lines[-2:] == ["… and 2950 more problems", "3000 problems"]
+        assert len(lines) == 52 and result.stdout == ""

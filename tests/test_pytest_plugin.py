@@ -156,3 +156,12 @@ def test_a_fifo_or_device_named_like_a_trail_is_a_collection_error_naming_it(exa
     assert "trails/pipe.trail.yaml: not a regular file (a FIFO)" in result.stdout, result.stdout
     assert "trails/forms/zero.trail.yaml: not a regular file (a character device)" in result.stdout
     assert "Traceback" not in result.stdout
+
+
+def test_a_trail_with_thousands_of_problems_is_one_bounded_collection_error(examples: Path) -> None:
+    step = "  - step: Open\n    recording:\n      web:\n        - web_navigat: {url: /index.html}\n"
+    (examples / "trails" / "many.trail.yaml").write_text("trail:\n" + step * 3000, encoding="utf-8")
+    result = pytest_run(examples, "--collect-only", "trails/many.trail.yaml", timeout=120)
+    assert result.returncode == 2, result.stdout
+    assert result.stdout.count("unknown tool 'web_navigat'") == 50  # it was one line each
+    assert "… and 2950 more problems" in result.stdout

@@ -571,14 +571,17 @@ def merge_reports(inputs: tuple[Path, ...], json_path: Path | None, junit: Path 
 def _print_error(exc: TrailblazeError) -> None:
     err = sys.stderr
     prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
-    errors = exc.errors if isinstance(exc, ErrorList) else [exc]
+    errors = exc.shown if isinstance(exc, ErrorList) else [exc]
     from trailblaze.limits import inert_line, printable
 
     for error in errors:
         for i, line in enumerate(printable(str(error)).split("\n")):
             click.echo(f"{prefix} {line}" if i == 0 else inert_line(f"       {line}"), err=True)
-    if len(errors) > 1:
-        click.echo(f"{len(errors)} problems", err=True)
+    if isinstance(exc, ErrorList) and exc.more:
+        click.echo(exc.more_line, err=True)
+    total = len(exc.errors) if isinstance(exc, ErrorList) else 1
+    if total > 1:
+        click.echo(f"{total} problems", err=True)
 
 
 def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
