@@ -556,8 +556,10 @@ def merge_reports(inputs: tuple[Path, ...], json_path: Path | None, junit: Path 
 
     claim_outputs(json_path=json_path, junit=junit, html=html)
     merged = merge(load_inputs(inputs))
-    for warning in merged.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    from trailblaze.limits import one_line
+
+    for warning in merged.warnings:  # they quote the shards' JSON: one line each, whatever it holds
+        click.echo(f"warning: {one_line(warning)}", err=True)
     write_reports(merged, json_path=json_path, junit=junit, html=html)
     summary = merged.document["summary"]
     counts = ", ".join(f"{summary[s]} {s}" for s in ("passed", "flaky", "failed", "error", "skipped") if summary[s])

@@ -30,6 +30,7 @@ from trailblaze.devicecommands import (
 )
 from trailblaze.driver import Device, Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
+from trailblaze.limits import MAX_WAIT_SECONDS
 from trailblaze.selectors import NodeSelector
 from trailblaze.web import aria, elements, locators, stable
 from trailblaze.web.settings import WebSettings
@@ -475,7 +476,12 @@ class WebDevice(Device):
             await self.page.wait_for_selector(selector, state=state, timeout=timeout * 1000)  # type: ignore[arg-type]
 
     def _seconds(self, timeout_ms: int | None) -> float:
-        return self.default_timeout if timeout_ms is None else timeout_ms / 1000
+        """A command's wait: ``timeout_ms: 0`` looks once (Playwright's 0 would wait for ever)."""
+        if timeout_ms is None:
+            return self.default_timeout
+        if not 0 <= timeout_ms <= MAX_WAIT_SECONDS * 1000:
+            raise ValueError(f"timeout_ms must be from 0 to {MAX_WAIT_SECONDS * 1000} (got {timeout_ms})")
+        return max(timeout_ms, 1) / 1000
 
     @contextlib.asynccontextmanager
     async def _selecting(self, what: str, timeout: float) -> AsyncIterator[None]:
