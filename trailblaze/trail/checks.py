@@ -93,9 +93,9 @@ def _check_args(call: ToolCall, spec: object, trail: Trail, env: Mapping[str, st
             problems.append(UsageError(f"{call.name}: {field + ': ' if field else ''}{message}", where))
         return problems
     except TrailblazeError as exc:  # the tool itself cannot check (an MCP server's broken schema)
-        located = type(exc)(exc.message, call.location)
-        located.exit_code = exc.exit_code
-        return [located]
+        if exc.location is None:  # said where the trail calls it
+            exc.location = call.location
+        return [exc]
     if call.name == "runTrail" and isinstance(args.get("path"), str) and not has_references(raw.get("path"), "memory"):
         # the shared trail is a file next to this one: one that is not there is known now
         shared = Path(trail.path).parent / args["path"]
