@@ -172,7 +172,7 @@ opening = st.builds(_initialize, st.text(max_size=12), st.integers() | st.text(m
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(opening | messages.map(json.dumps) | st.text(max_size=40), max_size=4))
+@given(st.lists(opening | messages.map(json.dumps) | st.text(max_size=40) | st.just("[" * 100_000), max_size=4))
 def test_any_line_is_answered_as_the_sdk_would_or_left_to_it(lines: list[str]) -> None:
     """Whatever a client sends, the prelude answers only a well-formed initialize, once, with its
     id, and never raises; anything else is the SDK's to answer (the prelude stops there)."""

@@ -7,6 +7,7 @@ tests/test_cli.py; here are the parts a tool author relies on through ``ctx.comm
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -200,6 +201,11 @@ async def test_fill_evaluate_js_and_wait_for_selector_fail_clearly(device: WebDe
         await device.wait_for_selector("###")
     with pytest.raises(ValueError, match="state must be one of attached, detached, visible, hidden, got 'shown'"):
         await device.wait_for_selector("#name", state="shown")
+    for endless in (10**15, -1):  # 1e15 ms was Infinity in Playwright's JSON
+        with pytest.raises(ValueError, match=r"timeout_ms must be from 0 to 3600000"):
+            await device.wait_for_selector("#nothing", timeout_ms=endless)
+    with pytest.raises(ToolFailure, match=r"not within 0.001s"):  # 0 looks once: Playwright's 0 waits for ever
+        await asyncio.wait_for(device.wait_for_selector("#nothing", timeout_ms=0), 30)
     with pytest.raises(ToolFailure, match=r"evaluate_js: .*boom"):
         await device.evaluate_js("(() => { throw new Error('boom') })()")
     device.default_timeout = 0.3
