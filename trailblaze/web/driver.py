@@ -513,16 +513,30 @@ class WebDevice(Device):
         except ToolFailure:
             return []
 
+    async def _parsed(self) -> None:
+        """Wait (up to the default timeout) until the page's document is parsed. An action that
+        navigates returns once the new document has committed, when it may still be empty; a
+        page that never finishes is read as it stands."""
+        from playwright.async_api import Error
+
+        try:
+            await self.page.wait_for_load_state("domcontentloaded", timeout=self.timeout_ms)
+        except Error as exc:
+            if not _is_timeout(exc):
+                raise
+
     @query
     async def view_hierarchy(self) -> ViewNode:
         """The page as an ARIA tree; its refs are upstream's page-elements ids (``e5``), and
         Playwright's handles (``f1e3``) for what is inside frames, which upstream does not list."""
+        await self._parsed()
         text, self._elements = await locators.read_page(self.page)
         self._snapshot = aria.parse_snapshot(text)
         return self._snapshot
 
     @query
     async def capture_screen(self) -> ScreenState:
+        await self._parsed()
         shot = await self.page.screenshot(type="png")
         hierarchy = await self.view_hierarchy()
         size = self.page.viewport_size or VIEWPORT
