@@ -296,6 +296,41 @@ def bench_remote_browser(runs: int) -> list[Figure]:
     return [Figure(**f) for f in scaling.bench_remote_browser(runs)]
 
 
+_PEAK_RSS = """
+import resource, sys
+from pathlib import Path
+path = Path(sys.argv[2])
+if sys.argv[1] == "trailblaze":
+    from trailblaze.trail.loader import load_trail
+    load_trail(path)
+else:
+    import yaml
+    with path.open(encoding="utf-8") as handle:
+        yaml.load(handle, Loader=yaml.CSafeLoader)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def bench_big_trail(runs: int) -> list[Figure]:
+    """Peak memory to load a 5 MB trail (110,000 tool calls) with every position kept for
+    messages, vs PyYAML's own C loader reading the same file into plain data."""
+
+    def peak(reader: str, path: Path) -> float:
+        out = subprocess.run(
+            [sys.executable, "-c", _PEAK_RSS, reader, str(path)], env=env(), check=True, capture_output=True, text=True
+        )
+        return int(out.stdout.strip()) / 1024  # MB
+
+    step = "  - step: Open the page\n    recording:\n      web:\n        - web_navigate: {url: /index.html}\n"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.trail.yaml"
+        path.write_text("trail:\n" + step * (5 * 1024 * 1024 // len(step)), encoding="utf-8")
+        ours, pyyaml = interleaved(runs, lambda: peak("trailblaze", path), lambda: peak("pyyaml", path))
+    return [
+        Figure("load a 5 MB trail: peak memory vs PyYAML's CSafeLoader", ours, pyyaml, "MB", "≤ 1.0×", ours <= pyyaml)
+    ]
+
+
 BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "startup": (bench_startup, 15),
     "web": (bench_web, 3),
@@ -312,6 +347,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "mcp-first-list": (bench_mcp_first_list, 11),
     "xdist": (bench_xdist, 2),
     "remote-browser": (bench_remote_browser, 2),
+    "big-trail": (bench_big_trail, 1),
 }
 
 

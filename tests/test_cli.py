@@ -221,6 +221,13 @@ trail:
         ({"t.trail.yaml": WITH_ARGS}, [], 3, "trail argument 'who' is required: pass --arg who=VALUE"),
         ({"t.trail.yaml": PASSING}, ["--timeout", "0"], 3, "Invalid value for '--timeout'"),
         ({"t.trail.yaml": PASSING}, ["--timeout", "nan"], 3, "'nan': expected a number of seconds > 0"),
+        ({"t.trail.yaml": PASSING}, ["--timeout", "1e308"], 3, "'1e308': expected a number of seconds > 0 and at most"),
+        ({"t.trail.yaml": PASSING}, ["--workers", "100000"], 3, "Invalid value for '--workers'"),
+        ({"t.trail.yaml": PASSING}, ["--retries", "100000"], 3, "Invalid value for '--retries'"),
+        ({"t.trail.yaml": PASSING}, ["--shard-all", "100000"], 3, "Invalid value for '--shard-all'"),
+        ({"t.trail.yaml": PASSING}, ["--shard", "1/100000"], 3, "--shard 1/100000: COUNT is at most 1000"),
+        ({"trailblaze.yaml": "timeout: 1e308\n"}, [], 3, "trailblaze.yaml:1:10: timeout: input should be less than or"),
+        ({"trailblaze.yaml": "retries: 100000\n"}, [], 3, "trailblaze.yaml:1:10: retries: input should be less than"),
         ({"t.trail.yaml": PASSING}, ["--base-url", "http://:80/"], 3, "--base-url: 'http://:80/' has no host"),
         ({"t.trail.yaml": PASSING}, ["-c", "nowhere.yaml"], 3, "nowhere.yaml: config file not found"),
         ({"trailblaze.yaml": "timeout: soon\nbase_urll: x\n"}, [], 3, "trailblaze.yaml:1:10: timeout: input should be"),
@@ -239,6 +246,13 @@ trail:
         "required-arg-missing",
         "bad-timeout",
         "nan-timeout",
+        "timeout-for-ever",
+        "too-many-workers",
+        "too-many-retries",
+        "too-many-devices",
+        "too-many-shards",
+        "config-timeout-for-ever",
+        "config-retries-without-end",
         "bad-base-url",
         "missing-config",
         "bad-config",
@@ -629,3 +643,44 @@ def test_interrupting_a_run(project: Project, browser: str, how: str) -> None:
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_with(marker) == []
+
+
+NOT_UTF8 = b"caf\xe9".decode("utf-8", "surrogateescape")  # how Python hands over bytes that are not UTF-8
+
+
+def test_bytes_that_are_not_utf8_in_an_argument_or_a_file_name_are_escaped_in_every_report(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """A Latin-1 ``--arg`` value with ``--json`` was a raw traceback, exit 1, a 0-byte crash log
+    and no report; a Latin-1 trail file name was exit 4 and no report although the trail passed."""
+    (tmp_path / "trailblaze.yaml").write_text("driver: null-test\n", encoding="utf-8")
+    (tmp_path / "trails").mkdir()
+    trail = (
+        "config: {args: {who: {type: string, default: x}}}\n"
+        "trail:\n  - step: 'Greet {{args.who}}'\n    recording:\n      test:\n        - null_tap: {text: Home}\n"
+    )
+    (tmp_path / "trails" / f"{NOT_UTF8}.trail.yaml").write_text(trail, encoding="utf-8")
+    reports = ("--json", "r.json", "--junit", "r.xml", "--html=report.html")
+    result = cli("run", "-p", "tests.support.null_driver", "-v", "--arg", f"who={NOT_UTF8}", *reports)
+    assert result.returncode == 0, result.output
+    assert "Traceback" not in result.output and not (tmp_path / ".trailblaze" / "logs").exists()
+    assert "PASSED  step 1: Greet caf\\xe9" in result.stdout  # the byte, shown as what it is
+    document = json.loads((tmp_path / "r.json").read_bytes().decode("utf-8"))  # UTF-8, valid JSON
+    (only,) = document["trails"]
+    assert (only["path"], only["steps"][0]["text"]) == (f"trails/{NOT_UTF8}.trail.yaml", f"Greet {NOT_UTF8}")
+    ET.fromstring((tmp_path / "r.xml").read_bytes())
+    assert "caf\\udce9" in (tmp_path / "report.html").read_bytes().decode("utf-8")
+
+
+def test_a_trail_with_thousands_of_problems_lists_the_first_and_counts_the_rest(
+    cli: CliRunner, project: Project
+) -> None:
+    step = "  - step: Open\n    recording:\n      web:\n        - web_navigat: {url: /index.html}\n"
+    project.trail("many", "trail:\n" + step * 3000)
+    for command in ("validate", "run"):
+        result = cli(command, "--driver", "web")
+        assert result.returncode == 3, result.output
+        lines = result.stderr.splitlines()
+        assert lines[0].startswith("error: trails/many.trail.yaml:5:11: unknown tool 'web_navigat'")
+        assert lines[-2:] == ["… and 2950 more problems", "3000 problems"]
+        assert len(lines) == 52 and result.stdout == ""

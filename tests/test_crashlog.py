@@ -45,3 +45,14 @@ def test_the_log_goes_to_the_temporary_folder_when_the_project_cannot_take_it(tm
         assert "ValueError: boom" in log.read_text(encoding="utf-8")
     finally:
         log.unlink()
+
+
+def test_the_log_is_written_when_the_error_holds_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    name = b"caf\xe9".decode("utf-8", "surrogateescape")  # how Python keeps a Latin-1 file name
+    try:
+        raise ValueError(f"cannot open {name}")
+    except ValueError as exc:
+        log = write_crash_log(exc, ["run", name], tmp_path)
+    assert log is not None  # it was a 0-byte file and a second traceback
+    text = log.read_text(encoding="utf-8")
+    assert "command: trailblaze run caf\\udce9" in text and "ValueError: cannot open caf\\udce9" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -9,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from trailblaze.fileio import write_atomic
 
@@ -62,3 +65,14 @@ def test_a_file_where_a_folder_should_be_is_named_as_such(tmp_path: Path) -> Non
     (tmp_path / "afile").write_text("")
     with pytest.raises(NotADirectoryError, match="Not a directory"):
         write_atomic(tmp_path / "afile" / "out.json", "x")
+
+
+@given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))
+@example("caf\udce9 \ud800")
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_text_is_written_and_json_reads_it_back(tmp_path: Path, text: str) -> None:
+    """Lone surrogates — bytes that were not UTF-8 in a file name or an argument — used to stop
+    every report with a UnicodeEncodeError; they are written escaped, and JSON reads them back."""
+    target = tmp_path / "r.json"
+    write_atomic(target, json.dumps({"text": text}, ensure_ascii=False))
+    assert json.loads(target.read_bytes().decode("utf-8")) == {"text": text}

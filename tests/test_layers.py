@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.reportfiles",
             "trailblaze.localguard",
             "trailblaze.sourcefile",
+            "trailblaze.jsonsource",
             "trailblaze.yamlsource",
             "trailblaze.projectfile",
             "trailblaze.validation",

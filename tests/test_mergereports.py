@@ -97,10 +97,14 @@ def test_a_missing_shard_is_named(cli: CliRunner, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "missing.json: cannot read it (No such file or directory)"),
-        ("{\n  not json", "bad.json:2: not a results JSON document (Expecting property name"),
+        (None, "missing.json: file not found"),
+        ("{\n  not json", "bad.json:2:3: not JSON: "),
         ('{"version": 1}', "bad.json: not a results JSON document (no trails list)"),
         ('{"version": 7, "trails": []}', "bad.json: not a results JSON document (version 7;"),
+        ("[" * 10_000, "bad.json:1:101: not JSON: JSON nested more than 100 levels deep"),  # was exit 4
+        ("fifo", "bad.json: not a regular file (a FIFO); JSON is only read from files"),  # hung
+        ("/dev/zero", "bad.json: not a regular file (a character device)"),  # grew without end
+        ('{"trails": []}' + " " * 30_000, "bad.json: the file is larger than 20000 bytes"),  # 1 GB took 4.2 GB
     ],
 )
 def test_a_missing_or_garbled_input_is_misuse_named(
@@ -109,9 +113,15 @@ def test_a_missing_or_garbled_input_is_misuse_named(
     null_project(tmp_path, 1)
     assert cli("run", *NULL, "--json", "good.json").returncode == 0
     name = "missing.json" if content is None else "bad.json"
-    if content is not None:
+    if content == "fifo":
+        os.mkfifo(tmp_path / name)
+    elif content == "/dev/zero":
+        (tmp_path / name).symlink_to(content)
+    elif content is not None:
         (tmp_path / name).write_text(content, encoding="utf-8")
-    merged = cli("merge-reports", "good.json", name, "--json", "merged.json")
+    merged = cli(
+        "merge-reports", "good.json", name, "--json", "merged.json", env={"TRAILBLAZE_MAX_FILE_BYTES": "20000"}
+    )
     assert merged.returncode == 3
     assert message in merged.stderr
     assert "Traceback" not in merged.output
@@ -121,7 +131,9 @@ def test_a_missing_or_garbled_input_is_misuse_named(
 def test_a_folder_without_reports_is_misuse(cli: CliRunner, tmp_path: Path) -> None:
     (tmp_path / "empty" / "snapshots").mkdir(parents=True)
     (tmp_path / "empty" / "snapshots" / "tree.json").write_text("[1, 2]", encoding="utf-8")
-    merged = cli("merge-reports", "empty")
+    os.mkfifo(tmp_path / "empty" / "pipe.json")  # not read: opening it waited for a writer for ever
+    (tmp_path / "empty" / "zero.json").symlink_to("/dev/zero")
+    merged = cli("merge-reports", "empty", timeout=60)
     assert merged.returncode == 3
     assert "empty: no results JSON in this folder" in merged.stderr
 

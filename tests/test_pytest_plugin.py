@@ -146,3 +146,22 @@ def _modules_loaded(where: Path) -> str:
     """Whether loading the plugin (without asking for it) imported anything heavy."""
     probe = "import sys, pytest; pytest.main(['--co', '-q', 'trails/']); print(sorted(sys.modules))"
     return subprocess.run([sys.executable, "-c", probe], cwd=where, capture_output=True, text=True, timeout=60).stdout
+
+
+def test_a_fifo_or_device_named_like_a_trail_is_a_collection_error_naming_it(examples: Path) -> None:
+    os.mkfifo(examples / "trails" / "pipe.trail.yaml")
+    (examples / "trails" / "forms" / "zero.trail.yaml").symlink_to("/dev/zero")
+    result = pytest_run(examples, "--collect-only", "trails/", timeout=120)
+    assert result.returncode == 2, result.stdout  # they were passed over without a word
+    assert "trails/pipe.trail.yaml: not a regular file (a FIFO)" in result.stdout, result.stdout
+    assert "trails/forms/zero.trail.yaml: not a regular file (a character device)" in result.stdout
+    assert "Traceback" not in result.stdout
+
+
+def test_a_trail_with_thousands_of_problems_is_one_bounded_collection_error(examples: Path) -> None:
+    step = "  - step: Open\n    recording:\n      web:\n        - web_navigat: {url: /index.html}\n"
+    (examples / "trails" / "many.trail.yaml").write_text("trail:\n" + step * 3000, encoding="utf-8")
+    result = pytest_run(examples, "--collect-only", "trails/many.trail.yaml", timeout=120)
+    assert result.returncode == 2, result.stdout
+    assert result.stdout.count("unknown tool 'web_navigat'") == 50  # it was one line each
+    assert "… and 2950 more problems" in result.stdout

@@ -4,9 +4,12 @@ end to end against the sample app."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 from conftest import CliRunner, Project
+from test_shard import NULL, null_project
 
 from tests.support.ci_project import ci_project
 from trailblaze.errors import UsageError
@@ -113,3 +116,38 @@ def test_list_prints_what_would_run_without_opening_a_device(cli: CliRunner, pro
     assert lines[2].split() == ["passes", "smoke,about", "playwright-native", "trails/passes.trail.yaml"]
     assert lines[3] == "2 trails, 1 deselected"
     assert "\x1b" not in result.stdout and not (project.root / ".trailblaze" / "lastfailed.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        ("dev-zero", "lastfailed.json: not a regular file (a character device)"),  # grew a run to 24 GB
+        ("fifo", "lastfailed.json: not a regular file (a FIFO)"),  # hung the run, SIGTERM ignored
+        ("deep", "lastfailed.json:1:101: not JSON: JSON nested more than 100 levels deep"),  # was exit 4
+        ("garbage", "lastfailed.json:1:1: not JSON: "),
+        ("wrong-shape", 'lastfailed.json: expected {"failed": [trail ids]}'),
+    ],
+)
+def test_a_damaged_lastfailed_record_is_a_warning_not_a_failed_run(
+    cli: CliRunner, tmp_path: Path, damage: str, said: str
+) -> None:
+    null_project(tmp_path, 2)
+    record = tmp_path / ".trailblaze" / "lastfailed.json"
+    record.parent.mkdir()
+    if damage == "dev-zero":
+        record.symlink_to("/dev/zero")
+    elif damage == "fifo":
+        os.mkfifo(record)
+    else:
+        record.write_text({"deep": "[" * 100_000, "garbage": "\x00", "wrong-shape": "[1]"}[damage], encoding="utf-8")
+    plain = cli("run", *NULL, timeout=60)
+    assert plain.returncode == 0, plain.output
+    assert f"{said}" in plain.stderr and "it is written afresh" in plain.stderr
+    assert "Traceback" not in plain.output
+    chosen = cli("run", *NULL, "--lf", timeout=60)
+    assert chosen.returncode == 0, chosen.output
+    if damage in ("dev-zero", "fifo"):  # written into, never replaced: still what the user made it
+        assert "last-failed: cannot use the record of the previous run" in chosen.stderr
+    else:  # the first run wrote a good one
+        assert json.loads(record.read_text()) == {"version": 1, "failed": []}
+        assert "last-failed: none failed; running all trails" in chosen.stderr

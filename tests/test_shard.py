@@ -93,7 +93,7 @@ def test_shard_split_still_spreads_one_shard_over_devices(cli: CliRunner, tmp_pa
         (("--shard", "0/2"), "--shard 0/2: INDEX must be from 1 to COUNT"),
         (("--shard", "two"), "--shard 'two': expected INDEX/COUNT"),
         (("--shard-durations", "x.json"), "--shard-durations goes with --shard I/N"),
-        (("--shard", "1/2", "--shard-durations", "missing.json"), "missing.json: --shard-durations: cannot read it"),
+        (("--shard", "1/2", "--shard-durations", "missing.json"), "missing.json: --shard-durations: file not found"),
     ],
 )
 def test_bad_shard_options_are_misuse(cli: CliRunner, tmp_path: Path, args: tuple[str, ...], message: str) -> None:

@@ -49,7 +49,19 @@ def test_durations_come_from_a_results_document(tmp_path: Path) -> None:
     )
     assert durations_from(report) == {"a": 12.0}
     (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(UsageError, match="not a results JSON document"):
+    with pytest.raises(UsageError, match=r"bad.json:1:2: --shard-durations: not JSON"):
         durations_from(tmp_path / "bad.json")
-    with pytest.raises(UsageError, match="cannot read it"):
+    with pytest.raises(UsageError, match=r"missing.json: --shard-durations: file not found"):
         durations_from(tmp_path / "missing.json")
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    with pytest.raises(UsageError, match=r"zero.json: --shard-durations: not a regular file \(a character device\)"):
+        durations_from(tmp_path / "zero.json")
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    with pytest.raises(UsageError, match=r"deep.json:1:101: --shard-durations: not JSON: JSON nested more than 100"):
+        durations_from(tmp_path / "deep.json")
+    odd = tmp_path / "odd.json"
+    odd.write_text(
+        '{"trails": [{"id": "a", "duration_ms": NaN}, {"id": "b", "duration_ms": 1e999},'
+        ' {"id": "c", "duration_ms": -4}]}'
+    )
+    assert durations_from(odd) == {}  # not a duration: such a trail counts as the median of the others

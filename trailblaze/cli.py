@@ -25,6 +25,7 @@ import click
 
 from trailblaze import __version__
 from trailblaze.errors import ErrorList, ExitCode, TrailblazeError
+from trailblaze.limits import MAX_WORKERS
 
 if TYPE_CHECKING:
     from trailblaze.argparsing import Option, Parser
@@ -392,6 +393,14 @@ def validate(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path
     help="HTTP: end a session (and close its device) after this long without a request.",
 )
 @click.option(
+    "--max-sessions",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1, max=MAX_WORKERS),
+    metavar="N",
+    help="HTTP: at most N sessions hold a device (a browser, a phone) at once; one more is refused with a message.",
+)
+@click.option(
     "--mode",
     type=click.Choice(["MCP_CLIENT_AS_AGENT", "TRAILBLAZE_AS_AGENT"], case_sensitive=False),
     default="MCP_CLIENT_AS_AGENT",
@@ -412,6 +421,7 @@ def mcp_command(
     token: str | None,
     allowed_hosts: tuple[str, ...],
     idle_timeout: float,
+    max_sessions: int,
     mode: str,
     profile: str,
     plugin_args: tuple[str, ...],
@@ -431,7 +441,7 @@ def mcp_command(
     transport = Transport(use_http, host, port, token, list(allowed_hosts), idle_timeout)
     check_transport(transport)
     project = _project("mcp", options)
-    return run(project, defaults_from(project, mode, profile), transport)
+    return run(project, defaults_from(project, mode, profile, max_sessions), transport)
 
 
 mcp_command.blocked_plugins = ("terminal",)  # stdout belongs to the protocol
@@ -546,8 +556,10 @@ def merge_reports(inputs: tuple[Path, ...], json_path: Path | None, junit: Path 
 
     claim_outputs(json_path=json_path, junit=junit, html=html)
     merged = merge(load_inputs(inputs))
-    for warning in merged.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    from trailblaze.limits import one_line
+
+    for warning in merged.warnings:  # they quote the shards' JSON: one line each, whatever it holds
+        click.echo(f"warning: {one_line(warning)}", err=True)
     write_reports(merged, json_path=json_path, junit=junit, html=html)
     summary = merged.document["summary"]
     counts = ", ".join(f"{summary[s]} {s}" for s in ("passed", "flaky", "failed", "error", "skipped") if summary[s])
@@ -561,14 +573,17 @@ def merge_reports(inputs: tuple[Path, ...], json_path: Path | None, junit: Path 
 def _print_error(exc: TrailblazeError) -> None:
     err = sys.stderr
     prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
-    errors = exc.errors if isinstance(exc, ErrorList) else [exc]
-    from trailblaze.limits import printable
+    errors = exc.shown if isinstance(exc, ErrorList) else [exc]
+    from trailblaze.limits import inert_line, printable
 
     for error in errors:
-        for i, line in enumerate(printable(str(error)).splitlines() or [""]):
-            click.echo(f"{prefix} {line}" if i == 0 else f"       {line}", err=True)
-    if len(errors) > 1:
-        click.echo(f"{len(errors)} problems", err=True)
+        for i, line in enumerate(printable(str(error)).split("\n")):
+            click.echo(f"{prefix} {line}" if i == 0 else inert_line(f"       {line}"), err=True)
+    if isinstance(exc, ErrorList) and exc.more:
+        click.echo(exc.more_line, err=True)
+    total = len(exc.errors) if isinstance(exc, ErrorList) else 1
+    if total > 1:
+        click.echo(f"{total} problems", err=True)
 
 
 def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
@@ -579,7 +594,9 @@ def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
     config = find_config()
     log = write_crash_log(exc, argv, config.parent if config is not None else None)
     where = f"; the traceback is in {log}" if log is not None else ""
-    click.echo(f"internal error: {type(exc).__name__}: {exc}{where}", err=True)
+    from trailblaze.limits import printable
+
+    click.echo(printable(f"internal error: {type(exc).__name__}: {exc}{where}"), err=True)
     return int(ExitCode.INTERNAL)
 
 

@@ -35,6 +35,7 @@ from pydantic.alias_generators import to_camel
 
 from trailblaze.argparsing import NOTSET
 from trailblaze.errors import ErrorList, Location, UsageError
+from trailblaze.limits import MAX_WAIT_SECONDS
 from trailblaze.projectfile import CONFIG_NAME, find_config, plugins_listed_in
 from trailblaze.reportfiles import ReportPaths
 from trailblaze.validation import describe_errors
@@ -47,6 +48,9 @@ __all__ = ["CONFIG_NAME", "SAMPLE_APP", "Config", "ProjectConfig", "find_config"
 
 #: ``base_url`` value that makes the web driver serve the bundled sample app itself.
 SAMPLE_APP = "sample-app"
+
+#: a number of seconds something may wait: more than 0, at most an hour, not NaN or infinite
+WaitSeconds = Annotated[float, Field(gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)]
 
 
 class _Section(BaseModel):
@@ -76,8 +80,8 @@ class McpServerConfig(_Section):
     transport: Literal["stdio", "http"] | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
-    timeout_s: float = Field(default=60.0, gt=0, description="seconds one tools/call may take")
-    startup_timeout_s: float = Field(default=30.0, gt=0, description="seconds to spawn/connect and handshake")
+    timeout_s: WaitSeconds = Field(default=60.0, description="seconds one tools/call may take")
+    startup_timeout_s: WaitSeconds = Field(default=30.0, description="seconds to spawn/connect and handshake")
 
     @model_validator(mode="after")
     def _one_kind(self) -> McpServerConfig:
@@ -280,7 +284,7 @@ class ProjectConfig(_Section):
     platform: Literal["android", "ios", "web", "ANDROID", "IOS", "WEB"] | None = None
     device: str | None = None
     target: str | None = None
-    timeout: float = Field(default=10.0, gt=0, description="seconds actions and assertions wait for the UI")
+    timeout: WaitSeconds = Field(default=10.0, description="seconds actions and assertions wait for the UI")
     plugins: list[str] = Field(default_factory=list)
     #: tools defined in YAML: paths of ``*.tool.yaml`` files or folders of them, or inline tools
     tools: list[str | dict[str, Any]] = Field(default_factory=list)

@@ -35,7 +35,9 @@ def write_crash_log(exc: BaseException, argv: Sequence[str], root: Path | None =
         path = folder / f"internal-error-{stamp}-{os.getpid()}.log"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            # bytes that were not UTF-8 (a file name, an argument) are in the text as lone
+            # surrogates: written escaped (\udcff), so the log is always written
+            path.write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError:
             continue
         return path

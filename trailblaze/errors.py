@@ -69,15 +69,37 @@ class InfrastructureError(TrailblazeError):
     exit_code = ExitCode.ERROR
 
 
+#: problems one message lists; the rest are counted (one wrong tool name in a 10 MB trail was
+#: 233,012 lines)
+SHOWN_PROBLEMS = 50
+
+
 class ErrorList(UsageError):
-    """Several problems found at once (``trailblaze validate`` reports them all), in file
-    and line order."""
+    """Several problems found at once (``trailblaze validate`` reports them), in file and line
+    order: the first :data:`SHOWN_PROBLEMS` in the message, then how many more there are."""
 
     def __init__(self, errors: Iterable[TrailblazeError]) -> None:
         self.errors = sorted(errors, key=_position)
-        super().__init__("\n".join(str(e) for e in self.errors))
+        lines = [str(e) for e in self.shown]
+        if self.more:
+            lines.append(self.more_line)
+        super().__init__("\n".join(lines))
         if self.errors:
             self.exit_code = max(e.exit_code for e in self.errors)
+
+    @property
+    def shown(self) -> list[TrailblazeError]:
+        """The problems a message lists."""
+        return self.errors[:SHOWN_PROBLEMS]
+
+    @property
+    def more(self) -> int:
+        """How many problems the message leaves out."""
+        return max(0, len(self.errors) - SHOWN_PROBLEMS)
+
+    @property
+    def more_line(self) -> str:
+        return f"… and {self.more} more problem{'s' if self.more != 1 else ''}"
 
     def __str__(self) -> str:
         return self.message

@@ -9,6 +9,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from trailblaze.limits import utf8_text
+
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file next to ``path``, then rename it into place.
@@ -16,7 +18,12 @@ def write_atomic(path: Path, text: str) -> None:
     The file keeps its permissions (a new one gets the usual ones for the umask), and line
     breaks are written as they are in ``text``. A symbolic link stays one: the file it points
     to is written. What is not a regular file (``/dev/stdout``, ``/dev/null``, a FIFO a CI step
-    reads) is written into, never replaced; a FIFO nobody reads is an error, not a hang."""
+    reads) is written into, never replaced; a FIFO nobody reads is an error, not a hang.
+
+    Bytes that were not UTF-8 where the text came from (a file name, an argument: Python keeps
+    them as lone surrogates) are written escaped, as ``\\udcff`` — still valid JSON, and
+    readable in XML, HTML and logs — never a half-written file."""
+    text = utf8_text(text)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     try:

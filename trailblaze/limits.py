@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 
 from trailblaze.errors import UsageError
@@ -85,6 +86,28 @@ ALL = (
     STEP_TEXT_CHARS,
 )
 
+# Upper bounds on the numbers trails, settings and options hold (README, "Limits"): a number
+# past one is misuse found before anything runs (exit 3), never a sleep for ever, a timeout
+# Playwright cannot encode (1e308 s is ``Infinity`` ms in its JSON) or a loop without end.
+
+#: seconds one wait may last: a timeout (``timeout:``, ``--timeout``, a tool's ``timeoutMs``, an
+#: MCP server's or an LLM's) — an hour, far beyond any UI a test waits for
+MAX_WAIT_SECONDS = 3600
+#: seconds of a fixed pause (``wait``, ``web_wait``): upstream's bound on its web wait
+MAX_PAUSE_SECONDS = 30
+#: milliseconds one gesture (a swipe, a drag) may take
+MAX_GESTURE_MS = 60_000
+#: pixels: a coordinate, a scroll, a viewport's side (Chromium's own bound on a window)
+MAX_PIXELS = 10_000_000
+#: an index among matches, characters to erase or to type at random, a Maestro loop's repeats
+MAX_COUNT = 10_000
+#: ``--workers`` (sessions at once per device) and ``--shard-split``/``--shard-all`` (devices)
+MAX_WORKERS = 100
+#: ``--retries`` / ``retries:``
+MAX_RETRIES = 100
+#: ``--shard I/N``: N (GitHub Actions runs at most 256 jobs of one matrix)
+MAX_SHARDS = 1000
+
 
 def shorten(text: str, limit: int | None = None) -> str:
     """``text`` cut to ``limit`` characters (default :data:`MESSAGE_CHARS`), with a note of
@@ -98,13 +121,61 @@ def shorten(text: str, limit: int | None = None) -> str:
 
 def printable(text: str) -> str:
     """``text`` safe to print on a terminal: control characters (ESC sequences that would set
-    the window title, clear the screen or hide a link, from a page or an MCP server) are shown
-    escaped (``\\x1b``); line breaks and tabs stay."""
-    if text.isprintable() or not any(_is_control(c) for c in text):
+    the window title, clear the screen or hide a link, from a page or an MCP server) and the
+    bidirectional controls that reorder what is shown (U+202E) are shown escaped (``\\x1b``,
+    ``\\u202e``); line breaks and tabs stay."""
+    if text.isprintable() or not any(_is_hidden(c) for c in text):
         return text
-    return "".join(c.encode("unicode_escape").decode("ascii") if _is_control(c) else c for c in text)
+    return "".join(_escaped(c) if _is_hidden(c) else c for c in text)
 
 
-def _is_control(char: str) -> bool:
+def one_line(text: str) -> str:
+    """``text`` as one line, safe to print: :func:`printable`, and line breaks and tabs escaped
+    too (``\\n``). A step's text, a trail's id or title, a tool's name: whatever a trail or a
+    server wrote cannot start a line of its own in a CI log."""
+    if text.isprintable():
+        return text
+    return "".join(_escaped(c) if _is_hidden(c) or c in "\n\t" else c for c in text)
+
+
+def inert_line(line: str) -> str:
+    """``line`` such that a CI runner reading the log does not take it for a command: GitHub
+    Actions' workflow commands (``::add-mask::``, ``::stop-commands::``, ``::error::``) and
+    Azure Pipelines' (``##vso[``, ``##[``) start a line, after blanks; such a line has its
+    first mark escaped (``\\x3a:error::…``). Our own annotations are written without it."""
+    stripped = line.lstrip()
+    if not stripped.startswith(_LOG_COMMANDS):
+        return line
+    start = len(line) - len(stripped)
+    return f"{line[:start]}\\x{ord(stripped[0]):02x}{stripped[1:]}"
+
+
+#: how the commands of the CI runners that read a job's output start a line
+_LOG_COMMANDS = ("::", "##[", "##vso[")
+#: the controls that reorder or isolate bidirectional text, and the Unicode line separators
+_INVISIBLE = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029")
+
+
+def utf8_text(text: str) -> str:
+    """``text`` that can be written as UTF-8: a lone surrogate — how Python keeps a byte that was
+    not UTF-8 in a file name or an argument — is escaped (``\\udcff``, which JSON reads back)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(char: str) -> str:
     code = ord(char)
-    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): the byte
+        return f"\\x{code - 0xDC00:02x}"
+    return char.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+def _is_hidden(char: str) -> bool:
+    code = ord(char)
+    return (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0 or char in _INVISIBLE or 0xD800 <= code <= 0xDFFF

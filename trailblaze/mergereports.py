@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trailblaze import jsonsource
 from trailblaze.errors import ExitCode, Location, UsageError
 from trailblaze.results import (
     RESULTS_VERSION,
@@ -127,18 +128,9 @@ def _artifacts_folder_name(document: Mapping[str, Any]) -> str | None:
 
 
 def _read_results(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read it ({exc.strerror or exc})", Location(str(path))) from None
-    except UnicodeDecodeError:
-        raise UsageError("not a results JSON document (not UTF-8 text)", Location(str(path))) from None
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", None)
-        reason = getattr(exc, "msg", str(exc))
-        raise UsageError(f"not a results JSON document ({reason})", Location(str(path), line)) from None
+    """A shard's results JSON, read as every file trailblaze is given is (a regular file, within
+    the size and nesting bounds), or a :class:`UsageError` naming it."""
+    document = jsonsource.load_path(path)
     problem = _results_problem(document)
     if problem is not None:
         raise UsageError(f"not a results JSON document ({problem})", Location(str(path)))
@@ -146,9 +138,11 @@ def _read_results(path: Path) -> dict[str, Any]:
 
 
 def _maybe_results(path: Path) -> dict[str, Any] | None:
+    """A results JSON among the other ``*.json`` of a folder: None for any that is not one
+    (also a FIFO, a link to a device or a file over the bounds: they are not read)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        document = jsonsource.load_path(path)
+    except UsageError:
         return None
     return document if _results_problem(document) is None else None
 

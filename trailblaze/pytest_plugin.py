@@ -65,10 +65,39 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _STATE not in parent.config.stash:
         return None
-    if file_path.name.endswith(".trail.yaml") or file_path.name == "trail.yaml":
+    if _is_trail_name(file_path.name):
         file: TrailFile = TrailFile.from_parent(parent, path=file_path)
         return file
     return None
+
+
+def _is_trail_name(name: str) -> bool:
+    return name.endswith(".trail.yaml") or name == "trail.yaml"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A FIFO, a device or a broken link named like a trail is a collection error naming it, as
+    ``trailblaze validate`` reports it: pytest's folders pass over what is neither a file nor a
+    folder, so such entries are added here (their :class:`TrailFile` refuses them by name)."""
+    report = yield
+    if _STATE in collector.config.stash and isinstance(collector, pytest.Directory) and report.outcome == "passed":
+        for path in _unreadable_trail_entries(collector.path):
+            if not collector.ihook.pytest_ignore_collect(collection_path=path, config=collector.config):
+                report.result.append(TrailFile.from_parent(collector, path=path))
+    return report
+
+
+def _unreadable_trail_entries(folder: Path) -> list[Path]:
+    import os
+
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return sorted(Path(e.path) for e in entries if _is_trail_name(e.name) and not e.is_file() and not e.is_dir())
 
 
 @pytest.hookimpl(wrapper=True)
@@ -94,11 +123,11 @@ class TrailFile(pytest.File):
         try:
             planned = state.plan(self.path)
         except TrailblazeError as exc:
-            raise self.CollectError(str(exc)) from None
+            raise self.CollectError(_shown(str(exc))) from None
         devices: list[str | None] = [*state.options.devices] or [None]
         for one in planned:
             for device in devices:
-                name = one.trail.id.rsplit("/", 1)[-1] + (f"[{device}]" if len(devices) > 1 else "")
+                name = _name(one.trail.id.rsplit("/", 1)[-1] + (f"[{device}]" if len(devices) > 1 else ""))
                 item: TrailItem = TrailItem.from_parent(self, name=name, planned=one, device=device)
                 item.add_marker("trailblaze")
                 item.extra_keyword_matches.update(str(tag) for tag in one.trail.config.tags)  # -k smoke
@@ -129,7 +158,7 @@ class TrailItem(pytest.Item):
         self.user_properties.extend(("trailblaze_evidence", str(path)) for path in evidence)
         self.add_report_section("call", "trailblaze", _steps(result, evidence))
         if result.status not in ("passed", "healed"):
-            raise TrailFailed(f"{result.status}: {result.error or result.status}")
+            raise TrailFailed(_shown(f"{result.status}: {result.error or result.status}"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         from trailblaze.errors import TrailblazeError
@@ -137,11 +166,12 @@ class TrailItem(pytest.Item):
         if isinstance(excinfo.value, TrailFailed):
             return str(excinfo.value)
         if isinstance(excinfo.value, TrailblazeError):  # the browser server, device or config: trailblaze's words
-            return f"error: {excinfo.value}"
+            return _shown(f"error: {excinfo.value}")
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"trail {self.planned.trail.id}" + (f" on {self.device}" if self.device else "")
+        where = f"trail {self.planned.trail.id}" + (f" on {self.device}" if self.device else "")
+        return self.path, None, _name(where)
 
 
 def _evidence(result: TrailResult, folder: Path | None) -> list[Path]:
@@ -153,10 +183,28 @@ def _evidence(result: TrailResult, folder: Path | None) -> list[Path]:
 
 
 def _steps(result: TrailResult, evidence: list[Path]) -> str:
-    lines = [f"{result.title} on {result.driver} ({result.device}): {result.status}"]
-    lines += [f"  {s.status.upper():<8}{s.kind} {s.index + 1}: {s.text}" for s in result.steps]
-    lines += [f"  evidence: {path}" for path in evidence]
-    return "\n".join(lines)
+    from trailblaze.limits import one_line
+
+    lines = [f"{one_line(result.title)} on {result.driver} ({one_line(result.device or '')}): {result.status}"]
+    lines += [f"  {s.status.upper():<8}{s.kind} {s.index + 1}: {one_line(s.text)}" for s in result.steps]
+    lines += [f"  evidence: {one_line(str(path))}" for path in evidence]
+    return _shown("\n".join(lines))
+
+
+def _shown(text: str) -> str:
+    """``text`` as pytest prints it for us: control characters (NUL, ESC) and bidirectional
+    controls escaped, and no line a CI runner would take for a command — as ``trailblaze run``'s
+    terminal shows it."""
+    from trailblaze.limits import inert_line, printable
+
+    return "\n".join(inert_line(line) for line in printable(text).split("\n"))
+
+
+def _name(text: str) -> str:
+    """``text`` on one line, shown as :func:`_shown` shows text (an item's name, its heading)."""
+    from trailblaze.limits import inert_line, one_line
+
+    return inert_line(one_line(text))
 
 
 class _TrailblazeRun:

@@ -15,6 +15,7 @@ removed, trails that did not run keep their state.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trailblaze import jsonsource
 from trailblaze.errors import UsageError
 
 if TYPE_CHECKING:
@@ -142,13 +144,18 @@ def select(trails: list[Trail], options: RunOptions, root: Path) -> Selection:
     keep = list(trails)
     note = None
     if options.last_failed:
-        failed = read_last_failed(root)
+        failed, problem = read_last_failed(root)
         previously = [t for t in keep if t.id in failed]
         if previously:
             note = f"last-failed: running the {len(previously)} trail(s) that failed last time"
             keep = previously
         else:
-            why = "no record of a previous run" if not (root / LAST_FAILED_FILE).exists() else "none failed"
+            if problem is not None:
+                why = f"cannot use the record of the previous run ({problem})"
+            elif not os.path.lexists(root / LAST_FAILED_FILE):
+                why = "no record of a previous run"
+            else:
+                why = "none failed"
             note = f"last-failed: {why}; running all trails"
     if options.keyword:
         matches = keyword_matcher(options.keyword)
@@ -162,21 +169,30 @@ def select(trails: list[Trail], options: RunOptions, root: Path) -> Selection:
     return Selection(keep, len(trails) - len(keep), note)
 
 
-def read_last_failed(root: Path) -> set[str]:
-    """Ids of the trails that failed when they last ran (empty when unknown or unreadable)."""
+def read_last_failed(root: Path) -> tuple[set[str], str | None]:
+    """Ids of the trails that failed when they last ran, and what is wrong with the record of
+    them when it cannot be used (it is a cache: a damaged one is a warning, never a failed run).
+    No record at all is no problem: nothing failed before."""
+    path = root / LAST_FAILED_FILE
+    if not os.path.lexists(path):
+        return set(), None
     try:
-        data = json.loads((root / LAST_FAILED_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
+        data = jsonsource.load_path(path)
+    except UsageError as exc:
+        return set(), str(exc)
     failed = data.get("failed") if isinstance(data, dict) else None
-    return {i for i in failed if isinstance(i, str)} if isinstance(failed, list) else set()
+    if not isinstance(failed, list):
+        return set(), f'{path}: expected {{"failed": [trail ids]}}'
+    return {i for i in failed if isinstance(i, str)}, None
 
 
 def write_last_failed(root: Path, result: RunResult) -> None:
     """Record which trails failed in this run (and forget those that passed now)."""
     from trailblaze.fileio import write_atomic
 
-    failed = read_last_failed(root)
+    failed, problem = read_last_failed(root)
+    if problem is not None:
+        print(f"warning: {problem}; it is written afresh", file=sys.stderr, flush=True)
     for trail in result.trails:
         if trail.status in ("failed", "error"):
             failed.add(trail.id)
@@ -196,12 +212,14 @@ def print_listing(run: Run) -> None:
     """``run --list``: what the run would replay, one trail a line (a table on a terminal)."""
     from rich.console import Console
 
-    rows = [
+    from trailblaze.limits import inert_line, one_line
+
+    rows = [  # one line each, whatever ids and tags hold; none a CI log takes for a command
         (
-            p.trail.id,
-            ",".join(p.trail.config.tags) or "-",
+            inert_line(one_line(p.trail.id)),
+            one_line(",".join(p.trail.config.tags)) or "-",
             p.driver_key,
-            _shown(p.trail.path) + (f"  (skipped: {p.skip_reason})" if p.skip_reason else ""),
+            one_line(_shown(p.trail.path) + (f"  (skipped: {p.skip_reason})" if p.skip_reason else "")),
         )
         for p in run.planned
     ]

@@ -86,7 +86,7 @@ class WebMatch(_Model):
     headingLevel: int | None = None
     cssSelector: str | None = None
     dataTestId: str | None = None
-    nthIndex: int | None = None
+    nthIndex: int | None = Field(default=None, ge=-limits.MAX_COUNT, le=limits.MAX_COUNT)
 
 
 class AndroidAccessibilityMatch(_Model):
@@ -161,7 +161,7 @@ class NodeSelector(_Model):
     childOf: NodeSelector | None = None
     containsChild: NodeSelector | None = None
     containsDescendants: list[NodeSelector] | None = None
-    index: int | None = Field(default=None, ge=0)
+    index: int | None = Field(default=None, ge=0, le=limits.MAX_COUNT)
 
     @model_validator(mode="before")
     @classmethod

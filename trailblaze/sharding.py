@@ -15,13 +15,15 @@ on several devices counts with their sum).
 
 from __future__ import annotations
 
-import json
+import math
 import re
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from trailblaze import jsonsource
 from trailblaze.errors import Location, UsageError
+from trailblaze.limits import MAX_SHARDS
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -34,6 +36,8 @@ def parse_spec(text: str) -> tuple[int, int]:
     index, count = int(found.group(1)), int(found.group(2))
     if count < 1 or not 1 <= index <= count:
         raise UsageError(f"--shard {text}: INDEX must be from 1 to COUNT (COUNT at least 1)")
+    if count > MAX_SHARDS:
+        raise UsageError(f"--shard {text}: COUNT is at most {MAX_SHARDS}")
     return index, count
 
 
@@ -57,11 +61,9 @@ def assign(keys: Sequence[str], count: int, durations: Mapping[str, float] | Non
 def durations_from(path: Path) -> dict[str, float]:
     """Trail durations (ms) by trail id from a results JSON document."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"--shard-durations: cannot read it ({exc.strerror or exc})", Location(str(path))) from None
-    except ValueError as exc:
-        raise UsageError(f"--shard-durations: not a results JSON document ({exc})", Location(str(path))) from None
+        data = jsonsource.load_path(path)
+    except UsageError as exc:
+        raise UsageError(f"--shard-durations: {exc.message}", exc.location) from None
     trails = data.get("trails") if isinstance(data, dict) else None
     if not isinstance(trails, list):
         raise UsageError("--shard-durations: not a results JSON document (no trails)", Location(str(path)))
@@ -69,6 +71,6 @@ def durations_from(path: Path) -> dict[str, float]:
     for trail in trails:
         if isinstance(trail, dict) and isinstance(trail.get("id"), str):
             ms = trail.get("duration_ms")
-            if isinstance(ms, int | float):
+            if isinstance(ms, int | float) and math.isfinite(ms) and ms >= 0:  # not NaN, 1e999 or negative
                 found[trail["id"]] = found.get(trail["id"], 0.0) + float(ms)
     return found

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trailblaze.config import PlatformConfig, TargetConfig, ToolsetConfig
 from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.sourcefile import read_source
 from trailblaze.tools.yamltool import ToolDeclaration, find_tool_files, load_entries, load_tool_file
 from trailblaze.validation import describe_errors
 from trailblaze.yamlsource import PathKey, YamlDocument, load_path
@@ -297,11 +298,11 @@ def _add_target(workspace: Workspace, trailmap: LoadedTrailmap, loaded: dict[str
     if target.system_prompt_file is not None:
         path = trailmap.folder / target.system_prompt_file
         try:
-            prompt = path.read_text(encoding="utf-8")
-        except OSError as exc:
+            prompt = read_source(path, "text")
+        except UsageError as exc:
             workspace.problems.append(
                 UsageError(
-                    f"system_prompt_file: cannot read {workspace.shown(path)}: {exc.strerror}",
+                    f"system_prompt_file: cannot read {workspace.shown(path)}: {exc.message}",
                     doc.location(("target", "system_prompt_file")),
                 )
             )

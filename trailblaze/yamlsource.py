@@ -46,14 +46,17 @@ _NAN = frozenset({".nan", ".NaN", ".NAN"})
 
 
 class YamlDocument:
-    """A parsed YAML file: its data plus a way to ask where any part of it came from."""
+    """A parsed YAML file: its data plus a way to ask where any part of it came from.
+
+    Positions are kept compactly — a path's hash to its line and column packed in one int — as
+    a big file has a million of them: tuples of paths and positions cost 25 times the file."""
 
     def __init__(
         self,
         path: str | None,
         data: Any,
-        positions: dict[PathKey, tuple[int, int]],
-        key_positions: dict[PathKey, tuple[int, int]] | None = None,
+        positions: dict[int, int],
+        key_positions: dict[int, int] | None = None,
     ) -> None:
         self.path = path
         self.data = data
@@ -63,8 +66,8 @@ class YamlDocument:
     def key_location(self, key_path: Sequence[str | int]) -> Location:
         """Where the *key* of the mapping entry at ``key_path`` is written (for "unknown key")."""
         parts = self._spelled_as_written(tuple(key_path))
-        pos = self._key_positions.get(parts)
-        return Location(self.path, pos[0], pos[1]) if pos else self.location(key_path)
+        pos = self._key_positions.get(hash(parts))
+        return self._at(pos) if pos is not None else self.location(key_path)
 
     def location(self, key_path: Sequence[str | int] = ()) -> Location:
         """The location of the value at ``key_path``, or of its nearest ancestor that has one.
@@ -73,24 +76,36 @@ class YamlDocument:
         """
         parts = self._spelled_as_written(tuple(key_path))
         while True:
-            pos = self._positions.get(parts)
+            pos = self._positions.get(hash(parts))
             if pos is not None:
-                return Location(self.path, pos[0], pos[1])
+                return self._at(pos)
             if not parts:
                 return Location(self.path)
             parts = parts[:-1]
+
+    def _at(self, packed: int) -> Location:
+        line, column = _unpack(packed)
+        return Location(self.path, line, column)
 
     def _spelled_as_written(self, key_path: PathKey) -> PathKey:
         written: list[str | int] = []
         for part in key_path:
             candidate: str | int = part
-            if isinstance(part, str) and (*written, part) not in self._positions:
+            if isinstance(part, str) and hash((*written, part)) not in self._positions:
                 for variant in (_camel(part), _snake(part)):
-                    if (*written, variant) in self._positions:
+                    if hash((*written, variant)) in self._positions:
                         candidate = variant
                         break
             written.append(candidate)
         return tuple(written)
+
+
+def _pack(line: int, column: int) -> int:
+    return line << 32 | min(column, 0xFFFFFFFF)
+
+
+def _unpack(packed: int) -> tuple[int, int]:
+    return packed >> 32, packed & 0xFFFFFFFF
 
 
 def _camel(name: str) -> str:
@@ -197,8 +212,8 @@ class _Anchor:
 
     value: Any
     size: int
-    positions: list[tuple[PathKey, tuple[int, int]]]
-    key_positions: list[tuple[PathKey, tuple[int, int]]]
+    positions: list[tuple[PathKey, int]]
+    key_positions: list[tuple[PathKey, int]]
 
 
 @dataclass(slots=True)
@@ -225,10 +240,14 @@ class _Builder:
 
     def __init__(self, path: str | None) -> None:
         self.path = path
-        self.positions: dict[PathKey, tuple[int, int]] = {}
-        self.key_positions: dict[PathKey, tuple[int, int]] = {}
-        self._position_log: list[tuple[PathKey, tuple[int, int]]] = []
-        self._key_log: list[tuple[PathKey, tuple[int, int]]] = []
+        #: hash of a value's path -> its line and column (:func:`_pack`); keys' apart
+        self.positions: dict[int, int] = {}
+        self.key_positions: dict[int, int] = {}
+        #: positions in the order they were read, for what an anchor holds: kept only inside an
+        #: anchored node (a log of every node doubled what a big file cost)
+        self._position_log: list[tuple[PathKey, int]] = []
+        self._key_log: list[tuple[PathKey, int]] = []
+        self._anchored = 0  # anchored collections being built
         self._anchors: dict[str, _Anchor] = {}
         self._stack: list[_Frame] = []
         self._max_depth = limits.YAML_DEPTH.get_int()
@@ -262,7 +281,8 @@ class _Builder:
             first, first_key = len(self._position_log), len(self._key_log)
             if isinstance(event, yaml.ScalarEvent | yaml.AliasEvent | yaml.CollectionStartEvent):
                 path = self._child_path(event)
-                self._record(path, event.start_mark)
+                anchored = not isinstance(event, yaml.AliasEvent) and event.anchor  # an alias's names another
+                self._record(path, event.start_mark, logged=bool(self._anchored or anchored))
             if isinstance(event, yaml.ScalarEvent):
                 done, size = _scalar(event), 1 + len(event.value)
                 if event.anchor:
@@ -277,6 +297,7 @@ class _Builder:
                         self._where(event.start_mark),
                     )
                 mapping = isinstance(event, yaml.MappingStartEvent)
+                self._anchored += bool(event.anchor)
                 self._stack.append(
                     _Frame(
                         path,
@@ -290,6 +311,7 @@ class _Builder:
                 continue
             else:  # the end of a collection
                 frame = self._stack.pop()
+                self._anchored -= bool(frame.anchor)
                 done, size = frame.value, frame.size
                 if frame.merged:
                     for key, value in frame.merged.items():
@@ -314,13 +336,14 @@ class _Builder:
             return (*frame.path, event.value)
         return (*frame.path, "<<" if frame.key is _MERGE else frame.key)
 
-    def _record(self, path: PathKey, mark: Any) -> None:
+    def _record(self, path: PathKey, mark: Any, *, logged: bool) -> None:
         frame = self._stack[-1] if self._stack else None
         if frame is not None and isinstance(frame.value, dict) and frame.key is None:
             return  # keys are recorded when they are attached
-        position = (mark.line + 1, mark.column + 1)
-        self.positions[path] = position
-        self._position_log.append((path, position))
+        position = _pack(mark.line + 1, mark.column + 1)
+        self.positions[hash(path)] = position
+        if logged:
+            self._position_log.append((path, position))
 
     def _attach(self, event: Any, value: Any, size: int) -> None:
         frame = self._stack[-1]
@@ -335,9 +358,10 @@ class _Builder:
             key = event.value
             if key in frame.value:
                 raise UsageError(f"duplicate key {key!r}", self._where(event.start_mark))
-            position = (event.start_mark.line + 1, event.start_mark.column + 1)
-            self.key_positions[(*frame.path, key)] = position
-            self._key_log.append(((*frame.path, key), position))
+            position = _pack(event.start_mark.line + 1, event.start_mark.column + 1)
+            self.key_positions[hash((*frame.path, key))] = position
+            if self._anchored:
+                self._key_log.append(((*frame.path, key), position))
             frame.key = key
             return
         if frame.key is _MERGE:
@@ -381,11 +405,13 @@ class _Builder:
                 self._where(event.start_mark),
             )
         for relative, position in anchor.positions:
-            self.positions[(*path, *relative)] = position
-            self._position_log.append(((*path, *relative), position))
+            self.positions[hash((*path, *relative))] = position
+            if self._anchored:
+                self._position_log.append(((*path, *relative), position))
         for relative, position in anchor.key_positions:
-            self.key_positions[(*path, *relative)] = position
-            self._key_log.append(((*path, *relative), position))
+            self.key_positions[hash((*path, *relative))] = position
+            if self._anchored:
+                self._key_log.append(((*path, *relative), position))
         return copy.deepcopy(anchor.value), anchor.size
 
 

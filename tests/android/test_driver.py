@@ -353,6 +353,8 @@ def test_pinch_moves_two_fingers_apart_or_together_around_the_centre(adb: AdbHos
         for wrong in (1.0, 0.0, -2.0, 100.0):
             with pytest.raises(ValueError, match=r"scale must be between 0.05 and 20 and not 1"):
                 await device.pinch(wrong)
+        with pytest.raises(ValueError, match=r"duration_ms must be from 0 to 60000"):
+            await device.pinch(2.0, duration_ms=10**9)  # a gesture of eleven days
 
     on_device(scenario)
     # the layout is 360 wide: the fingers end (or start) 0.6 × 360 = 216 apart, on the centre line

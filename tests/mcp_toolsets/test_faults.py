@@ -109,3 +109,23 @@ def test_a_servers_stderr_in_an_error_is_bounded(cli: CliRunner, project: Projec
     assert len(error) <= 4_100
     log = next((project.root / ".trailblaze" / "logs").glob("*/raw.stderr.log"))
     assert log.stat().st_size > 1_000_000  # the log has it all
+
+
+def test_a_server_that_talks_before_it_answers_is_heard_in_time(cli: CliRunner, project: Project) -> None:
+    # 200,000 log notifications before the answer: each went through the SDK (a task apiece),
+    # and the call was reported as a server that "did not answer within 10s"
+    result = _run(cli, project, "chatty", "200000", timeout_s=10)
+    assert result.returncode == 0, result.output[-2000:]
+
+
+def test_a_ref_cycle_in_a_tools_schema_is_one_line_naming_server_and_tool(cli: CliRunner, project: Project) -> None:
+    result = _run(cli, project, "ref-cycle")  # it was exit 4, a RecursionError, from run and validate
+    assert result.returncode == 2, result.output
+    said = (
+        f"MCP server raw (project, {project.root}/trailblaze.yaml:3:5): tool echo's inputSchema has a $ref that "
+        "leads back to itself (#/$defs/a → #/$defs/b → #/$defs/a); its arguments cannot be checked"
+    )
+    assert said in result.json("r.json")["trails"][0]["error"]
+    checked = cli("validate", *NULL)
+    assert checked.returncode == 2 and said in checked.stderr
+    assert "Traceback" not in checked.output and "RecursionError" not in checked.output

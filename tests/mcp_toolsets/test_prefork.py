@@ -87,7 +87,7 @@ def test_the_helper_and_its_servers_end_when_trailblaze_is_killed(
     project.trail(
         "who",
         "trail:\n  - step: wait\n    recording:\n      test:\n        - one_whoami: {}\n"
-        "        - wait: {timeToWaitInSeconds: 60}\n",
+        "        - wait: {timeToWaitInSeconds: 30}\n",
     )
     marker = uuid.uuid4().hex
     proc = cli_process(

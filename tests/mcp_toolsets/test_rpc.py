@@ -232,9 +232,12 @@ async def test_http_misuse_is_answered_not_crashed(server: CallbackServer) -> No
         assert (await http.get(server.url, headers=auth)).status_code == 405
         assert (await http.post(server.url.replace("/rpc", "/nope"), headers=auth, json={})).status_code == 404
         parse = await http.post(server.url, headers=auth, content=b"{not json")
+        deep = await http.post(server.url, headers=auth, content=b"[" * 100_000)
         batch = await http.post(server.url, headers=auth, json=[1, 2])
         again = await http.post(server.url, headers=auth, json={"jsonrpc": "2.0", "id": 7, "method": 3})
     assert parse.json()["error"]["code"] == wire.PARSE_ERROR
+    assert deep.json()["error"]["code"] == wire.PARSE_ERROR  # was a RecursionError and no answer
+    assert "nested more than 100 levels deep" in deep.json()["error"]["message"]
     assert batch.json()["error"]["code"] == wire.INVALID_REQUEST
     assert again.json() == {
         "jsonrpc": "2.0",

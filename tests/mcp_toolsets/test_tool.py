@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import CliRunner, Project
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trailblaze.mcp.tool import ref_cycle
 
 from .conftest import Recorded
 
@@ -387,3 +392,53 @@ def test_a_servers_schema_pattern_is_matched_with_a_time_bound(cli: CliRunner, p
     project.trail("fast", "trail:\n  - step: s\n    recording:\n      web:\n        - slow: {s: b}\n")
     mismatch = cli("validate", "trails/fast.trail.yaml")
     assert mismatch.returncode == 3 and "slow: s: 'b' does not match '^(a|a)+$'" in mismatch.output
+
+
+TREE = {"$defs": {"node": {"properties": {"kids": {"items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"}
+
+
+@pytest.mark.parametrize(
+    ("schema", "starts"),
+    [
+        ({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "#/$defs/a"),
+        ({"$ref": "#"}, "#"),
+        (
+            {"$defs": {"a": {"allOf": [{"not": {"$ref": "#/$defs/a"}}]}}, "properties": {"x": {"$ref": "#/$defs/a"}}},
+            "#/$defs/a",
+        ),
+        (TREE, None),  # a tree: each step checks a smaller value, which ends
+        ({"properties": {"next": {"$ref": "#"}}}, None),
+        ({"$ref": "#/$defs/missing"}, None),  # jsonschema names what is missing
+    ],
+)
+def test_a_ref_cycle_that_never_reaches_a_smaller_value_is_found(schema: dict[str, Any], starts: str | None) -> None:
+    found = ref_cycle(schema)
+    assert (found[0] if found else None) == starts
+    assert not found or found[0] == found[-1]
+
+
+DEF_NAMES = st.sampled_from(["a", "b", "c"])
+SUBSCHEMAS = st.recursive(
+    st.builds(lambda name: {"$ref": f"#/$defs/{name}"}, DEF_NAMES) | st.just({"type": "object"}),
+    lambda inner: st.one_of(
+        st.builds(lambda items: {"allOf": items}, st.lists(inner, min_size=1, max_size=2)),
+        st.builds(lambda items: {"anyOf": items}, st.lists(inner, min_size=1, max_size=2)),
+        st.builds(lambda one: {"not": one}, inner),
+        st.builds(lambda one: {"properties": {"x": one}}, inner),
+        st.builds(lambda one: {"items": one}, inner),
+    ),
+    max_leaves=6,
+)
+
+
+@given(st.fixed_dictionaries({"a": SUBSCHEMAS, "b": SUBSCHEMAS, "c": SUBSCHEMAS}), SUBSCHEMAS)
+@settings(max_examples=300, deadline=None)
+def test_a_schema_without_a_cycle_validates_without_recursing_for_ever(defs: dict[str, Any], root: Any) -> None:
+    import jsonschema
+
+    schema = {**root, "$defs": defs}
+    if ref_cycle(schema) is not None:
+        return
+    validator = jsonschema.Draft202012Validator(schema)
+    for value in ({}, {"x": {"x": [{}]}}, [[{}]], 1):
+        list(validator.iter_errors(value))  # a RecursionError here is a cycle the check missed

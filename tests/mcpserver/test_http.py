@@ -13,7 +13,7 @@ from conftest import CliRunner, Project, processes_with
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcpserver.support import http_server, names, ok
+from tests.mcpserver.support import failed, http_server, names, ok
 
 pytestmark = pytest.mark.usefixtures("browser")
 
@@ -145,3 +145,46 @@ def test_bad_options_and_config_stop_before_serving(cli: CliRunner, project: Pro
     target = cli("mcp", "--target", "shop", cwd=project.root)
     assert target.returncode == 3 and "unknown target 'shop'" in target.stderr
     assert "Traceback" not in broken.stderr + driver.stderr + target.stderr
+
+
+def test_a_loopback_host_is_served_on_the_url_it_prints(project: Project) -> None:
+    with http_server(project.root, "--host", "127.0.0.2") as server:  # it answered 421 on its own URL
+        assert server.base.startswith("http://127.0.0.2:")
+        with httpx.Client(timeout=30) as http:
+            assert http.get(f"{server.base}/ping").json()["status"] == "ok"
+            opened = http.post(server.url, json=INITIALIZE, headers=ACCEPT)
+            assert opened.status_code == 200 and opened.headers["mcp-session-id"]
+            foreign = http.post(server.url, json=INITIALIZE, headers={**ACCEPT, "Host": "attacker.example"})
+            assert foreign.status_code == 421
+
+
+def test_sessions_beyond_max_sessions_get_a_message_not_a_browser(project: Project) -> None:
+    """Thirty sessions started thirty-one browsers (7.4 GB)."""
+    marker = "mcp-max-sessions"
+    with http_server(project.root, "--max-sessions", "1", env={"TRAILBLAZE_TEST_MARKER": marker}) as server:
+
+        async def scenario() -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            async with Client(server.url, mode="legacy", read_timeout_seconds=60) as second:
+                async with Client(server.url, mode="legacy", read_timeout_seconds=60) as first:
+                    ok(await first.call_tool("device", {"action": "WEB"}))
+                    out["refused"] = failed(await second.call_tool("device", {"action": "WEB"}))
+                    out["browsers"] = len(_browsers(marker))
+                # the first client has gone: its device is given back, for another session
+                for _ in range(100):
+                    again = await second.call_tool("device", {"action": "WEB"})
+                    if not again.is_error:
+                        out["second"] = ok(again)
+                        break
+                    await asyncio.sleep(0.2)
+            return out
+
+        out = asyncio.run(scenario())
+        assert "this server already drives 1 devices, its maximum (--max-sessions 1)" in out["refused"]
+        assert out["browsers"] == 1
+        assert out["second"]["platform"] == "web"
+
+
+def _browsers(marker: str) -> list[str]:
+    """The browsers (their main processes) started with ``marker`` in their environment."""
+    return [p for p in processes_with(marker) if "--remote-debugging-pipe" in p and "--type=" not in p]

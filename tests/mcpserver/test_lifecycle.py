@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -151,6 +152,44 @@ def test_stdio_with_stdin_on_the_null_device_ends_at_once(project: Project) -> N
         check=False,
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_while_a_toolset_server_hangs_in_a_call_stops_it_at_once(
+    cli_process: CliProcess, project: Project, presses: int
+) -> None:
+    """It took 8-9 s: seed 003's close stdin, 5 s, SIGTERM (ignored), 2 s came first. Now the
+    server gets SIGTERM with its closed stdin and SIGKILL half a second later; a second Ctrl-C
+    ends trailblaze at once, as pytest's does."""
+    marker = f"mcp-hung-{presses}"
+    hung = Path(__file__).parents[1] / "mcp_toolsets" / "servers" / "hung.py"
+    project.write("trailblaze.yaml", f"driver: null-test\nmcp_servers:\n  - {{script: {hung}, name: hung}}\n")
+    probe = project.root / "probe.jsonl"
+    env = {"TRAILBLAZE_TEST_MARKER": marker, "PROBE_OUT": str(probe)}
+    proc = cli_process("mcp", "-p", "tests.support.null_driver", cwd=project.root, env=env)
+    _send(proc, {**_initialize(), "id": 1})
+    _answer(proc, 1)
+    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    _send(proc, _call(2, "device", {"action": "CONNECT"}))
+    assert _answer(proc, 2)["result"]["isError"] is False
+    _send(proc, _call(3, "block", {}))
+    deadline = time.monotonic() + 60
+    while '"block"' not in (probe.read_text() if probe.exists() else ""):
+        assert time.monotonic() < deadline, "the server never blocked"
+        time.sleep(0.05)
+    started = time.monotonic()
+    for press in range(presses):
+        if press:
+            time.sleep(0.2)  # two signals at once are one: the kernel does not queue them
+        proc.send_signal(signal.SIGINT)
+    assert proc.wait(60) == 130
+    # a safety net, not a measure of speed: the old shutdown alone waited 7 s for this server
+    assert time.monotonic() - started < 6
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert "Traceback" not in stderr
+    if presses == 2:
+        assert "interrupted again: exiting without waiting" in stderr
+    _gone(marker)
 
 
 def _gone_browsers(marker: str) -> None:

@@ -1,7 +1,8 @@
 """The session tools through the SDK's client over stdio: what a client gets when it names
 something ambiguous or passes a value a tool does not know, and what a device tool's reply tells
 an agent — the screen after it, what was recorded (a query is not), arguments sent as JSON text,
-and nothing unbounded echoed back (on the sample app in Chromium)."""
+and nothing unbounded echoed back (on the sample app in Chromium); and what they read from a
+client, bounded as trails are."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 from conftest import Project
 
 from tests.mcpserver.support import data, failed, ok, stdio
+from trailblaze.mcpserver.session_tools import ToolError, _tool_calls
+from trailblaze.tools.model import ToolCall
 
 
 def _enum_values(schema: dict[str, Any]) -> set[str]:
@@ -188,3 +191,29 @@ def test_the_step_text_limit_follows_its_environment_variable(project: Project) 
 
     recorded = asyncio.run(scenario())["recorded"]
     assert recorded["text"].startswith("r" * 300) and recorded["text"].endswith("(2700 more characters not shown)")
+
+
+ALIAS_BOMB = "".join(
+    f"- &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" if i else "- &a0 [x, x, x, x, x, x, x, x, x]\n" for i in range(9)
+)
+
+
+def test_step_tools_are_read_as_a_recording_is() -> None:
+    assert _tool_calls("- web_click: {ref: e1}\n- web_check: {on: on}") == [
+        ToolCall("web_click", {"ref": "e1"}),
+        ToolCall("web_check", {"on": "on"}),  # YAML 1.2 as upstream reads it: `on` stays a string
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (ALIAS_BOMB, "tools is not valid YAML (line 6, column 38): YAML aliases (*name) expand to more than"),
+        ("[" * 100_000, "tools is not valid YAML (line 1, column 101): YAML nested more than 100 levels deep"),
+        ("- a: [1\n", "tools is not valid YAML (line "),
+    ],
+)
+def test_hostile_step_tools_are_one_message(raw: str, said: str) -> None:
+    with pytest.raises(ToolError) as refused:
+        _tool_calls(raw)
+    assert str(refused.value).startswith(said)

@@ -510,6 +510,7 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(project:
     data = b"".join(
         [
             b"this is not json\n",
+            b"[" * 100_000 + b"\n",  # it would recurse in json.loads until Python's limit
             b'{"jsonrpc": "2.0", "id": 7}\n',  # no method
             b"[1, 2]\n",
             b"\n",  # blank lines are skipped
@@ -527,6 +528,7 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(project:
     errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
     assert errors == [
         (None, -32700),
+        (None, -32700),
         (7, -32600),
         (None, -32600),
         (None, -32600),
@@ -536,9 +538,10 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(project:
     ]
     messages = [r["error"]["message"] for r in replies if "error" in r]
     assert messages[0].startswith("Parse error: not JSON")
-    assert 'a request has a "method" and an "id"' in messages[1]
-    assert '"id" is a string or an integer' in messages[3]
-    assert '"jsonrpc": "2.0"' in messages[4]
+    assert "JSON nested more than 100 levels deep" in messages[1]
+    assert 'a request has a "method" and an "id"' in messages[2]
+    assert '"id" is a string or an integer' in messages[4]
+    assert '"jsonrpc": "2.0"' in messages[5]
     results = {r["id"]: r["result"] for r in replies if "result" in r}
     assert results["init"]["serverInfo"]["name"] == "trailblaze"
     assert "device" in [t["name"] for t in results[10]["tools"]]

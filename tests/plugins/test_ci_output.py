@@ -4,6 +4,7 @@ against the sample app; the GitHub escaping rules as units."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from conftest import CliRunner, Project
@@ -135,3 +136,48 @@ def test_printable_escapes_control_characters_and_keeps_lines() -> None:
 
     assert printable("a\x1b[31mb\x9b\x07\r\nc\td é 😀") == "a\\x1b[31mb\\x9b\\x07\\r\nc\td é 😀"
     assert printable("plain text") == "plain text"
+
+
+ECHO_TOOLS = '''
+import trailblaze
+
+
+@trailblaze.tool(name="fail_saying", platforms=["test"])
+def fail_saying(text: str) -> None:
+    """Fail with ``text`` as it is (a page or an MCP server quoted in an error)."""
+    raise trailblaze.ToolFailure(text)
+
+
+@trailblaze.hookimpl
+def trailblaze_register_tools(register):
+    register(fail_saying)
+'''
+
+INJECTING_TRAIL = r"""
+config: {id: "inject", title: "Pay \u202egnp.exe\n::error::from the title"}
+trail:
+  - step: "Open\n::add-mask::from-the-step\n::stop-commands::token"
+    recording:
+      test:
+        - fail_saying: {text: "quoted page\n::error file=x::from the page\r::warning::cr\u0085::notice::nel\u001b[2J"}
+"""
+
+
+@pytest.mark.parametrize("reporter", [("--reporter", "line", "-vv"), ("--reporter", "dot"), ("--reporter", "github")])
+def test_no_text_of_a_trail_becomes_a_workflow_command(
+    cli: CliRunner, tmp_path: Path, reporter: tuple[str, ...]
+) -> None:
+    """A line break in a step's text or a tool's error reached the Actions log raw, where
+    ``::add-mask::``, ``::stop-commands::`` and ``::error`` took effect."""
+    (tmp_path / "trailblaze.yaml").write_text("driver: null-test\n", encoding="utf-8")
+    (tmp_path / "echo_tools.py").write_text(ECHO_TOOLS, encoding="utf-8")
+    (tmp_path / "trails").mkdir()
+    (tmp_path / "trails" / "inject.trail.yaml").write_text(INJECTING_TRAIL, encoding="utf-8")
+    result = cli("run", "-p", "tests.support.null_driver", "-p", "echo_tools", *reporter)
+    assert result.returncode == 1, result.output
+    lines = (result.stdout + result.stderr).splitlines()
+    commands = [line for line in lines if re.match(r"\s*::", line)]
+    ours = [line for line in commands if line.startswith("::error file=trails/inject.trail.yaml,line=")]
+    assert commands == ours and len(ours) == (reporter[1] == "github")
+    assert "from the step" not in result.output or "Open\\n::add-mask::from-the-step" in result.output
+    assert "\x1b" not in result.output and "\u202e" not in result.output and "\r" not in result.output

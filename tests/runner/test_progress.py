@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from trailblaze.errors import UsageError
 from trailblaze.runner.progress import RecordingProgress
@@ -44,4 +47,32 @@ def test_saved_steps_that_no_longer_fit_are_refused(tmp_path: Path) -> None:
         RecordingProgress.load(tmp_path, load_trail(path), "web")
     progress.path.write_text("{not json")
     with pytest.raises(UsageError, match="cannot read the saved recording"):
+        RecordingProgress.load(tmp_path, trail, "web")
+
+
+@given(
+    st.sampled_from(["dev-zero", "fifo", "deep", "other"]),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+        max_leaves=12,
+    ),
+)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_damaged_saved_recording_is_refused_by_name(tmp_path: Path, damage: str, saved: object) -> None:
+    path = tmp_path / "t.trail.yaml"
+    path.write_text("trail:\n  - step: Go\n")
+    trail = load_trail(path)
+    cache = RecordingProgress.location(tmp_path, trail, "web")
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.unlink(missing_ok=True)
+    if damage == "dev-zero":
+        cache.symlink_to("/dev/zero")
+    elif damage == "fifo":
+        os.mkfifo(cache)
+    elif damage == "deep":
+        cache.write_text("[" * 100_000)
+    else:  # any JSON at all that is not what trailblaze writes
+        cache.write_text(json.dumps({"steps": [saved]} if isinstance(saved, dict) else saved))
+    with pytest.raises(UsageError, match=f"cannot read the saved recording.*{cache.name}.*delete it to start over"):
         RecordingProgress.load(tmp_path, trail, "web")

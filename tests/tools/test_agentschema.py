@@ -113,6 +113,8 @@ def test_json_text_for_an_object_or_array_parameter_is_parsed() -> None:
     assert parse_json_arguments(click.input_schema, {"nodeSelector": "{web: x"}) == {"nodeSelector": "{web: x"}
     assert parse_json_arguments(click.input_schema, {"nodeSelector": "[1]"}) == {"nodeSelector": "[1]"}
     assert parse_json_arguments(click.input_schema, {"ref": "e1", "other": "{}"}) == {"ref": "e1", "other": "{}"}
+    deep = "[" * 100_000  # json.loads recursed until Python's limit: now it is text, for validation to judge
+    assert parse_json_arguments(selected.input_schema, {"values": deep}) == {"values": deep}
 
 
 def test_names_llm_apis_refuse_are_offered_sanitized_and_map_back() -> None:

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.trail.discovery import discover
+from trailblaze.trail.loader import load_trail
 
 
 def test_finds_trail_files_recursively_sorted_and_skips_build_folders(tmp_path: Path) -> None:
@@ -36,6 +38,15 @@ def test_files_are_taken_as_given_and_duplicates_dropped(tmp_path: Path) -> None
 def test_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="no such file or directory"):
         discover([tmp_path / "missing"])
+
+
+def test_a_fifo_or_device_named_on_the_command_line_is_taken_for_loading_to_name(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.trail.yaml")  # it was "no such file or directory"
+    (tmp_path / "zero.trail.yaml").symlink_to("/dev/zero")
+    given = [tmp_path / "pipe.trail.yaml", tmp_path / "zero.trail.yaml"]
+    assert discover(given) == given
+    with pytest.raises(UsageError, match=r"pipe.trail.yaml: not a regular file \(a FIFO\)"):
+        load_trail(given[0])
 
 
 def _trail(path: Path) -> Path:

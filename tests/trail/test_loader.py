@@ -225,3 +225,22 @@ def test_every_upstream_file_loads_with_nothing_lost(upstream_format: Path) -> N
     args = load_trail(upstream_format / "android-sample-app/forms/text-input-args.trail.yaml")
     assert args.arg_values == {"name": "Jane Doe", "email": "jane@example.com"}
     assert all(step.recordings is None for step in args.steps)
+
+
+def test_a_big_trail_costs_a_small_multiple_of_its_size(tmp_path: Path) -> None:
+    """A 10 MB trail needed about 1 GB: positions were a tuple of the path and a tuple of line
+    and column for each of a million values, and a log of them all beside."""
+    import tracemalloc
+
+    step = "  - step: Open the page\n    recording:\n      web:\n        - web_navigate: {url: /index.html}\n"
+    path = tmp_path / "big.trail.yaml"
+    path.write_text("trail:\n" + step * 10_000, encoding="utf-8")
+    tracemalloc.start()
+    try:
+        trail = load_trail(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(trail.steps) == 10_000
+    assert trail.steps[-1].location.line == 4 * 9_999 + 2  # positions are still exact
+    assert peak < 45 * path.stat().st_size  # a generous bound: it was 54×, it is about 39×

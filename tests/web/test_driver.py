@@ -7,6 +7,11 @@ tests/test_cli.py; here are the parts a tool author relies on through ``ctx.comm
 
 from __future__ import annotations
 
+import asyncio
+import http.server
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -200,8 +205,61 @@ async def test_fill_evaluate_js_and_wait_for_selector_fail_clearly(device: WebDe
         await device.wait_for_selector("###")
     with pytest.raises(ValueError, match="state must be one of attached, detached, visible, hidden, got 'shown'"):
         await device.wait_for_selector("#name", state="shown")
+    for endless in (10**15, -1):  # 1e15 ms was Infinity in Playwright's JSON
+        with pytest.raises(ValueError, match=r"timeout_ms must be from 0 to 3600000"):
+            await device.wait_for_selector("#nothing", timeout_ms=endless)
+    with pytest.raises(ToolFailure, match=r"not within 0.001s"):  # 0 looks once: Playwright's 0 waits for ever
+        await asyncio.wait_for(device.wait_for_selector("#nothing", timeout_ms=0), 30)
     with pytest.raises(ToolFailure, match=r"evaluate_js: .*boom"):
         await device.evaluate_js("(() => { throw new Error('boom') })()")
     device.default_timeout = 0.3
     with pytest.raises(ToolFailure, match=r"evaluate_js: the script did not finish within 0.3s"):
         await device.evaluate_js("new Promise(() => {})")
+
+
+class _SlowPage(http.server.BaseHTTPRequestHandler):
+    """``/`` links to ``/slow``, whose headers come at once and whose body a second later: the
+    click's navigation commits on the headers, before the new page has any content."""
+
+    def do_GET(self) -> None:
+        if self.path == "/apply":
+            self.send_response(302)
+            self.send_header("Location", "/slow")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        if self.path == "/slow":
+            self.wfile.write(b"<!doctype html><title>Results</title>" + b" " * 2048)
+            self.wfile.flush()
+            time.sleep(1)
+            self.wfile.write(b"<h1>Results</h1><p>3 rows</p>")
+        else:
+            self.wfile.write(b'<title>Start</title><a href="/apply">Apply</a>')
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def slow_site() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowPage)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+async def test_the_screen_after_a_click_that_navigates_is_the_new_page(device: WebDevice, slow_site: str) -> None:
+    """An agent reads the screen right after its click: it sees the page the click led to,
+    not the empty document of a navigation that has only just begun."""
+    await device.navigate(slow_site)
+    await device.tap(text="Apply")
+    outline = (await device.view_hierarchy()).outline()
+    assert "heading 'Results'" in outline, outline

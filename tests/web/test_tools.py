@@ -10,6 +10,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -708,3 +709,43 @@ def test_a_targets_web_block_gives_the_base_url(cli: CliRunner, project: Project
     assert cli("validate").returncode == 0
     result = cli("run")
     assert result.returncode == 0, result.output
+
+
+STUCK_PAGES = {
+    "busy": "<!doctype html><title>Busy</title><h1>Busy</h1>"
+    "<script>setTimeout(() => { while (true) {} }, 200)</script>",
+    "alerts": "<!doctype html><title>Alerts</title><h1>Alerts</h1>"
+    '<script>setTimeout(() => { while (true) { alert("again") } }, 200)</script>',
+}
+
+
+@pytest.mark.parametrize("page", sorted(STUCK_PAGES))
+def test_a_check_on_a_page_whose_script_never_returns_says_so_in_about_its_time(
+    cli: CliRunner, project: Project, browser: str, page: str
+) -> None:
+    """A 5 s check on such a page took 35-41 s (the failure's outline and screenshot each waited
+    out their own timeouts) while its message said "within 5s"."""
+    project.write("site/stuck.html", STUCK_PAGES[page])
+    project.write("trailblaze.yaml", "base_url: site\ntimeout: 2\n")
+    project.trail(
+        "stuck",
+        """
+        trail:
+          - step: Open
+            recording:
+              web:
+                - web_navigate: {url: /stuck.html}
+          - verify: Text that never comes
+            recording:
+              web:
+                - web_verifyTextVisible: {text: Nowhere}
+        """,
+    )
+    started = time.monotonic()
+    result = cli("run", "--json", "r.json")
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1, result.output
+    error = result.json("r.json")["trails"][0]["error"]
+    assert "text 'Nowhere' visible: not possible within 2s: the page stopped answering" in error
+    assert "step-2.console.log" in error and "step-2.png" not in error  # no screenshot was waited for
+    assert elapsed < 30  # a safety net, not a measure of speed: it was over 40 s

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from trailblaze.limits import MAX_COUNT, MAX_WAIT_SECONDS
+
 if TYPE_CHECKING:
     from trailblaze.config import Config
 
@@ -28,9 +30,15 @@ class LlmConfig(BaseModel):
     base_url: str | None = Field(default=None, description="default: $OPENAI_BASE_URL, else OpenAI's")
     model: str | None = Field(default=None, description="default: $OPENAI_MODEL")
     api_key_env: str | None = Field(default=None, description="variable holding the key; default OPENAI_API_KEY")
-    max_turns: int = Field(default=15, ge=1, description="LLM round trips per step before giving up")
-    timeout_s: float = Field(default=120.0, gt=0, description="seconds to wait for one response")
-    temperature: float | None = Field(default=None, ge=0)
+    max_turns: int = Field(default=15, ge=1, le=MAX_COUNT, description="LLM round trips per step before giving up")
+    timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        le=MAX_WAIT_SECONDS,
+        allow_inf_nan=False,
+        description="seconds to wait for one response",
+    )
+    temperature: float | None = Field(default=None, ge=0, le=2, description="0 to 2, as OpenAI's API takes it")
     groups: list[str] | None = Field(
         default=None, description="offer only tools in these groups (plus tools without a group)"
     )

@@ -23,12 +23,12 @@ starts.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from trailblaze import jsonsource
 from trailblaze.agents.base import Agent, AgentSettings, StepTask, Usage, Verdict
 from trailblaze.agents.llm import llm_config, llm_configured
 from trailblaze.agents.screen import render_screen
@@ -149,7 +149,7 @@ class OpenAIAgent(Agent):
         name = str(function.get("name") or "")
         content: str
         try:
-            args = json.loads(function.get("arguments") or "{}")
+            args = jsonsource.parse(function.get("arguments") or "{}")
             if not isinstance(args, dict):
                 raise ValueError("the arguments are not a JSON object")
         except ValueError as exc:

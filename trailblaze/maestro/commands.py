@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
 
+from trailblaze.limits import MAX_COUNT, MAX_GESTURE_MS, MAX_WAIT_SECONDS
 from trailblaze.mobile.matching import MaestroSelector
 from trailblaze.selectors import SizeSelector
 
@@ -82,6 +83,9 @@ UNSUPPORTED = {
     "onFlowComplete": "flow hooks belong to a flow file, which mobile_maestro does not have",
 }
 
+#: the longest a Maestro timeout or pause may be, in milliseconds
+MAX_WAIT_MS = MAX_WAIT_SECONDS * 1000
+
 
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
@@ -114,11 +118,11 @@ class Selector(_Args):
     point: str | None = None
     start: str | None = None
     end: str | None = None
-    repeat: int | None = Field(default=None, ge=1)
-    delay: int | None = Field(default=None, ge=0)
+    repeat: int | None = Field(default=None, ge=1, le=MAX_COUNT)
+    delay: int | None = Field(default=None, ge=0, le=MAX_WAIT_MS)
     retryTapIfNoChange: StrictBool | None = None
     waitUntilVisible: StrictBool | None = None
-    waitToSettleTimeoutMs: int | None = None
+    waitToSettleTimeoutMs: int | None = Field(default=None, ge=0, le=MAX_WAIT_MS)
 
     @model_validator(mode="before")
     @classmethod
@@ -173,11 +177,11 @@ class InputText(_Args):
 
 
 class InputRandom(_Args):
-    length: int | None = Field(default=None, ge=1)
+    length: int | None = Field(default=None, ge=1, le=MAX_COUNT)
 
 
 class EraseText(_Args):
-    charactersToErase: int | None = Field(default=None, ge=0)
+    charactersToErase: int | None = Field(default=None, ge=0, le=MAX_COUNT)
 
     @model_validator(mode="before")
     @classmethod
@@ -244,7 +248,7 @@ class ExtendedWaitUntil(_Args):
 
 
 class WaitForAnimationToEnd(_Args):
-    timeout: int | None = Field(default=None, ge=0)
+    timeout: int | None = Field(default=None, ge=0, le=MAX_WAIT_MS)
 
 
 class ScrollUntilVisible(_Args):
@@ -254,7 +258,7 @@ class ScrollUntilVisible(_Args):
     speed: int | str = 40
     visibilityPercentage: int = Field(default=100, ge=0, le=100)
     centerElement: StrictBool = False
-    waitToSettleTimeoutMs: int | None = None
+    waitToSettleTimeoutMs: int | None = Field(default=None, ge=0, le=MAX_WAIT_MS)
 
     @field_validator("direction", mode="before")
     @classmethod
@@ -267,8 +271,8 @@ class Swipe(_Args):
     start: str | None = None
     end: str | None = None
     from_: Selector | None = Field(default=None, alias="from")
-    duration: int = Field(default=400, ge=0)
-    waitToSettleTimeoutMs: int | None = None
+    duration: int = Field(default=400, ge=0, le=MAX_GESTURE_MS)
+    waitToSettleTimeoutMs: int | None = Field(default=None, ge=0, le=MAX_WAIT_MS)
 
     @field_validator("direction", mode="before")
     @classmethod
@@ -391,6 +395,11 @@ class Repeat(_Args):
 class Retry(_Args):
     maxRetries: int | str = 1
     commands: list[Any]
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Retry:
+        repeat_times(self.maxRetries)
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -544,6 +553,8 @@ def timeout_ms(value: int | str | None, default: int | None = None) -> int | Non
         raise ValueError(f"timeout {value!r} is not a number of milliseconds") from None
     if number < 0:
         raise ValueError(f"timeout {value!r} is negative")
+    if number > MAX_WAIT_MS:
+        raise ValueError(f"timeout {value!r} is more than {MAX_WAIT_MS} ms (an hour)")
     return number
 
 
@@ -554,6 +565,8 @@ def repeat_times(value: int | str) -> int:
         raise ValueError(f"repeat times {value!r} is not a whole number") from None
     if number < 0:
         raise ValueError(f"repeat times {value!r} is negative")
+    if number > MAX_COUNT:
+        raise ValueError(f"repeat times {value!r} is more than {MAX_COUNT}")
     return number
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from trailblaze import limits
+from trailblaze import jsonsource, limits
 from trailblaze.errors import InfrastructureError
 from trailblaze.mcp.declarations import ServerDecl
 from trailblaze.mcp.prefork import eligible
@@ -202,7 +201,7 @@ class Connection:
             if text is None:
                 continue
             try:
-                data = json.loads(text)
+                data = jsonsource.parse(text)
             except ValueError as exc:
                 raise InfrastructureError(f"MCP server {self.decl.where}: {REGISTRY_URI} is not JSON: {exc}") from None
             if not isinstance(data, dict):
@@ -220,11 +219,12 @@ class Connection:
         limit = timeout or self.decl.timeout_s
         if client is None:
             raise InfrastructureError(self._gone_message(f"cannot call {name}"))
+        chatter = self._notifications()
         try:
             result = await client.call_tool(name, arguments, read_timeout_seconds=limit, meta=meta)  # type: ignore[arg-type]
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT:
-                raise InfrastructureError(self._timeout_message(name, limit)) from None
+                raise InfrastructureError(self._timeout_message(name, limit, self._notifications() - chatter)) from None
             if self._dead() or exc.code == mcp_types.CONNECTION_CLOSED:
                 await self._settle()
                 raise InfrastructureError(self._gone_message(f"during a call to {name}")) from None
@@ -232,7 +232,7 @@ class Connection:
                 f"MCP server {self.decl.where} answered tools/call {name} with error {exc.code}: {exc.message}"
             ) from None
         except TimeoutError:
-            raise InfrastructureError(self._timeout_message(name, limit)) from None
+            raise InfrastructureError(self._timeout_message(name, limit, self._notifications() - chatter)) from None
         except ValidationError as exc:  # the SDK checks the result's shape: say what was wrong, briefly
             raise InfrastructureError(
                 f"MCP server {self.decl.where} answered tools/call {name} with a malformed result: {_invalid(exc)}"
@@ -248,11 +248,15 @@ class Connection:
 
     # -- messages ------------------------------------------------------------------------------------
 
-    def _timeout_message(self, name: str, limit: float) -> str:
+    def _timeout_message(self, name: str, limit: float, notifications: int = 0) -> str:
+        meanwhile = f"; it sent {notifications} log or progress notifications meanwhile" if notifications else ""
         return (
             f"MCP server {self.decl.where}: tool {name} did not answer within {limit:g}s "
-            f"(timeout_s in trailblaze.yaml){self.tail()}"
+            f"(timeout_s in trailblaze.yaml){meanwhile}{self.tail()}"
         )
+
+    def _notifications(self) -> int:
+        return self.transport.notifications if self.transport is not None else 0
 
     async def _settle(self, timeout: float = 2.0) -> None:
         """A closed pipe comes before the exit status: wait a moment for it, to report it."""

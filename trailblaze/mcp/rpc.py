@@ -36,7 +36,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from trailblaze import masking
+from trailblaze import jsonsource, masking
 from trailblaze.devicecommands import DelegationViolation, command_kind, command_names
 from trailblaze.errors import ExitCode, ToolFailure, TrailblazeError
 from trailblaze.mcp import wire
@@ -164,7 +164,7 @@ class CallbackServer:
                     401,
                 )
             try:
-                message = json.loads(body)
+                message = jsonsource.parse(body)
             except ValueError as exc:
                 raise RpcError(wire.PARSE_ERROR, f"parse error: {exc}") from None
             if not isinstance(message, dict):

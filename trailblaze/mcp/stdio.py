@@ -42,6 +42,11 @@ GRACE_S = 5.0
 TERM_S = 2.0
 _POLL_S = 0.01
 
+#: notifications read off the pipe and not handed to the SDK: nothing here acts on a server's
+#: log messages or progress, and the SDK starts a task for each one it gets (some 200 µs): a
+#: server that sent 200,000 before its answer was reported as one that "did not answer within 10s"
+DRAINED = frozenset({"notifications/message", "notifications/progress"})
+
 #: process groups of servers still running, killed at interpreter exit if anything slipped through
 _LIVE: set[int] = set()
 
@@ -140,6 +145,8 @@ class StdioTransport:
         self.fault: str | None = None
         #: skip the polite wait at shutdown (the server is already known to be broken)
         self.abort = False
+        #: log and progress notifications the server sent (read and set aside: see DRAINED)
+        self.notifications = 0
         self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
 
     @property
@@ -195,6 +202,9 @@ class StdioTransport:
                                 self.fault = f"wrote something that is not JSON-RPC to stdout: {text[:200]!r}"
                                 self.abort = True
                                 return  # closing the read stream fails what is pending
+                            if isinstance(message, mcp_types.JSONRPCNotification) and message.method in DRAINED:
+                                self.notifications += 1  # a sign of life, and nothing the session acts on
+                                continue
                             await read_writer.send(SessionMessage(message))
 
         stderr_done = anyio.Event()
@@ -271,15 +281,19 @@ class StdioTransport:
         """Seed 003's shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL it.
 
         Bounded in time, and safe against cancellation: if the wait is interrupted, the group is
-        killed at once rather than left running.
+        killed at once rather than left running. After Ctrl-C, SIGTERM comes with the closed
+        stdin and SIGKILL half a second later: a server hung in a call is gone within a second.
         """
         pgid = process.pid
         try:
             if process.stdin is not None:
                 with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                     await process.stdin.aclose()
+            hurried = processes.hurried()
+            if hurried:  # interrupted: the user wants out, not a polite wait for each server
+                _signal_group(pgid, signal.SIGTERM)
             exited = not self.abort and await _wait_exit(process, GRACE_S)
-            if not exited:
+            if not exited and not hurried:
                 _signal_group(pgid, signal.SIGTERM)
                 exited = await _wait_exit(process, TERM_S)
             if not exited:

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import jsonsource
 from trailblaze.errors import ExitCode, InfrastructureError, ToolFailure, TrailblazeError, UsageError
 from trailblaze.mcp.rpc import Invocation
 from trailblaze.tools.model import Delegate, ToolArgumentError, ToolContext, ToolImplementation, ToolOutcome
@@ -81,6 +82,12 @@ class McpTool(ToolImplementation):
         import jsonschema
 
         schema = user_schema(self.schema)
+        cycle = ref_cycle(schema)
+        if cycle is not None:  # jsonschema would follow it until Python's recursion limit
+            raise InfrastructureError(
+                f"MCP server {self.connection.decl.where}: tool {self.name}'s inputSchema has a $ref that leads "
+                f"back to itself ({' → '.join(cycle)}); its arguments cannot be checked, so it is not called"
+            )
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
             cls.check_schema(schema)
@@ -211,6 +218,78 @@ def user_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
+#: keywords whose subschemas apply to the same value: a $ref cycle through them never reaches a
+#: smaller part of the value, so validating follows it for ever
+_SAME_VALUE_LISTS = ("allOf", "anyOf", "oneOf")
+_SAME_VALUE_ONES = ("not", "if", "then", "else")
+
+
+def ref_cycle(schema: Mapping[str, Any]) -> list[str] | None:
+    """The local ``$ref`` chain of ``schema`` that comes back to where it started while still
+    checking the same value (``#/$defs/a → #/$defs/b → #/$defs/a``), or None. Recursion through
+    ``properties`` or ``items`` (a tree of nodes) is fine: each step checks a smaller value."""
+    nodes = {"#", *_local_refs(schema, everywhere=True)}
+    targets = {node: _pointer(schema, node) for node in nodes}
+    edges = {node: _local_refs(target, everywhere=False) for node, target in targets.items() if target is not None}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in sorted(edges):
+        if state.get(start):
+            continue
+        path, stack = [start], [iter(sorted(edges[start]))]
+        state[start] = 1
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                state[path.pop()] = 2
+                stack.pop()
+                continue
+            if state.get(step) == 1:
+                return [*path[path.index(step) :], step]
+            if not state.get(step) and step in edges:
+                state[step] = 1
+                path.append(step)
+                stack.append(iter(sorted(edges[step])))
+    return None
+
+
+def _local_refs(schema: Any, *, everywhere: bool) -> set[str]:
+    """The ``#…`` references in ``schema``: anywhere in it, or only where they check the same value."""
+    found: set[str] = set()
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+            continue
+        if not isinstance(node, Mapping):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            found.add(ref)
+        if everywhere:
+            pending.extend(node.values())
+            continue
+        for key in _SAME_VALUE_LISTS:
+            if isinstance(node.get(key), list):
+                pending.extend(node[key])
+        pending.extend(node[key] for key in _SAME_VALUE_ONES if key in node)
+    return found
+
+
+def _pointer(schema: Any, ref: str) -> Any:
+    """What the local reference ``ref`` (``#/$defs/a``) names in ``schema``, or None."""
+    node = schema
+    for part in ref.removeprefix("#").split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
+
+
 def names_context(schema: Mapping[str, Any]) -> bool:
     properties = schema.get("properties")
     return isinstance(properties, dict) and CONTEXT_ARG in properties
@@ -248,7 +327,7 @@ def _delegates(result: mcp_types.CallToolResult, text: str) -> Any:
         return structured[DELEGATES_KEY]
     if text.startswith("{") and DELEGATES_KEY in text:
         try:
-            data = json.loads(text)
+            data = jsonsource.parse(text)
         except ValueError:
             return None
         if isinstance(data, dict) and DELEGATES_KEY in data:

@@ -86,8 +86,8 @@ def build_app(
     from starlette.routing import Route
 
     names = {*LOCAL_NAMES, *(_bracketed(h) for h in allowed)}
-    if not localguard.is_loopback(host) and host not in ("0.0.0.0", "::"):
-        names.add(_bracketed(host))
+    if host not in ("0.0.0.0", "::"):  # the address it listens on, as printed (127.0.0.2 too)
+        names.add(_bracketed(host.lower()))
     hosts = {*names, *(f"{n}:{port}" for n in names)}
 
     async def ping(request: Request) -> JSONResponse:

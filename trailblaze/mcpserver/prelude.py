@@ -20,7 +20,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import __version__
+from trailblaze import __version__, jsonsource
 from trailblaze.mcpserver.catalog import INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, tool_entries
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class SdkWire:
 
 def _is_replayed_answer(text: str) -> bool:
     try:
-        message = json.loads(text)
+        message = jsonsource.parse(text)
     except ValueError:
         return False
     return isinstance(message, dict) and message.get("id") == REPLAYED_ID and "method" not in message
@@ -103,7 +103,7 @@ class Prelude:
     async def _answer(self, line: str) -> bool:
         """Answer ``line`` when the prelude can (True), else leave it to the SDK (False)."""
         try:
-            message = json.loads(line)
+            message = jsonsource.parse(line)  # nesting bounded: never a RecursionError
         except ValueError:
             return False
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import mcp_types as types
 
+from trailblaze import jsonsource
 from trailblaze.agents.base import Agent, AgentSettings, StepTask, Usage, Verdict
 from trailblaze.agents.llm import llm_config
 from trailblaze.agents.openai_chat import (
@@ -203,7 +204,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     if start < 0 or end <= start:
         return None
     try:
-        value = json.loads(text[start : end + 1])
+        value = jsonsource.parse(text[start : end + 1])
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

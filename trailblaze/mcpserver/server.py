@@ -63,7 +63,11 @@ class McpApp:
     def __init__(self, project: Project, defaults: Defaults) -> None:
         self.project = project
         self.defaults = defaults
+        from trailblaze.mcpserver.state import DeviceSlots
+
         self.states: list[ClientState] = []
+        #: devices held by all sessions at once, up to --max-sessions
+        self.device_slots = DeviceSlots(defaults.max_sessions)
         self._closing: set[asyncio.Task[None]] = set()
         self._adopted: ClientState | None = None
         self.server: Server[Any] = _Server(
@@ -81,6 +85,7 @@ class McpApp:
     def adopt(self, state: ClientState) -> None:
         """Give the next client connection ``state``: the session the stdio prelude began
         (:mod:`.prelude`) goes on with the settings and tools it listed."""
+        state.slots = self.device_slots
         self._adopted = state
 
     def initialization_options(self) -> Any:
@@ -95,7 +100,10 @@ class McpApp:
         connection = _connection(ctx)
         state: ClientState | None = connection.state.get(_STATE_KEY)
         if state is None:
-            state, self._adopted = self._adopted or ClientState(self.project, self.defaults), None
+            state, self._adopted = (
+                self._adopted or ClientState(self.project, self.defaults, slots=self.device_slots),
+                None,
+            )
             connection.state[_STATE_KEY] = state
             self.states.append(state)
             connection.exit_stack.push_async_callback(self._release, state)

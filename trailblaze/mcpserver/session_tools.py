@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from trailblaze import limits
 from trailblaze.agents.screen import render_screen
 from trailblaze.errors import TrailblazeError, UsageError
@@ -53,6 +51,7 @@ from trailblaze.runner.listing import list_devices
 from trailblaze.tools import steptext
 from trailblaze.tools.model import REASON_KEYS, ToolCall
 from trailblaze.trail.model import Step, StepKind
+from trailblaze.yamlsource import load_text
 
 if TYPE_CHECKING:
     from trailblaze.agents.base import Agent, CallResult, Usage
@@ -550,12 +549,12 @@ def _tool_calls(raw: str | list[Any]) -> list[ToolCall]:
     if isinstance(raw, str):
         if len(raw) > 1_000_000:
             raise ToolError("tools: more than 1 MB of YAML")
-        try:
-            data = yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-            raise ToolError(f"tools is not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+        try:  # as a trail's recording is read: aliases and nesting bounded, YAML 1.2 scalars
+            data = load_text(raw).data
+        except UsageError as exc:
+            at = exc.location
+            where = f" (line {at.line}, column {at.column})" if at is not None and at.line is not None else ""
+            raise ToolError(f"tools is not valid YAML{where}: {exc.message.removeprefix('invalid YAML: ')}") from None
     if isinstance(data, Mapping) and set(data) == {"tools"}:
         data = data["tools"]
     if isinstance(data, Mapping):

@@ -44,9 +44,39 @@ class Defaults:
     timeout: float | None = None
     #: the device tools a new session lists (``--profile``)
     profile: Profile = Profile.DEFAULT
+    #: ``--max-sessions``: how many client sessions may hold a device at once (None: no bound)
+    max_sessions: int | None = None
 
 
-def defaults_from(project: Project, mode: str, profile: str = Profile.DEFAULT.value) -> Defaults:
+@dataclass(eq=False)
+class DeviceSlots:
+    """The devices the server's sessions hold at once, up to ``--max-sessions``: each is a
+    browser (some 250 MB) or a phone connection, so thirty clients must not mean thirty-one
+    browsers. A session that asks for one more gets a message, not a device."""
+
+    maximum: int | None = None
+    holders: set[str] = field(default_factory=set)
+
+    def take(self, holder: str) -> None:
+        if holder not in self.holders and self.maximum is not None and len(self.holders) >= self.maximum:
+            raise InfrastructureError(
+                f"this server already drives {len(self.holders)} devices, its maximum (--max-sessions "
+                f"{self.maximum}); a session gives its device back when its client disconnects or after "
+                "--idle-timeout, or start trailblaze mcp with a higher --max-sessions"
+            )
+        self.holders.add(holder)
+
+    def keep(self, holder: str) -> None:
+        """``holder`` still has a device (it replaced one, giving the old one's back meanwhile)."""
+        self.holders.add(holder)
+
+    def release(self, holder: str) -> None:
+        self.holders.discard(holder)
+
+
+def defaults_from(
+    project: Project, mode: str, profile: str = Profile.DEFAULT.value, max_sessions: int | None = None
+) -> Defaults:
     """The server's defaults from ``trailblaze mcp``'s options; an unknown ``--driver`` or
     ``--target`` is misuse, found before the server starts."""
     config = project.config
@@ -65,6 +95,7 @@ def defaults_from(project: Project, mode: str, profile: str = Profile.DEFAULT.va
         mode=Mode(mode.upper()),
         timeout=config.getoption("timeout", None),
         profile=Profile(profile.upper()),
+        max_sessions=max_sessions,
     )
 
 
@@ -89,6 +120,8 @@ class ClientState:
     #: the screen summary the client was last sent (a reply after an action says when it is unchanged)
     last_screen: str | None = None
     closed: bool = False
+    #: the server's devices in use, shared by its sessions (``--max-sessions``)
+    slots: DeviceSlots = field(default_factory=DeviceSlots)
 
     def __post_init__(self) -> None:
         self.settings.mode = self.defaults.mode
@@ -121,12 +154,20 @@ class ClientState:
         config = self.project.config.with_options(headed=headed)  # the web driver's option, for this client
         previous_platform = current.platform if current is not None else None
         device = DeviceSession(self.project, options, driver.key, device_id, config)
-        await device.open()
+        if current is None:
+            self.slots.take(self.id)  # replacing a device takes no other
+        try:
+            await device.open()
+        except BaseException:
+            if current is None:
+                self.slots.release(self.id)
+            raise
         try:
             if current is not None:
                 await self.disconnect()
         finally:
             self.device = device
+            self.slots.keep(self.id)
         if previous_platform not in (None, driver.platform) and self.recording.steps:
             self.new_recording(self.recording.title)
         return device
@@ -157,7 +198,10 @@ class ClientState:
             with contextlib.suppress(Exception):
                 await agent.close()
         if device is not None:
-            await device.close()
+            try:
+                await device.close()
+            finally:
+                self.slots.release(self.id)
 
     async def reconnect_for_target(self) -> bool:
         """A new target means other toolsets and base URL: open the device again for it."""

@@ -29,6 +29,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import jsonsource
 from trailblaze.errors import InfrastructureError
 
 if TYPE_CHECKING:
@@ -175,8 +176,8 @@ def malformed(line: str) -> tuple[Any, int, str] | None:
     import mcp_types as types
     from pydantic import ValidationError
 
-    try:
-        data = json.loads(line)
+    try:  # nesting bounded first: 100,000 '[' must be a parse error, not a RecursionError
+        data = jsonsource.parse(line)
     except ValueError as exc:
         return None, PARSE_ERROR, f"Parse error: not JSON ({exc})"
     if not isinstance(data, dict):

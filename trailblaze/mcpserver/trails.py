@@ -9,12 +9,12 @@ them, never a guess.
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from trailblaze.errors import UsageError
+from trailblaze.yamlsource import load_path
 
 if TYPE_CHECKING:
     from trailblaze.mcpserver.state import ClientState
@@ -62,11 +62,9 @@ def trail_name(folder: Path, path: Path) -> str:
 
 def title_of(path: Path) -> str | None:
     """The trail's ``config.title``, read without loading the whole trail (a broken file has none)."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            head = handle.read(64_000)
-        data = yaml.safe_load(head) if len(head) < 64_000 else None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    try:  # read as every trail is (a FIFO or a link to /dev/zero has no title), parsed when small
+        data = load_path(path).data if os.path.getsize(path) < 64_000 else None
+    except (OSError, UsageError):
         return None
     if isinstance(data, dict) and isinstance(data.get("config"), dict):
         title = data["config"].get("title")

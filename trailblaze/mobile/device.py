@@ -34,6 +34,7 @@ from typing import Any, ClassVar, TypeVar
 from trailblaze.devicecommands import DeviceInfo, ScreenState, ViewNode, action, assertion, query
 from trailblaze.driver import Device
 from trailblaze.errors import InfrastructureError, ToolFailure, TrailblazeError
+from trailblaze.limits import MAX_GESTURE_MS
 from trailblaze.mobile.matching import Screen, Selector, as_selector, describe, text_selector
 from trailblaze.mobile.worker import DeviceWorker
 from trailblaze.selectors import NodeSelector, text_matches
@@ -403,6 +404,8 @@ class MobileDevice(Device):
 
     @action
     async def pinch(self, scale: float, duration_ms: int | None = None) -> None:
+        if duration_ms is not None and not 0 <= duration_ms <= MAX_GESTURE_MS:
+            raise ValueError(f"duration_ms must be from 0 to {MAX_GESTURE_MS} (got {duration_ms})")
         start, end = self.pinch_path(scale)
         await self.act(self.pinch_between, start, end, duration_ms or 500)
 

@@ -14,6 +14,7 @@ from trailblaze.errors import ToolFailure
 from trailblaze.maestro.commands import parse_command, parse_point
 from trailblaze.mobile.tools import MOBILE, device, summary
 from trailblaze.tools.authoring import tool
+from trailblaze.tools.bounds import Count, GestureMs, Pixels
 from trailblaze.tools.model import Delegate, ToolContext
 from trailblaze.tools.params import RequiredRef
 
@@ -38,7 +39,7 @@ async def assert_visible_with_resource_id(
     ctx: ToolContext,
     resourceId: str,
     accessibilityText: str | None = None,
-    index: int = 0,
+    index: Count = 0,
     enabled: bool | None = None,
     selected: bool | None = None,
 ) -> str:
@@ -52,7 +53,7 @@ async def assert_visible_with_accessibility_text(
     ctx: ToolContext,
     accessibilityText: str,
     id: str | None = None,
-    index: int = 0,
+    index: Count = 0,
     enabled: bool | None = None,
     selected: bool | None = None,
 ) -> str:
@@ -66,7 +67,7 @@ async def long_press_element_with_accessibility_text(
     ctx: ToolContext,
     accessibilityText: str,
     id: str | None = None,
-    index: str | int | None = None,
+    index: str | Count | None = None,
     enabled: bool | None = None,
     selected: bool | None = None,
 ) -> str:
@@ -77,7 +78,7 @@ async def long_press_element_with_accessibility_text(
 
 @tool(name="dragByPoints", platforms=MOBILE, exposed_to_llm=False)
 async def drag_by_points(
-    ctx: ToolContext, startX: int, startY: int, endX: int, endY: int, durationMs: int = 1000
+    ctx: ToolContext, startX: Pixels, startY: Pixels, endX: Pixels, endY: Pixels, durationMs: GestureMs = 1000
 ) -> str:
     """Drag from one screen point to another in one press-move-release gesture."""
     if durationMs <= 0:
@@ -93,7 +94,7 @@ async def swipe_with_relative_coordinates(
     startRelative: str,
     endRelative: str,
     swipeOnElementText: str | None = None,
-    durationMs: int | None = None,
+    durationMs: GestureMs | None = None,
 ) -> str:
     """Swipe between two points given as percentages ("50%, 90%") of the screen, or of the
     element showing ``swipeOnElementText``."""
@@ -125,9 +126,9 @@ async def drag_to(
     ctx: ToolContext,
     ref: RequiredRef,
     toRef: Annotated[str | None, Field(description="The ref of the element to drop it on")] = None,
-    toX: Annotated[int | None, Field(description="Instead of toRef, where to drop it: pixels from the left")] = None,
-    toY: Annotated[int | None, Field(description="Instead of toRef, where to drop it: pixels from the top")] = None,
-    durationMs: Annotated[int, Field(description="How long the drag takes, in milliseconds")] = 1000,
+    toX: Annotated[Pixels | None, Field(description="Instead of toRef, where to drop it: pixels from the left")] = None,
+    toY: Annotated[Pixels | None, Field(description="Instead of toRef, where to drop it: pixels from the top")] = None,
+    durationMs: Annotated[GestureMs, Field(description="How long the drag takes, in milliseconds")] = 1000,
 ) -> list[Delegate]:
     """Drag an element (its ref from the screen) onto another element (toRef) or to a screen
     point (toX, toY), slowly enough to register as a drag."""

@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
+from trailblaze.limits import MAX_WAIT_SECONDS
+
 if TYPE_CHECKING:
     from trailblaze.config import Config
 
 SETTLE_TIMEOUT = "settle_timeout"
 #: seconds an action waits for two equal hierarchies in a row (0: do not settle)
-SettleTimeout = Annotated[float, Field(ge=0)]
+SettleTimeout = Annotated[float, Field(ge=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)]
 DEFAULT_SETTLE_TIMEOUT = 2.0
 
 

@@ -19,6 +19,8 @@ from pydantic import Field
 from trailblaze import ToolContext, ToolFailure, tool
 from trailblaze.mobile.matching import describe, text_selector
 from trailblaze.selectors import ElementSelector, NodeSelector
+from trailblaze.tools import bounds
+from trailblaze.tools.bounds import Count, Pixels
 
 if TYPE_CHECKING:
     from trailblaze.android.driver import AndroidDevice
@@ -30,7 +32,9 @@ Direction = Literal["UP", "DOWN", "LEFT", "RIGHT"]
 Key = Literal["BACK", "ENTER", "HOME", "BACKSPACE", "TAB", "ESCAPE"]
 LaunchMode = Literal["REINSTALL", "RESUME", "FORCE_RESTART"]
 AppId = Annotated[str, Field(description="The app's id: its Android package or iOS bundle id")]
-WaitMs = Annotated[int | None, Field(description="How long to wait, in milliseconds (default: the trail's timeout)")]
+WaitMs = Annotated[
+    bounds.WaitMs | None, Field(description="How long to wait, in milliseconds (default: the trail's timeout)")
+]
 
 
 def device(ctx: ToolContext) -> MobileDevice:
@@ -128,11 +132,11 @@ async def open_url(ctx: ToolContext, url: Annotated[str, Field(description="The 
 async def tap_on_element_with_text(
     ctx: ToolContext,
     text: str,
-    index: int = 0,
+    index: Count = 0,
     id: str | None = None,
     enabled: bool | None = None,
     selected: bool | None = None,
-    timeoutMs: int | None = None,
+    timeoutMs: WaitMs = None,
 ) -> str:
     """Tap the element showing this text (a whole-text regex or literal)."""
     target = text_selector(text, id, index, enabled=enabled, selected=selected)
@@ -144,8 +148,8 @@ async def tap_on_element_with_accessibility_text(
     ctx: ToolContext,
     accessibilityText: str,
     id: str | None = None,
-    index: int | None = None,
-    timeoutMs: int | None = None,
+    index: Count | None = None,
+    timeoutMs: WaitMs = None,
 ) -> str:
     """Tap the element with this accessibility text (content description / label)."""
     target = text_selector(None, id, index, accessibility_text=accessibilityText)
@@ -158,7 +162,7 @@ async def tap_on_element_by_selector(
     selector: ElementSelector | None = None,
     nodeSelector: NodeSelector | None = None,
     longPress: bool = False,
-    timeoutMs: int | None = None,
+    timeoutMs: WaitMs = None,
 ) -> str:
     """Tap the element a selector finds (legacy ``selector`` or ``nodeSelector``)."""
     return await tap_target(ctx, one_of(selector, nodeSelector), long_press=longPress, timeout_ms=timeoutMs)
@@ -170,7 +174,7 @@ async def tap_on(
     selector: NodeSelector,
     relativePoint: str = "50%,50%",
     longPress: bool = False,
-    timeoutMs: int | None = None,
+    timeoutMs: WaitMs = None,
 ) -> str:
     """Tap a point inside the element a nodeSelector finds ("X%,Y%" of its box)."""
     from trailblaze.mobile.device import parse_relative_point
@@ -182,8 +186,8 @@ async def tap_on(
 @tool(name="tapOnPoint", platforms=MOBILE)
 async def tap_on_point(
     ctx: ToolContext,
-    x: Annotated[int, Field(description="Pixels from the left of the screen")],
-    y: Annotated[int, Field(description="Pixels from the top of the screen")],
+    x: Annotated[Pixels, Field(description="Pixels from the left of the screen")],
+    y: Annotated[Pixels, Field(description="Pixels from the top of the screen")],
     longPress: Annotated[bool, Field(description="Press and hold instead of a tap")] = False,
 ) -> str:
     """Tap screen coordinates (pixels on Android, points on iOS)."""
@@ -193,7 +197,7 @@ async def tap_on_point(
 
 @tool(name="longPressOnElementWithText", platforms=MOBILE, exposed_to_llm=False)
 async def long_press_on_element_with_text(
-    ctx: ToolContext, text: str, id: str | None = None, index: int | None = None, timeoutMs: int | None = None
+    ctx: ToolContext, text: str, id: str | None = None, index: Count | None = None, timeoutMs: WaitMs = None
 ) -> str:
     """Long-press the element showing this text."""
     return await tap_target(ctx, text_selector(text, id, index), long_press=True, timeout_ms=timeoutMs)
@@ -219,7 +223,7 @@ async def input_text(
 @tool(name="eraseText", platforms=MOBILE)
 async def erase_text(
     ctx: ToolContext,
-    charactersToErase: Annotated[int | None, Field(description="How many characters (default: all)")] = None,
+    charactersToErase: Annotated[Count | None, Field(description="How many characters (default: all)")] = None,
 ) -> str:
     """Erase characters before the cursor in the focused field; all of them when no number is given."""
     await device(ctx).erase_text(charactersToErase)
@@ -282,7 +286,7 @@ async def scroll_until_text_is_visible(
     text: Annotated[str | None, Field(description="The text to scroll to")] = None,
     textRegex: Annotated[str | None, Field(description="Instead of text, a whole-text regex")] = None,
     id: Annotated[str | None, Field(description="The element's resource id, to tell matches apart")] = None,
-    index: Annotated[int, Field(description="Which match, counting from 0")] = 0,
+    index: Annotated[Count, Field(description="Which match, counting from 0")] = 0,
     direction: Annotated[Direction, Field(description="Which way to scroll")] = "DOWN",
     timeoutMs: WaitMs = None,
 ) -> str:
@@ -299,7 +303,7 @@ async def scroll_until_text_is_visible(
 
 @tool(name="assertVisibleWithText", platforms=MOBILE, verification=True, groups=["verification"], exposed_to_llm=False)
 async def assert_visible_with_text(
-    ctx: ToolContext, text: str, index: int = 0, id: str | None = None, timeoutMs: int | None = None
+    ctx: ToolContext, text: str, index: Count = 0, id: str | None = None, timeoutMs: WaitMs = None
 ) -> str:
     """Check that an element showing this text is visible."""
     target = text_selector(text, id, index)
@@ -314,7 +318,7 @@ async def assert_visible_by_selector(
     ctx: ToolContext,
     nodeSelector: NodeSelector | None = None,
     selector: ElementSelector | None = None,
-    timeoutMs: int | None = None,
+    timeoutMs: WaitMs = None,
     expectedText: str | None = None,
 ) -> str:
     """Check that the element a selector finds is visible (and shows ``expectedText``)."""
@@ -346,7 +350,7 @@ async def assert_not_visible_by_selector(
     ctx: ToolContext,
     nodeSelector: NodeSelector | None = None,
     selector: ElementSelector | None = None,
-    timeoutMs: int | None = None,
+    timeoutMs: WaitMs = None,
 ) -> str:
     """Check that nothing matches the selector (waiting for it to go away)."""
     target = one_of(selector, nodeSelector)

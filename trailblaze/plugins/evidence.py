@@ -94,8 +94,11 @@ async def _save(
     page = getattr(device, "page", None) if session.info.platform == "web" else None
     if page is not None:  # the web: Playwright's own screenshot and ARIA snapshot
         from trailblaze.web import aria
+        from trailblaze.web.driver import WebDevice
 
-        if screenshot:
+        # a page whose script does not return answers nothing: no screenshot or snapshot to wait for
+        stuck = isinstance(device, WebDevice) and device.stuck and not await device.answers()
+        if screenshot and not stuck:
             await saved.write("screenshot", folder / f"{stem}.png", lambda: page.screenshot(type="png"))
         if not failed:
             return saved.artifacts
@@ -109,7 +112,8 @@ async def _save(
             lines = [masking.redact(line, secrets) for line in getattr(device, "console", ())]
             return "".join(f"{line}\n" for line in lines).encode("utf-8")
 
-        await saved.write("hierarchy", folder / f"{stem}.aria.yaml", hierarchy)
+        if not stuck:
+            await saved.write("hierarchy", folder / f"{stem}.aria.yaml", hierarchy)
         await saved.write("console", folder / f"{stem}.console.log", console)
         if snapshot:
             _add_nearest(result, aria.parse_snapshot(snapshot[0]))

@@ -7,7 +7,9 @@ Markdown summary of the run is appended to it. The terminal reporter (``--report
 option) keeps printing a line per trail.
 
 Values are escaped as the Actions runner expects: ``%``, ``\\r`` and ``\\n`` in the message;
-also ``:`` and ``,`` in properties (file, title).
+also ``:`` and ``,`` in properties (file, title). Other control characters and bidirectional
+controls are shown escaped (``\\x1b``, ``\\u202e``), as the terminal shows them: an annotation is
+always one line, and nothing a trail or a page wrote becomes a command of its own.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
+from trailblaze.limits import one_line, printable
 
 if TYPE_CHECKING:
     from trailblaze.config import Config
@@ -38,11 +41,11 @@ def escape_property(text: str) -> str:
 
 def annotation(kind: str, message: str, *, file: str, line: int | None, title: str) -> str:
     """One workflow command: ``::error file=…,line=…,title=…::message``."""
-    properties = [f"file={escape_property(file)}"]
+    properties = [f"file={escape_property(printable(file))}"]
     if line is not None:
         properties.append(f"line={line}")
-    properties.append(f"title={escape_property(title)}")
-    return f"::{kind} {','.join(properties)}::{escape_data(message)}"
+    properties.append(f"title={escape_property(printable(title))}")
+    return f"::{kind} {','.join(properties)}::{escape_data(printable(message))}"
 
 
 def failing_line(trail: Trail, result: TrailResult) -> int | None:
@@ -108,7 +111,7 @@ def _cell(text: str) -> str:
     a trail's ``<b>`` or drop its ``<script>``)."""
     import html
 
-    return html.escape(" ".join(text.split()), quote=False).replace("|", "\\|")
+    return html.escape(one_line(" ".join(text.split())), quote=False).replace("|", "\\|")
 
 
 def job_summary(result: RunResult) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
+from trailblaze.limits import MAX_WAIT_SECONDS, MAX_WORKERS
 
 if TYPE_CHECKING:
     import click
@@ -24,8 +25,9 @@ LISTING = ("tools", "devices")
 
 
 def seconds_type() -> click.ParamType:
-    """A number of seconds > 0: not nan, not inf (``--timeout nan`` compared false with every
-    bound and let every wait end at once)."""
+    """A number of seconds > 0 and at most an hour (:data:`~trailblaze.limits.MAX_WAIT_SECONDS`):
+    not nan, not inf (``--timeout nan`` compared false with every bound and let every wait end at
+    once; ``1e308`` became ``Infinity`` in Playwright's JSON)."""
     import click
 
     class Seconds(click.ParamType):
@@ -36,8 +38,8 @@ def seconds_type() -> click.ParamType:
                 seconds = float(value)
             except (TypeError, ValueError):
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
-            if not math.isfinite(seconds) or seconds <= 0:
-                self.fail(f"{value!r}: expected a number of seconds > 0", param, ctx)
+            if not math.isfinite(seconds) or not 0 < seconds <= MAX_WAIT_SECONDS:
+                self.fail(f"{value!r}: expected a number of seconds > 0 and at most {MAX_WAIT_SECONDS}", param, ctx)
             return seconds
 
     return Seconds()
@@ -99,7 +101,7 @@ def trailblaze_addoption(parser: Parser) -> None:
     group.addoption("--all-devices", is_flag=True, help="Run on every device the driver can reach.", commands=("run",))
     group.addoption(
         "--workers",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=1, max=MAX_WORKERS),
         default=1,
         metavar="N",
         help="Sessions at once per device, on drivers that host several (web: browser contexts). Default %(default)s.",
@@ -107,14 +109,14 @@ def trailblaze_addoption(parser: Parser) -> None:
     )
     group.addoption(
         "--shard-split",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=1, max=MAX_WORKERS),
         metavar="N",
         help="Use N devices and run each trail once, on whichever device is free.",
         commands=("run",),
     )
     group.addoption(
         "--shard-all",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=1, max=MAX_WORKERS),
         metavar="N",
         help="Use N devices and run every trail on each.",
         commands=("run",),

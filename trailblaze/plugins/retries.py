@@ -8,9 +8,10 @@ is the default for ``--retries``. The retry loop itself is the runner's (:mod:`t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from trailblaze import hookimpl
+from trailblaze.limits import MAX_RETRIES
 
 if TYPE_CHECKING:
     from trailblaze.argparsing import Parser
@@ -20,12 +21,12 @@ if TYPE_CHECKING:
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
     import click
-    from pydantic import NonNegativeInt
+    from pydantic import Field
 
     group = parser.getgroup("general", "Running trails")
     group.addoption(
         "--retries",
-        type=click.IntRange(min=0),
+        type=click.IntRange(min=0, max=MAX_RETRIES),
         metavar="N",
         help="Run a failed trail again, on a fresh session, up to N times; passed on a retry is 'flaky'. "
         "Default: retries: in trailblaze.yaml, else 0.",
@@ -38,7 +39,10 @@ def trailblaze_addoption(parser: Parser) -> None:
         commands=("run",),
     )
     parser.addini(
-        "retries", help="How many times a failed trail runs again (--retries wins).", type=NonNegativeInt, default=0
+        "retries",
+        help="How many times a failed trail runs again (--retries wins).",
+        type=Annotated[int, Field(ge=0, le=MAX_RETRIES)],
+        default=0,
     )
 
 

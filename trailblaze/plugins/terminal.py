@@ -11,6 +11,11 @@ the slowest trails and steps (all declared here, in ``trailblaze_addoption``). B
 Every line is printed whole, under one lock, and with ``--workers`` the lines about a trail's
 steps and tools start with ``[trail id]``, so the output of trails running at once never
 interleaves into half-lines nor loses whose it is.
+
+What trails, pages and servers wrote is text, never terminal or CI-log commands: a step's text,
+an id, a title, a tool's name is shown on one line (line breaks and control characters escaped,
+:func:`~trailblaze.limits.one_line`), and no printed line — of an error quoting a page, say —
+can start a GitHub Actions workflow command (:func:`~trailblaze.limits.inert_line`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.limits import printable
+from trailblaze.limits import inert_line, one_line, printable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -95,7 +100,7 @@ class TerminalReporter:
         console = self._out()
         if not console.is_terminal:
             return
-        self.live[session.id] = f"[{self.done + 1}/{self.total}] {text}"
+        self.live[session.id] = f"[{self.done + 1}/{self.total}] {one_line(text)}"
         shown = "\n".join(self.live.values())
         if self.status is None:
             self.status = console.status(shown, spinner="dots")
@@ -115,9 +120,11 @@ class TerminalReporter:
 
     def _line(self, text: str, style: str | None = None, *, trail: str | None = None) -> None:
         """Print whole lines; with trails running at once, each line about ``trail`` names it."""
-        text = printable(text)  # errors quote pages and servers: no escape sequence reaches the terminal
+        # errors quote pages and servers: no escape sequence reaches the terminal, no line a CI log
+        lines = [inert_line(line) for line in printable(text).split("\n")]
         if trail is not None and self.concurrent:
-            text = "\n".join(f"[{trail}] {line.strip()}" for line in text.splitlines())
+            lines = [f"[{one_line(trail)}] {line.strip()}" for line in lines]
+        text = "\n".join(lines)
         with self.lock:
             if self.dots:  # a line after a row of dots starts a line of its own
                 self._out().print()
@@ -149,7 +156,7 @@ class TerminalReporter:
         self.trails[session.id] = trail.id
         self._live(session, trail.id)
         if self.verbosity > 0:
-            self._line(f"  {trail.id} ({session.info.id})", "bold", trail=trail.id)
+            self._line(f"  {one_line(trail.id)} ({one_line(session.info.id)})", "bold", trail=trail.id)
 
     @hookimpl
     def trailblaze_step_start(self, step: Step, trail: Trail, session: Session) -> None:
@@ -161,14 +168,15 @@ class TerminalReporter:
         trail = self.trails.get(session.id, "")
         self._live(session, f"{trail} · {self.steps.get(session.id, '')} · {report.name}")
         if self.verbosity > 1:
-            via = f" (via {' → '.join(report.delegated_from)})" if report.delegated_from else ""
-            self._line(f"      {report.status:<7} {report.name}{via} {report.duration_ms:.0f} ms", trail=trail)
+            via = f" (via {one_line(' → '.join(report.delegated_from))})" if report.delegated_from else ""
+            name = one_line(report.name)
+            self._line(f"      {report.status:<7} {name}{via} {report.duration_ms:.0f} ms", trail=trail)
 
     @hookimpl
     def trailblaze_step_finish(self, step: Step, result: StepResult, session: Session) -> None:
         if self.verbosity > 0:
             label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
-            text = f"    {_WORD[result.status]:<7} {label}: {result.text}"
+            text = f"    {_WORD[result.status]:<7} {label}: {one_line(result.text)}"
             self._line(text, _STYLE[result.status], trail=self.trails.get(session.id))
 
     @hookimpl
@@ -186,12 +194,12 @@ class TerminalReporter:
 
     def _trail_lines(self, result: TrailResult) -> None:
         seconds = result.duration_ms / 1000
-        detail = f" ({seconds:.1f}s)" if result.status != "skipped" else f" ({result.skip_reason})"
+        detail = f" ({seconds:.1f}s)" if result.status != "skipped" else f" ({one_line(result.skip_reason or '')})"
         if result.attempts:
             detail += f" after {len(result.attempts) + 1} attempts"
-        device = f" [{result.device}]" if self.show_device and result.device else ""
-        lines = [f"{_WORD[result.status] + ' ':<8}{result.id}{device}{detail}"]
-        indent = f"        [{result.id}] " if self.concurrent else "        "
+        device = f" [{one_line(result.device)}]" if self.show_device and result.device else ""
+        lines = [f"{_WORD[result.status] + ' ':<8}{one_line(result.id)}{device}{detail}"]
+        indent = f"        [{one_line(result.id)}] " if self.concurrent else "        "
         if result.error and result.status in ("failed", "error", "incomplete"):
             lines += [f"{indent}{line}" for line in result.error.splitlines()]
         lines += [f"{indent}evidence not saved: {problem}" for problem in result.evidence_not_saved()]
@@ -205,18 +213,20 @@ class TerminalReporter:
             if agent is None:
                 continue
             label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
+            name = one_line(agent.name)
             if step.status == "healed":
-                what = f"healed by {agent.name} (it failed: {step.error})"
+                what = f"healed by {name} (it failed: {one_line(step.error or '')})"
             elif agent.status == "complete":
-                what = f"recorded by {agent.name}" if step.recorded else f"done by {agent.name} (not recorded)"
+                what = f"recorded by {name}" if step.recorded else f"done by {name} (not recorded)"
             else:
-                what = f"{agent.status} by {agent.name}" + (f": {agent.explanation}" if agent.explanation else "")
+                what = f"{agent.status} by {name}" + (f": {one_line(agent.explanation)}" if agent.explanation else "")
             cost = ""
             if agent.model:
-                cost = f" [{agent.model}, {agent.turns} turns, {agent.prompt_tokens + agent.completion_tokens} tokens]"
+                tokens = agent.prompt_tokens + agent.completion_tokens
+                cost = f" [{one_line(agent.model)}, {agent.turns} turns, {tokens} tokens]"
             self._line(f"        {label}: {what}{cost}", trail=result.id)
         if result.recording_saved:
-            self._line(f"        recording saved to {result.path}", trail=result.id)
+            self._line(f"        recording saved to {one_line(result.path)}", trail=result.id)
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
@@ -248,11 +258,11 @@ class TerminalReporter:
         limit = count or None
         which = f"slowest {count}" if count else "all"
         lines = [f"{which} durations (trails)"]
-        lines += [f"{t.duration_ms / 1000:8.2f}s {t.id}" for t in trails[:limit]]
+        lines += [f"{t.duration_ms / 1000:8.2f}s {one_line(t.id)}" for t in trails[:limit]]
         lines.append(f"{which} durations (steps)")
         for trail, step in steps[:limit]:
             label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {step.index + 1}"
-            lines.append(f"{step.duration_ms / 1000:8.2f}s {trail.id} {label}: {step.text}")
+            lines.append(f"{step.duration_ms / 1000:8.2f}s {one_line(trail.id)} {label}: {one_line(step.text)}")
         self._line("\n".join(lines))
 
     def _table(self, result: RunResult) -> None:
@@ -264,9 +274,9 @@ class TerminalReporter:
             table.add_column(column, justify="right" if column == "time" else "left")
         for trail in result.trails:
             table.add_row(
-                Text(printable(trail.id)),
-                Text(trail.driver),
-                Text(printable(trail.device or "")),
+                Text(inert_line(one_line(trail.id))),
+                Text(one_line(trail.driver)),
+                Text(one_line(trail.device or "")),
                 Text(trail.status, style=_STYLE[trail.status]),
                 Text(f"{trail.duration_ms / 1000:.2f}s"),
             )

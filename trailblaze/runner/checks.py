@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from trailblaze.drivernames import unavailable_driver
 from trailblaze.errors import ErrorList, Location, TrailblazeError, UsageError
+from trailblaze.limits import one_line
 from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.discovery import find_files, resolved_path
 from trailblaze.trail.loader import TrailErrors
@@ -183,7 +184,8 @@ def missing_recordings(trail: Trail, platform: str, driver_key: str) -> list[Tra
         if not _has_recording(step, platform):
             where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
             message = no_recording_message(step, trail, platform, driver_key)
-            problems.append(UsageError(f"{where} ({step_text(step, trail, {})}): {message}", step.location))
+            label = one_line(step_text(step, trail, {}))
+            problems.append(UsageError(f"{where} ({label}): {message}", step.location))
     return problems
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trailblaze import jsonsource
 from trailblaze.errors import Location, UsageError
 from trailblaze.fileio import write_atomic
 from trailblaze.tools.model import ToolCall
@@ -46,16 +48,21 @@ class RecordingProgress:
     def load(cls, root: Path, trail: Trail, driver: str) -> RecordingProgress | None:
         """The saved progress for ``trail``, or None; raises when it no longer fits the trail."""
         path = cls.location(root, trail, driver)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             return None
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read the saved recording {path}: {exc}; delete it to start over") from None
+        try:
+            data = jsonsource.load_path(path)
+        except UsageError as exc:
+            raise UsageError(f"cannot read the saved recording: {exc}; delete it to start over") from None
+        try:
+            edits = [_edit_from_json(saved) for saved in data["steps"]]
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise UsageError(
+                f"cannot read the saved recording {path}: it is not one trailblaze wrote; delete it to start over"
+            ) from None
         progress = cls(path, str(Path(trail.path).resolve()), driver)
         steps = {s.key_path: s for s in trail.all_steps}
-        for saved in data.get("steps", []):
-            edit = _edit_from_json(saved)
+        for edit in edits:
             step = steps.get(edit.key_path)
             if step is None or (step.kind, step.text) != (edit.kind, edit.text):
                 raise UsageError(
@@ -103,12 +110,19 @@ def _edit_to_json(edit: RecordingEdit) -> dict[str, Any]:
 
 
 def _edit_from_json(data: dict[str, Any]) -> RecordingEdit:
+    """One saved step; a ``TypeError``/``ValueError``/``KeyError`` when it is not what
+    :func:`_edit_to_json` writes."""
     calls = []
     for item in data["calls"]:
         ((name, args),) = item.items()
+        if not isinstance(name, str) or not isinstance(args, dict):
+            raise TypeError("a call is {name: {arguments}}")
         calls.append(ToolCall(name, args))
+    key_path = tuple(data["key_path"])
+    if not all(isinstance(part, str | int) for part in key_path) or not isinstance(data["text"], str):
+        raise TypeError("a step has a key path and a text")
     return RecordingEdit(
-        key_path=tuple(data["key_path"]),
+        key_path=key_path,
         kind=data["kind"],
         index=data["index"],
         text=data["text"],

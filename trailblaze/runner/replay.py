@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from trailblaze import evidence
 from trailblaze.devicecommands import Commands, QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
+from trailblaze.limits import one_line
 from trailblaze.pathnames import path_component
 from trailblaze.results import Status, StepResult, ToolReport, TrailResult
 from trailblaze.session import PlannedTrail, Session
@@ -210,7 +211,7 @@ class TrailReplay:
         result.exit_code = ExitCode.INTERRUPTED
         if in_flight is not None:
             where = "trailhead" if in_flight.kind == "trailhead" else f"step {in_flight.index + 1}"
-            result.error = f"interrupted during {where} ({in_flight.text})"
+            result.error = f"interrupted during {where} ({one_line(in_flight.text)})"
         else:
             result.error = "interrupted"
         return result
@@ -255,7 +256,7 @@ class TrailReplay:
         """``trails/login.trail.yaml:12: step 2 (Sign in): <error>``, then where its evidence is."""
         where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
         line = f":{step.location.line}" if step.location.line is not None else ""
-        message = f"{step.location.path or self.trail.path}{line}: {where} ({text}): {result.error}"
+        message = f"{step.location.path or self.trail.path}{line}: {where} ({one_line(text)}): {result.error}"
         if result.artifacts:
             shown = self.session.run.result.artifacts_dir
             message += "\nevidence: " + ", ".join(evidence.shown(a, shown) for a in result.artifacts)

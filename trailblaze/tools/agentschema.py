@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from trailblaze import jsonsource
 
 #: what LLM APIs accept as a function name (OpenAI's and Anthropic's rule)
 AGENT_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -168,7 +169,7 @@ def parse_json_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]
         if not text.startswith(("{", "[")):
             continue
         try:
-            parsed = json.loads(text)
+            parsed = jsonsource.parse(text)  # nesting bounded, as every JSON a client sends
         except ValueError:
             continue
         if ("object" in kinds and isinstance(parsed, dict)) or ("array" in kinds and isinstance(parsed, list)):

@@ -26,6 +26,7 @@ from trailblaze.fileio import write_whole
 from trailblaze.pathnames import path_component
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
+from trailblaze.tools.bounds import PauseSeconds, WaitMs
 from trailblaze.tools.model import Delegate, ToolContext
 from trailblaze.tools.params import LegacyTarget, Prompt, ReadTarget, RequiredRef, Variable
 
@@ -63,8 +64,8 @@ async def assert_visible(
 
 
 @tool(name="wait", groups=["core"])
-async def wait(timeToWaitInSeconds: Annotated[float, Field(description="How long, in seconds")] = 5) -> str:
-    """Wait a fixed number of seconds (prefer a check that waits for what you expect)."""
+async def wait(timeToWaitInSeconds: Annotated[PauseSeconds, Field(description="How long, in seconds")] = 5) -> str:
+    """Wait a fixed number of seconds, at most 30 (prefer a check that waits for what you expect)."""
     await asyncio.sleep(max(0.0, timeToWaitInSeconds))
     return f"waited {timeToWaitInSeconds:g}s"
 
@@ -72,8 +73,10 @@ async def wait(timeToWaitInSeconds: Annotated[float, Field(description="How long
 @tool(name="waitForChange", groups=["core"])
 async def wait_for_change(
     ctx: ToolContext,
-    timeoutMs: Annotated[int, Field(description="How long to wait at most, in milliseconds")] = 8000,
-    quietWindowMs: Annotated[int, Field(description="How long the screen must stay the same, in milliseconds")] = 300,
+    timeoutMs: Annotated[WaitMs, Field(description="How long to wait at most, in milliseconds")] = 8000,
+    quietWindowMs: Annotated[
+        WaitMs, Field(description="How long the screen must stay the same, in milliseconds")
+    ] = 300,
     requireChange: Annotated[bool, Field(description="Fail when the screen does not change at all")] = True,
 ) -> str:
     """Wait until the screen changes and then stays the same for a quiet window."""

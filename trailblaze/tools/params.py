@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import Field
 
 from trailblaze.selectors import ElementSelector, NodeSelector
+from trailblaze.tools.bounds import WaitMs
 
 #: the element an agent saw on the screen, by its ephemeral ref
 Ref = Annotated[
@@ -37,7 +38,7 @@ LegacyTarget = Annotated[
 ]
 #: how long an action or check waits for the UI
 TimeoutMs = Annotated[
-    int | None,
+    WaitMs | None,
     Field(description="How long to wait for the element, in milliseconds (default: the trail's timeout)"),
 ]
 #: a memory name the remember tools write (``{{memory.<variable>}}``)

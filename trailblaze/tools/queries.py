@@ -15,6 +15,7 @@ from pydantic import Field
 
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.authoring import tool
+from trailblaze.tools.bounds import Count, WaitMs
 from trailblaze.tools.model import Delegate, ToolContext
 from trailblaze.tools.params import LegacyTarget, Prompt, ReadTarget, RequiredRef, RequiredTarget, Variable
 
@@ -43,7 +44,7 @@ _WEB_DESCRIPTOR = """e => {
 async def find_matches(
     ctx: ToolContext,
     selector: RequiredTarget,
-    timeoutMs: Annotated[int | None, Field(description="Wait up to this long for a match, in milliseconds")] = None,
+    timeoutMs: Annotated[WaitMs | None, Field(description="Wait up to this long for a match, in milliseconds")] = None,
 ) -> list[dict[str, Any]]:
     """Every element the selector matches, as {indexPath, bounds, matchedText, accessibilityId,
     resourceId}; with timeoutMs, waits up to that long for at least one (an empty list is an
@@ -60,7 +61,7 @@ async def find_matches(
 async def wait_until_not_visible(
     ctx: ToolContext,
     nodeSelector: RequiredTarget,
-    timeoutMs: Annotated[int | None, Field(description="How long to wait, in milliseconds")] = None,
+    timeoutMs: Annotated[WaitMs | None, Field(description="How long to wait, in milliseconds")] = None,
 ) -> bool:
     """Wait for the element to go away; true when it is (or became) not visible, false when it
     is still there after the wait (never a failure)."""
@@ -150,7 +151,7 @@ async def input_text_random(
     ctx: ToolContext,
     variable: Annotated[str, Field(description="The name to remember the value under: {{memory.<variable>}}")],
     prefix: Annotated[str, Field(description="What the value starts with")] = "TBZ-",
-    digitCount: Annotated[int, Field(description="How many random digits follow")] = 6,
+    digitCount: Annotated[Count, Field(description="How many random digits follow")] = 6,
     hideKeyboardAfter: Annotated[bool, Field(description="Put a phone's keyboard away afterwards")] = True,
 ) -> str:
     """Type a fresh unique value (the prefix and random digits, e.g. TBZ-481732) into the focused

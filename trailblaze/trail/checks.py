@@ -8,10 +8,12 @@ schema complaint about such a field waits until then.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.sourcefile import file_kind
 from trailblaze.tools.model import ToolArgumentError, ToolCall, strip_reason
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze.trail.interpolate import has_references, resolver, substitute
@@ -90,9 +92,25 @@ def _check_args(call: ToolCall, spec: object, trail: Trail, env: Mapping[str, st
             where = call.arg_location(key_path) if field and top in raw else call.location
             problems.append(UsageError(f"{call.name}: {field + ': ' if field else ''}{message}", where))
         return problems
+    except TrailblazeError as exc:  # the tool itself cannot check (an MCP server's broken schema)
+        if exc.location is None:  # said where the trail calls it
+            exc.location = call.location
+        return [exc]
     if call.name == "runTrail" and isinstance(args.get("path"), str) and not has_references(raw.get("path"), "memory"):
         # the shared trail is a file next to this one: one that is not there is known now
         shared = Path(trail.path).parent / args["path"]
-        if not shared.is_file():
-            return [UsageError(f"runTrail: {args['path']}: file not found ({shared})", call.arg_location(["path"]))]
+        problem = _not_a_trail_file(shared)
+        if problem is not None:
+            return [UsageError(f"runTrail: {args['path']}: {problem} ({shared})", call.arg_location(["path"]))]
     return []
+
+
+def _not_a_trail_file(path: Path) -> str | None:
+    """Why ``path`` cannot be a trail file (``/dev/zero`` is there: it is a device), or None."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "file not found"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror}"
+    return None if stat.S_ISREG(mode) else f"not a regular file ({file_kind(mode)})"

@@ -64,8 +64,8 @@ def find_files(
     report = problems if problems is not None else []
     for given in paths:
         named = False
-        if given.is_file():
-            candidates = [given]
+        if given.is_file() or (os.path.exists(given) and not given.is_dir()):
+            candidates = [given]  # a FIFO or a device too: loading it says what it is
             named = True
         elif given.is_dir():
             candidates = sorted(_walk(given, report, select))

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trailblaze.errors import Location
+from trailblaze.limits import MAX_WAIT_SECONDS
 from trailblaze.tools.model import ToolCall
 
 StepKind = Literal["step", "verify", "trailhead"]
@@ -48,7 +49,7 @@ class TrailConfig(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     args: dict[str, ArgDecl] = Field(default_factory=dict)
     timeout: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False, description="seconds actions and assertions wait"
+        default=None, gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False, description="seconds actions and assertions wait"
     )
     app: str | None = None
     platform: str | None = None

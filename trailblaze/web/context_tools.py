@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from trailblaze import jsonsource
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.authoring import tool
+from trailblaze.tools.bounds import WaitMs
 from trailblaze.tools.model import ToolContext
 
 if TYPE_CHECKING:
@@ -52,9 +54,9 @@ async def web_apply_cookies(
     if not cookiesJson.strip():
         raise ToolFailure("cookiesJson is required")
     try:
-        parsed = json.loads(cookiesJson)
-    except json.JSONDecodeError as exc:
-        raise ToolFailure(f"cookiesJson is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        parsed = jsonsource.parse(cookiesJson)
+    except jsonsource.JsonError as exc:
+        raise ToolFailure(f"cookiesJson is not JSON: {exc}") from None
     cookies = parsed.get("cookies") if isinstance(parsed, dict) else parsed
     if not isinstance(cookies, list):
         raise ToolFailure("cookiesJson must be a JSON array of cookies, or a storage state with a `cookies` field")
@@ -81,7 +83,7 @@ def _cookie(raw: dict[str, Any]) -> dict[str, Any]:
 async def web_assert_network_event(
     ctx: ToolContext,
     eventName: Annotated[str, Field(description="Text a request's URL or body must contain")],
-    timeoutMs: Annotated[int, Field(description="How long to wait for it, in milliseconds")] = 5000,
+    timeoutMs: Annotated[WaitMs, Field(description="How long to wait for it, in milliseconds")] = 5000,
 ) -> str:
     """Check that a request the page sent during this trail names ``eventName`` in its URL or
     body (case-insensitive): an analytics beacon or instrumentation signal fired. Waits up to

@@ -30,6 +30,7 @@ from trailblaze.devicecommands import (
 )
 from trailblaze.driver import Device, Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
+from trailblaze.limits import MAX_WAIT_SECONDS
 from trailblaze.selectors import NodeSelector
 from trailblaze.web import aria, elements, locators, stable
 from trailblaze.web.settings import WebSettings
@@ -67,6 +68,8 @@ TRACE_MODES = ("on", "off", "retain-on-failure")
 CONSOLE_LIMIT = 1000
 #: what ``wait_for_selector`` may wait for (Playwright's element states)
 SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
+#: seconds a page has to run ``0`` when a call on it timed out: a page that cannot is stuck
+PAGE_PROBE_S = 1.0
 NO_BROWSER = (
     "no browser for the web driver: install Playwright's Chromium (`python -m playwright install chromium`) "
     "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml"
@@ -250,6 +253,8 @@ class WebDevice(Device):
         self._elements: dict[str, PageElement] = {}
         #: every request the trail's pages sent: (URL, body as text), for web_assertNetworkEvent
         self.requests: list[tuple[str, str]] = []
+        #: the page stopped answering (a script that does not return): nothing more is asked of it
+        self.stuck = False
 
     @property
     def page(self) -> Page:
@@ -261,11 +266,29 @@ class WebDevice(Device):
     def timeout_ms(self) -> float:
         return self.default_timeout * 1000
 
+    async def answers(self) -> bool:
+        """Whether the page's script still runs anything: a call that timed out on a page stuck
+        in ``while (true) {}`` (or in one dialog after another) waited for nothing, and every
+        further look at the page — the message's outline, the failure's screenshot — would wait
+        its own timeout too. The answer is kept as :attr:`stuck` for the evidence of the step."""
+        if self._page is None:
+            return True
+        try:
+            await asyncio.wait_for(self._page.evaluate("0"), PAGE_PROBE_S)
+        except TimeoutError:
+            self.stuck = True
+        except Exception:  # closed, crashed: not stuck, and the caller's own error says so
+            self.stuck = False
+        else:
+            self.stuck = False
+        return not self.stuck
+
     async def start_trail(self, trail: Trail) -> None:
         await self._new_page(trail.title)
 
     async def _new_page(self, title: str | None = None) -> None:
         await self.end_trail(None)
+        self.stuck = False
         self._context = await self.browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
         self.requests = []
         self.console.clear()
@@ -453,7 +476,12 @@ class WebDevice(Device):
             await self.page.wait_for_selector(selector, state=state, timeout=timeout * 1000)  # type: ignore[arg-type]
 
     def _seconds(self, timeout_ms: int | None) -> float:
-        return self.default_timeout if timeout_ms is None else timeout_ms / 1000
+        """A command's wait: ``timeout_ms: 0`` looks once (Playwright's 0 would wait for ever)."""
+        if timeout_ms is None:
+            return self.default_timeout
+        if not 0 <= timeout_ms <= MAX_WAIT_SECONDS * 1000:
+            raise ValueError(f"timeout_ms must be from 0 to {MAX_WAIT_SECONDS * 1000} (got {timeout_ms})")
+        return max(timeout_ms, 1) / 1000
 
     @contextlib.asynccontextmanager
     async def _selecting(self, what: str, timeout: float) -> AsyncIterator[None]:
@@ -485,16 +513,30 @@ class WebDevice(Device):
         except ToolFailure:
             return []
 
+    async def _parsed(self) -> None:
+        """Wait (up to the default timeout) until the page's document is parsed. An action that
+        navigates returns once the new document has committed, when it may still be empty; a
+        page that never finishes is read as it stands."""
+        from playwright.async_api import Error
+
+        try:
+            await self.page.wait_for_load_state("domcontentloaded", timeout=self.timeout_ms)
+        except Error as exc:
+            if not _is_timeout(exc):
+                raise
+
     @query
     async def view_hierarchy(self) -> ViewNode:
         """The page as an ARIA tree; its refs are upstream's page-elements ids (``e5``), and
         Playwright's handles (``f1e3``) for what is inside frames, which upstream does not list."""
+        await self._parsed()
         text, self._elements = await locators.read_page(self.page)
         self._snapshot = aria.parse_snapshot(text)
         return self._snapshot
 
     @query
     async def capture_screen(self) -> ScreenState:
+        await self._parsed()
         shot = await self.page.screenshot(type="png")
         hierarchy = await self.view_hierarchy()
         size = self.page.viewport_size or VIEWPORT

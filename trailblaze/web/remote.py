@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from trailblaze.errors import InfrastructureError, UsageError
+from trailblaze.limits import MAX_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserType
@@ -38,7 +39,9 @@ class RemoteBrowserConfig(BaseModel):
     connect: str | None = Field(default=None, description="a Playwright browser server's ws:// URL")
     cdp: str | None = Field(default=None, description="a Chromium DevTools endpoint (http:// or ws://)")
     connect_headers: dict[str, str] = Field(default_factory=dict, description="sent when connecting; ${VAR} allowed")
-    connect_timeout: float = Field(default=30.0, gt=0, description="seconds to wait for the endpoint")
+    connect_timeout: float = Field(
+        default=30.0, gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False, description="seconds to wait for the endpoint"
+    )
 
     @model_validator(mode="after")
     def _one_endpoint(self) -> RemoteBrowserConfig:

@@ -16,12 +16,13 @@ import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
-from pydantic import AfterValidator, Field, FiniteFloat, PositiveInt, SecretStr
+from pydantic import AfterValidator, Field, FiniteFloat, SecretStr
 
 from trailblaze import ToolContext, ToolFailure, masking, tool
 from trailblaze.errors import InfrastructureError
 from trailblaze.pathnames import path_component
 from trailblaze.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
+from trailblaze.tools.bounds import Pixels, WaitMs
 from trailblaze.tools.core import save_snapshot
 from trailblaze.tools.params import Ref, Target, TimeoutMs
 from trailblaze.web import locators
@@ -74,7 +75,9 @@ def _device(ctx: ToolContext) -> WebDevice:
 
 
 def _seconds(ctx: ToolContext, timeout_ms: int | None) -> float:
-    return ctx.timeout if timeout_ms is None else timeout_ms / 1000
+    """The call's wait in seconds: ``timeoutMs: 0`` looks once (1 ms), as Playwright's 0 would
+    wait for ever."""
+    return ctx.timeout if timeout_ms is None else max(timeout_ms, 1) / 1000
 
 
 @contextlib.asynccontextmanager
@@ -84,8 +87,16 @@ async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
-        yield
-    except PlaywrightTimeout:
+        # Playwright's own timeout can be late by many seconds on a page whose script does not
+        # return (tracing waits for a DOM snapshot it never gets): the wait is cut off here too
+        async with asyncio.timeout(timeout + TIMEOUT_MARGIN_S):
+            yield
+    except (PlaywrightTimeout, TimeoutError):
+        if not await _device(ctx).answers():
+            raise ToolFailure(
+                f"{what}: not possible within {timeout:g}s: the page stopped answering (its script does not "
+                "return: an endless loop, or one dialog after another)"
+            ) from None
         raise ToolFailure(f"{what}: not possible within {timeout:g}s; on screen: {await _outline(ctx)}") from None
     except Error as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -100,10 +111,16 @@ async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[
 
 
 async def _outline(ctx: ToolContext) -> str:
-    try:
-        return (await _device(ctx).view_hierarchy()).outline(limit=25)
+    try:  # bounded: the message must not wait longer than the check it reports
+        return (await asyncio.wait_for(_device(ctx).view_hierarchy(), OUTLINE_S)).outline(limit=25)
     except Exception:
         return "(could not read the page)"
+
+
+#: seconds a failure message may spend reading what the page shows
+OUTLINE_S = 5.0
+#: seconds past its timeout a call is cut off when Playwright has not given up by then
+TIMEOUT_MARGIN_S = 2.0
 
 
 async def _target(
@@ -122,7 +139,9 @@ async def web_navigate(
     action: Annotated[
         Literal["GOTO", "BACK", "FORWARD", "RELOAD"], Field(description="GOTO the url, or go BACK, FORWARD, RELOAD")
     ] = "GOTO",
-    timeoutMs: Annotated[int | None, Field(description="How long the page may take to load, in milliseconds")] = None,
+    timeoutMs: Annotated[
+        WaitMs | None, Field(description="How long the page may take to load, in milliseconds")
+    ] = None,
 ) -> str:
     """Open a URL (absolute; '/path' against base_url; other relative paths next to the trail
     file), or go BACK / FORWARD in history."""
@@ -234,7 +253,7 @@ async def web_press_key(
 async def web_scroll(
     ctx: ToolContext,
     direction: Annotated[Literal["UP", "DOWN", "LEFT", "RIGHT"], Field(description="Which way to scroll")] = "DOWN",
-    amount: Annotated[int, Field(description="How far, in pixels")] = 500,
+    amount: Annotated[Pixels, Field(description="How far, in pixels")] = 500,
     ref: Annotated[str | None, Field(description="The ref of a scrollable element (default: the page)")] = None,
     nodeSelector: Annotated[
         NodeSelector | None, Field(description="Instead of ref, the scrollable element as a stable selector")
@@ -298,14 +317,15 @@ async def web_wait_for_url(
     pattern: Annotated[
         str, AfterValidator(_url_pattern), Field(description="A regex, a glob with * or **, or a part of the URL")
     ],
-    timeoutMs: Annotated[PositiveInt, Field(description="How long to wait, in milliseconds")] = 30000,
+    timeoutMs: Annotated[WaitMs, Field(description="How long to wait, in milliseconds")] = 30000,
 ) -> str:
     """Wait until the page URL matches: a regex (if it uses regex syntax), a glob with * or **,
     or otherwise a part of the URL."""
     page = _device(ctx).page
     matcher, timed_out = url_matcher(pattern)
-    async with _acting(ctx, f"wait for URL {pattern!r} (now {page.url})", timeoutMs / 1000):
-        await page.wait_for_url(matcher, timeout=timeoutMs, wait_until="commit")
+    timeout = _seconds(ctx, timeoutMs)
+    async with _acting(ctx, f"wait for URL {pattern!r} (now {page.url})", timeout):
+        await page.wait_for_url(matcher, timeout=timeout * 1000, wait_until="commit")
     if timed_out:  # the pattern, not the page, ran out of time
         raise timed_out[0]
     return page.url
@@ -355,7 +375,7 @@ async def web_snapshot(
 async def web_verify_text_visible(
     ctx: ToolContext,
     text: Annotated[str, Field(description="Text that must be visible: a part of an element's text")],
-    timeoutMs: Annotated[int | None, Field(description="How long to wait for it, in milliseconds")] = None,
+    timeoutMs: Annotated[WaitMs | None, Field(description="How long to wait for it, in milliseconds")] = None,
 ) -> str:
     """Check that text is visible on the page (a part of an element's text, case-insensitive)."""
     timeout = _seconds(ctx, timeoutMs)

@@ -12,6 +12,8 @@ Modes:
   big-result N       tools/call answers with N megabytes of text (one JSON line)
   big-error N        tools/call answers isError with N megabytes of text
   loud N             writes N lines of 10,000 characters to stderr, and exits when called
+  chatty N           tools/call sends N notifications (log messages, progress) before its answer
+  ref-cycle          tools/list offers a tool whose inputSchema's $ref leads back to itself
   silent-start       never answers initialize (a handshake that times out)
 """
 
@@ -58,6 +60,10 @@ def handle(request: dict[str, object]) -> None:
         answer(request, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": info})
     elif method == "tools/list":
         tool = {**TOOL, "inputSchema": "not a schema"} if MODE == "bad-schema" else TOOL
+        if MODE == "ref-cycle":
+            loop = {"$ref": "#/$defs/a"}
+            defs = {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}
+            tool = {**TOOL, "inputSchema": {"type": "object", "properties": {"x": loop}, "$defs": defs}}
         answer(request, {"tools": [tool]})
     elif method == "tools/call":
         if MODE == "malformed-result":
@@ -68,6 +74,15 @@ def handle(request: dict[str, object]) -> None:
             answer(request, {"content": [{"type": "text", "text": text(SIZE)}], "isError": True})
         elif MODE == "loud":
             sys.exit(3)
+        elif MODE == "chatty":
+            log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "busy"}}
+            token = (request.get("params") or {}).get("_meta", {}).get("progressToken")  # type: ignore[union-attr]
+            lines = json.dumps(log) + "\n"
+            if token is not None:
+                progress = {"progressToken": token, "progress": 1}
+                lines += json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}) + "\n"
+            sys.stdout.write(lines * (SIZE // lines.count("\n")))
+            answer(request, {"content": [{"type": "text", "text": "done talking"}]})
         else:
             answer(request, {"content": [{"type": "text", "text": "echo"}]})
     else:
