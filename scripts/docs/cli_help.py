@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import trailblaze_cli
 
@@ -25,11 +26,10 @@ def help_block(command: str | None) -> str:
 
 
 def fill(markdown: str) -> tuple[str, set[str]]:
-    """``markdown`` with each marker replaced by that help, and the commands it showed."""
-    shown: set[str] = set()
-
-    def replace(match: re.Match[str]) -> str:
-        shown.add(match[1] or "")
-        return help_block(match[1])
-
-    return MARKER.sub(replace, markdown), shown
+    """``markdown`` with each marker replaced by that help, and the commands it showed. The
+    commands run side by side: each is a Python start-up that mostly waits."""
+    wanted = list(dict.fromkeys(match[1] for match in MARKER.finditer(markdown)))
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        blocks = dict(zip(wanted, pool.map(help_block, wanted), strict=True))
+    filled = MARKER.sub(lambda match: blocks[match[1]], markdown)
+    return filled, {name or "" for name in wanted}
