@@ -1,18 +1,22 @@
-"""What a release gives users beside the code: the LICENSE inside the wheel, and
+"""What a release gives users beside the code: the LICENSE inside the wheel;
 `scripts/check_dist.py` (run by `make dist` and the release workflow) telling a wheel or an
-sdist that lacks what users need, or holds the repository's own folders, from a good one."""
+sdist that lacks what users need, or holds the repository's own folders, from a good one; and
+CI workflows that test the Python versions pyproject.toml claims, with make targets that exist."""
 
 from __future__ import annotations
 
 import io
+import re
 import sys
 import tarfile
 import tomllib
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from tests.docs.snippets import ROOT
 
@@ -92,3 +96,36 @@ def test_a_wheel_missing_a_part_or_holding_the_repository_fails(
 def test_an_sdist_without_the_license_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert check_dist.main(write_dist(tmp_path, wheel_files(), SDIST[1:])) == 1
     assert "trailblaze-0.1.0.tar.gz: no LICENSE" in capsys.readouterr().err
+
+
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+
+
+def steps_of(workflow: Path) -> list[dict[str, Any]]:
+    document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    return [step for job in document["jobs"].values() for step in job["steps"]]
+
+
+def test_ci_tests_the_python_versions_pyproject_claims() -> None:
+    classifiers = PYPROJECT["project"]["classifiers"]
+    claimed = {c.rsplit(" :: ", 1)[1] for c in classifiers if re.match(r".*Python :: 3\.\d+$", c)}
+    tested = {
+        str(step["with"]["python-version"])
+        for workflow in WORKFLOWS
+        for step in steps_of(workflow)
+        if step.get("uses", "").startswith("actions/setup-python")
+    }
+    assert claimed and tested == claimed
+
+
+def test_the_workflows_run_make_targets_that_exist() -> None:
+    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE))
+    used = {
+        target
+        for workflow in WORKFLOWS
+        for step in steps_of(workflow)
+        for command in re.findall(r"\bmake ((?:[\w-]+ ?)+)", step.get("run", ""))
+        for target in command.split()
+    }
+    assert {"test", "setup", "peers", "test-latest"} <= used
+    assert used <= targets
