@@ -1,6 +1,6 @@
 # Two commands for a fresh machine (see README):
 #   make demo   set up .venv, install trailblaze and a browser, run the example trails
-#   make test   lint, type-check, run the whole test suite
+#   make test   lint, type-check, run the whole test suite (the docs site's build included)
 VENV ?= .venv
 PYTHON ?= python3
 NPM ?= npm
@@ -23,7 +23,7 @@ SDK := sdks/typescript
 SDK_BUILT := $(SDK)/dist/index.js
 
 .PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers sdk sdk-test bench wheel clean lock \
-	test-latest test-playwright-range
+	test-latest test-playwright-range docs dist
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml $(LOCK)
 
 # after changing dependencies in pyproject.toml: pin the newest releases that satisfy them
 lock: $(STAMP)
-	$(BIN)/uv pip compile pyproject.toml --quiet --extra all --extra dev --generate-hashes --universal \
+	$(BIN)/uv pip compile pyproject.toml --quiet --extra all --extra dev --extra docs --generate-hashes --universal \
 		--python-version 3.11 --custom-compile-command 'make lock' -o $(LOCK)
 
 # the whole suite against the newest releases of everything (a separate .venv-latest); when it
@@ -91,9 +91,16 @@ pytest: setup peers
 	$(BIN)/python -m compileall -q trailblaze tests/support
 	$(BIN)/pytest -n 2 --dist loadfile
 
-# the oldest and newest Playwright the range allows, where they are not the locked one
-test: lint typecheck sdk-test pytest
+# lint, type-check, the docs site built strictly (a broken link fails it, ~10 s), the SDK's tests and
+# the suite; then the oldest and newest Playwright the range allows, where they are not the locked one
+test: lint typecheck docs sdk-test pytest
 	$(BIN)/python scripts/test_playwright_range.py --skip-locked
+
+# the documentation site (mkdocs.yml, docs/) into site/, strictly: a broken link, a missing page or
+# a page left out of the nav fails it. The variables turn off the notices Material for MkDocs and
+# MkDocs plugins print about MkDocs' future on every build (they are not about this site).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --quiet
 
 bench: setup peers bench-peers
 	$(BIN)/python benchmarks/run.py
@@ -103,6 +110,14 @@ wheel: $(STAMP)
 	rm -rf build dist/trailblaze-*.whl
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
+# what a release publishes (.github/workflows/release.yml does the same): the sdist and the wheel in
+# dist/, checked as PyPI will read them (twine) and for the files they must and must not hold
+dist: $(STAMP)
+	rm -rf build dist
+	$(BIN)/python -m build --quiet --sdist --wheel --outdir dist .
+	$(BIN)/twine check --strict dist/*
+	$(BIN)/python scripts/check_dist.py dist
+
 clean:
-	rm -rf $(VENV) .venv-latest .venv-playwright .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
+	rm -rf $(VENV) .venv-latest .venv-playwright site .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
 		$(SDK)/node_modules $(SDK)/dist $(BENCH_PEERS)/node_modules

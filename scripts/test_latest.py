@@ -46,7 +46,8 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
     pip = [str(python), "-m", "pip", "--quiet", "--quiet"]
     subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "install", "--upgrade", "--upgrade-strategy", "eager", "-e", f"{ROOT}[all,dev]"], check=True)
+    upgrade = [*pip, "install", "--upgrade", "--upgrade-strategy", "eager"]
+    subprocess.run([*upgrade, "-e", f"{ROOT}[all,dev,docs]"], check=True)
     moved = {
         name: (locked, version)
         for name, version in installed_versions(python).items()

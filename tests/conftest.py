@@ -137,7 +137,7 @@ def browser() -> str:
 @pytest.fixture
 def upstream_format() -> Path:
     if not SHARED_UPSTREAM.is_dir():
-        pytest.skip("../shared/upstream-format is not beside the repository")
+        pytest.skip("upstream Trailblaze's own trail files (from block/trailblaze) are not at hand to load unchanged")
     return SHARED_UPSTREAM
 
 
