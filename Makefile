@@ -89,7 +89,7 @@ typecheck: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is set (as on these machines) each would compile every module again
 pytest: setup peers
 	$(BIN)/python -m compileall -q trailblaze tests/support
-	$(BIN)/pytest -n 2 --dist loadfile
+	$(BIN)/pytest -n 2 --dist loadfile --durations=15
 
 # the oldest and newest Playwright the range allows, where they are not the locked one
 test: lint typecheck sdk-test pytest
