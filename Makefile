@@ -89,7 +89,7 @@ typecheck: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is set (as on these machines) each would compile every module again
 pytest: setup peers
 	$(BIN)/python -m compileall -q trailblaze tests/support
-	$(BIN)/pytest -n 2 --dist loadfile
+	$(BIN)/pytest -n 2 --dist loadfile --durations=15
 
 # lint, type-check, the docs site built strictly (a broken link fails it, ~10 s), the SDK's tests and
 # the suite; then the oldest and newest Playwright the range allows, where they are not the locked one

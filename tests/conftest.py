@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 
 # A run started in the background by a non-interactive shell (as some CI runners do) inherits
@@ -22,10 +23,28 @@ import pytest
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# No deadline for a Hypothesis example: on a shared 2-core machine one example's time says
+# nothing about the code, and the suite has no timed assertions (a hang is caught by the
+# pytest-timeout bound). Tests that keep a deadline set it themselves.
+hypothesis.settings.register_profile("trailblaze", deadline=None)
+hypothesis.settings.load_profile("trailblaze")
+
 #: the adb, phone and WebDriverAgent stand-ins (fixtures ``phone``, ``adb``, ``iphone``, ``wda_server``)
 pytest_plugins = ("tests.standins.fixtures",)
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with a test marked ``slow`` go first, each file kept whole and in its order.
+
+    ``make pytest`` hands whole files (``--dist loadfile``) to two workers in collection order,
+    as each worker frees up: with the long files at the start the short ones fill the gaps at
+    the end, instead of one worker finishing a long file alone while the other waits."""
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 SHARED_UPSTREAM = ROOT.parent / "shared" / "upstream-format"
 
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import CliProcess, CliResult, CliRunner, Project
 from fake_openai import FakeOpenAI, Ref, Reply
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SECRET = "hunter2-Correct-Horse"
 ENV = {"TB_SECRET": SECRET}

@@ -10,15 +10,19 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliRunner, Project
+from conftest import ROOT, CliRunner, Project, cli_env
 from test_shard import NULL, null_project
 
 from tests.support.ci_project import ci_project
+
+pytestmark = pytest.mark.slow
 
 
 def summary(document: dict[str, Any]) -> dict[str, Any]:
@@ -27,6 +31,32 @@ def summary(document: dict[str, Any]) -> dict[str, Any]:
 
 def outcome(document: dict[str, Any]) -> list[tuple[str, str, str | None, str, int]]:
     return sorted((t["id"], t["driver"], t["device"], t["status"], t["exit_code"]) for t in document["trails"])
+
+
+@pytest.fixture(scope="module")
+def one_passed_trail(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real run's report of one passing trail (the null driver), made once for the module:
+    the tests that garble a copy of it test the merge, not the run."""
+    root = tmp_path_factory.mktemp("one-passed")
+    null_project(root, 1)
+    done = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "run", *NULL, "--json", "good.json"],
+        cwd=root,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root / "good.json"
+
+
+def good_report(into: Path, source: Path) -> None:
+    """The null project of one trail in ``into``, with its run's report as ``good.json``."""
+    null_project(into, 1)
+    shutil.copy(source, into / "good.json")
 
 
 @pytest.mark.browser
@@ -108,10 +138,9 @@ def test_a_missing_shard_is_named(cli: CliRunner, tmp_path: Path) -> None:
     ],
 )
 def test_a_missing_or_garbled_input_is_misuse_named(
-    cli: CliRunner, tmp_path: Path, content: str | None, message: str
+    cli: CliRunner, tmp_path: Path, one_passed_trail: Path, content: str | None, message: str
 ) -> None:
-    null_project(tmp_path, 1)
-    assert cli("run", *NULL, "--json", "good.json").returncode == 0
+    good_report(tmp_path, one_passed_trail)
     name = "missing.json" if content is None else "bad.json"
     if content == "fifo":
         os.mkfifo(tmp_path / name)
@@ -218,12 +247,11 @@ def test_a_shards_evidence_folder_that_is_not_here_is_a_warning(cli: CliRunner, 
 # -- hostile shards: evidence outside the shard's folder, numbers JSON cannot hold, wrong types ---------
 
 
-def shard_with_evidence(cli: CliRunner, root: Path, artifacts_dir: str, paths: list[str]) -> Path:
-    """A real shard's report (the null driver) whose first step lists ``paths`` as its evidence
-    in ``artifacts_dir``, as a hostile or broken job could write it."""
+def shard_with_evidence(report: Path, root: Path, artifacts_dir: str, paths: list[str]) -> Path:
+    """A real shard's report (``report``, of the null driver) whose first step lists ``paths``
+    as its evidence in ``artifacts_dir``, as a hostile or broken job could write it."""
     null_project(root, 1)
-    assert cli("run", *NULL, "--json", "shard.json").returncode == 0
-    document = json.loads((root / "shard.json").read_text(encoding="utf-8"))
+    document = json.loads(report.read_text(encoding="utf-8"))
     document["artifacts_dir"] = artifacts_dir
     document["trails"][0]["steps"][0]["artifacts"] = [{"kind": "screenshot", "path": p} for p in paths]
     (root / "shard.json").write_text(json.dumps(document), encoding="utf-8")
@@ -233,7 +261,9 @@ def shard_with_evidence(cli: CliRunner, root: Path, artifacts_dir: str, paths: l
 HOSTILE = ["/proc/self/environ", "../../secret.txt", "t00/../../secret.txt", "t00/link", "t00/fifo", "t00/gone.png"]
 
 
-def test_merge_publishes_only_regular_files_inside_the_shards_evidence_folder(cli: CliRunner, tmp_path: Path) -> None:
+def test_merge_publishes_only_regular_files_inside_the_shards_evidence_folder(
+    cli: CliRunner, tmp_path: Path, one_passed_trail: Path
+) -> None:
     secret = "s3cr3t-token-of-the-merge-job"
     (tmp_path / "secret.txt").write_text(secret)
     folder = tmp_path / "shard-1" / "t00"
@@ -241,7 +271,7 @@ def test_merge_publishes_only_regular_files_inside_the_shards_evidence_folder(cl
     (folder / "step-1.png").write_bytes(b"\x89PNG\r\n\x1a\nthe real screenshot")
     (folder / "link").symlink_to(tmp_path / "secret.txt")
     os.mkfifo(folder / "fifo")  # never opened: a FIFO would hang the merge
-    shard_with_evidence(cli, tmp_path, "shard-1", ["t00/step-1.png", *HOSTILE, "/proc/self/environ"])
+    shard_with_evidence(one_passed_trail, tmp_path, "shard-1", ["t00/step-1.png", *HOSTILE, "/proc/self/environ"])
     merged = cli(
         "merge-reports",
         "shard.json",
@@ -275,10 +305,10 @@ def test_merge_publishes_only_regular_files_inside_the_shards_evidence_folder(cl
 
 @pytest.mark.parametrize("artifacts_dir", ["/", "/proc/self", "..", ".", str(Path.home())])
 def test_a_shard_cannot_name_a_host_folder_as_its_evidence_folder(
-    cli: CliRunner, tmp_path: Path, artifacts_dir: str
+    cli: CliRunner, tmp_path: Path, one_passed_trail: Path, artifacts_dir: str
 ) -> None:
     (tmp_path / "secret.txt").write_text("host file")
-    shard_with_evidence(cli, tmp_path, artifacts_dir, ["environ", "secret.txt", "etc/hostname"])
+    shard_with_evidence(one_passed_trail, tmp_path, artifacts_dir, ["environ", "secret.txt", "etc/hostname"])
     merged = cli("merge-reports", "shard.json", "--json", "m.json", "--html", "out/index.html", timeout=60)
     assert merged.returncode == 0, merged.output
     assert f"its evidence folder {artifacts_dir} is not a folder of the shard's own" in merged.stderr
@@ -304,10 +334,9 @@ def test_a_shard_cannot_name_a_host_folder_as_its_evidence_folder(
     ],
 )
 def test_numbers_json_cannot_hold_and_wrong_types_are_misuse_naming_file_and_field(
-    cli: CliRunner, tmp_path: Path, edit: Any, field: str
+    cli: CliRunner, tmp_path: Path, one_passed_trail: Path, edit: Any, field: str
 ) -> None:
-    null_project(tmp_path, 1)
-    assert cli("run", *NULL, "--json", "good.json").returncode == 0
+    good_report(tmp_path, one_passed_trail)
     document = json.loads((tmp_path / "good.json").read_text(encoding="utf-8"))
     edit(document)
     text = json.dumps(document).replace('"NAN_HERE"', "NaN").replace('"INF_HERE"', "1e999")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, cli_env
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BROKEN = """
 config: {id: broken/missing-button, title: A button that is not there, timeout: 1}

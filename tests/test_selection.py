@@ -15,6 +15,8 @@ from tests.support.ci_project import ci_project
 from trailblaze.errors import UsageError
 from trailblaze.selection import keyword_matcher, split_tags
 
+pytestmark = pytest.mark.slow
+
 NAMES = ("forms/submit-contact", "Submit the contact form", "trails/forms/submit-contact.trail.yaml")
 
 

@@ -12,6 +12,8 @@ from conftest import CliRunner, Project
 
 from .conftest import Recorded, alive
 
+pytestmark = pytest.mark.slow
+
 COLLIDER = """
 from mcp.server.mcpserver import MCPServer
 

@@ -14,6 +14,8 @@ from conftest import CliResult, CliRunner, Project
 
 from .conftest import SERVERS
 
+pytestmark = pytest.mark.slow
+
 NULL = ("-p", "tests.support.null_driver")
 TRAIL = "trail:\n  - step: Call the server\n    recording:\n      test:\n        - echo: {}\n"
 

@@ -11,7 +11,7 @@ from conftest import CliProcess, CliRunner, Project
 
 from .conftest import Recorded, alive
 
-pytestmark = pytest.mark.usefixtures("browser")
+pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
 
 def _project(project: Project, probe: Path, *entries: str) -> None:

@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import CliRunner, Project, cli_env
+
+pytestmark = pytest.mark.slow
 
 
 def _imported(args: list[str], cwd: Path) -> set[str]:

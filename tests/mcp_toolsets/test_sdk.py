@@ -5,15 +5,19 @@ what their failures make of a run."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliRunner, Project
+from conftest import ROOT, CliResult, CliRunner, Project, cli_env
 
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
+
+pytestmark = pytest.mark.slow
 
 SDK_CLI = ROOT / "sdks" / "typescript" / "dist" / "cli.js"
 
@@ -167,25 +171,54 @@ def test_a_typescript_tool_reads_and_writes_the_sessions_memory_and_knows_its_ta
     assert result.returncode == 0, result.output
 
 
-@pytest.mark.usefixtures("browser")
-@pytest.mark.parametrize(
-    ("tool", "exit_code", "status", "error"),
-    [
-        ("ts_fail", 1, "failed", "ts_fail: the order was not placed at <anonymous> ("),
-        ("ts_crash", 2, "error", "ts_crash: TypeError: Cannot read properties of undefined"),
-        ("ts_expect: {text: Nowhere to be seen}", 1, "failed", "ts_expect: web_verifyTextVisible: "),
-    ],
-    ids=["throws", "crashes", "a-check-it-ran-fails"],
-)
-def test_what_a_failing_typescript_tool_makes_of_the_run(
-    cli: CliRunner, project: Project, tool: str, exit_code: int, status: str, error: str
-) -> None:
+FAILING_TOOLS = {
+    "throws": ("ts_fail", 1, "failed", "ts_fail: the order was not placed at <anonymous> ("),
+    "crashes": ("ts_crash", 2, "error", "ts_crash: TypeError: Cannot read properties of undefined"),
+    "a-check-it-ran-fails": (
+        "ts_expect: {text: Nowhere to be seen}",
+        1,
+        "failed",
+        "ts_expect: web_verifyTextVisible: ",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def failing_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> tuple[CliResult, Path]:
+    """One run of a trail per failing tool (one server, one browser): each trail's result is its own."""
+    project = Project(tmp_path_factory.mktemp("failing-ts"))
     tools = _setup(project)
-    call = tool if ":" in tool else f"{tool}: {{}}"
-    _trail(project, "fails", f"        - web_navigate: {{url: /forms.html}}\n        - {call}\n")
-    result = cli("run", "--json", "results.json")
-    assert result.returncode == exit_code, result.output
-    step = result.json()["trails"][0]["steps"][0]
+    for name, (tool, *_) in FAILING_TOOLS.items():
+        call = tool if ":" in tool else f"{tool}: {{}}"
+        _trail(project, name, f"        - web_navigate: {{url: /forms.html}}\n        - {call}\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "run", "--json", "results.json"],
+        cwd=project.root,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr, project.root), tools
+
+
+def test_a_run_with_failing_typescript_tools_exits_with_the_worst_trails_code(
+    failing_run: tuple[CliResult, Path],
+) -> None:
+    result, _ = failing_run
+    assert result.returncode == 2, result.output  # an error (2) outranks a failure (1)
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("name", list(FAILING_TOOLS))
+def test_what_a_failing_typescript_tool_makes_of_the_run(failing_run: tuple[CliResult, Path], name: str) -> None:
+    result, tools = failing_run
+    tool, exit_code, status, error = FAILING_TOOLS[name]
+    trail = next(t for t in result.json()["trails"] if t["id"] == name)
+    assert trail["exit_code"] == exit_code, result.output
+    step = trail["steps"][0]
     assert step["status"] == status
     assert step["error"].startswith(error), step["error"]
     if tool in ("ts_fail", "ts_crash"):

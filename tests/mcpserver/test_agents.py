@@ -17,7 +17,7 @@ from conftest import CliRunner, Project
 from tests.fake_openai import FakeOpenAI, Ref, Reply
 from tests.mcpserver.support import data, failed, ok, stdio
 
-pytestmark = pytest.mark.usefixtures("browser")
+pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
 AGENT = ("--mode", "TRAILBLAZE_AS_AGENT")
 

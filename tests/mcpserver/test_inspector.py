@@ -14,7 +14,7 @@ from conftest import Project, cli_env
 
 from tests.mcpserver.support import http_server
 
-pytestmark = pytest.mark.usefixtures("browser")
+pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
 
 def _inspect(inspector: Path, cwd: Path, *args: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from conftest import CliProcess, Project, processes_with
 
 from tests.mcpserver.support import http_server
 
-pytestmark = pytest.mark.usefixtures("browser")
+pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
 TOOLSET = """
 import sys

@@ -18,7 +18,7 @@ from conftest import CliRunner, Project, cli_env
 from tests.mcpserver.support import ok, stdio
 from trailblaze.trail.loader import load_trail
 
-pytestmark = pytest.mark.usefixtures("browser")
+pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
 PAGES = Path(__file__).resolve().parents[1] / "web" / "pages"
 ORIGINAL = (PAGES / "original").as_uri()

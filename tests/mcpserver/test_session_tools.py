@@ -17,6 +17,8 @@ from tests.mcpserver.support import data, failed, ok, stdio
 from trailblaze.mcpserver.session_tools import ToolError, _tool_calls
 from trailblaze.tools.model import ToolCall
 
+pytestmark = pytest.mark.slow
+
 
 def _enum_values(schema: dict[str, Any]) -> set[str]:
     """Every ``enum`` value anywhere in a property's schema (however its optionality is written)."""

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.mcpserver.support import Seen, data, failed, names, ok, stdio
 
-pytestmark = pytest.mark.usefixtures("browser")
+pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
 SESSION_TOOLS = ["device", "step", "ask", "trail", "session", "config", "toolbox", "trailEdit"]
 

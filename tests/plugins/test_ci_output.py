@@ -12,6 +12,8 @@ from conftest import CliRunner, Project
 from tests.support.ci_project import ci_project
 from trailblaze.plugins.github_report import _cell, annotation, escape_data, escape_property
 
+pytestmark = pytest.mark.slow
+
 
 def test_github_escaping() -> None:
     assert escape_data("100% done\r\nnext: a,b") == "100%25 done%0D%0Anext: a,b"

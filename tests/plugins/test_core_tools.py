@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import CliResult, CliRunner, Project, cli_env
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: 40 powers: evaluated naively (each exponent twice), 2**40 visits
 TOWER_OF_POWERS = " ** ".join(["1"] * 40)

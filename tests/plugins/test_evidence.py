@@ -13,7 +13,7 @@ from conftest import CliResult, CliRunner, Project
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.sample_app import SAMPLE_APP
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PAGE = """
 <!doctype html><title>Sign in</title>

@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 from conftest import ROOT, CliResult, CliRunner, Project
 
+pytestmark = pytest.mark.slow
+
 EXAMPLE = ROOT / "plugins-examples" / "trailblaze-sample-tools"
 REPORTER = ROOT / "plugins-examples" / "trailblaze-markdown-report"
 

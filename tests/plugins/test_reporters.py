@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, CliResult, CliRunner, Project, cli_env
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 STATUSES = {"passed", "failed", "error", "skipped", "healed", "incomplete", "flaky"}
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import CliRunner, Project
 from fake_openai import FakeOpenAI, Ref, Reply
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 THREE_STEPS = """\
 # three prompt-only steps

@@ -19,7 +19,7 @@ from conftest import CliResult, CliRunner, Project, cli_env
 
 from .support import ref_of
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 WEB_TOOLS = {
     "web_navigate",
