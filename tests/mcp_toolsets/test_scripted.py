@@ -1,0 +1,116 @@
+"""A trailmap's scripted tools (trailblaze/mcp/scripted.py): upstream's own `.ts` tools, unchanged,
+served per session by the @trailblaze/scripting SDK in real Chromium; and our own tools' failures."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, CliRunner
+
+HERE = Path(__file__).resolve().parent
+#: upstream's playwright-native example, byte for byte (see its README)
+UPSTREAM = HERE / "upstream"
+EXAMPLE = "examples/playwright-native"
+TRAILMAP_TOOLS = f"{EXAMPLE}/trails/config/trailmaps/playwrightSample/tools"
+SDK_CLI = ROOT / "sdks" / "typescript" / "dist" / "cli.js"
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Path:
+    """A copy of upstream's example in a temporary folder laid out as upstream's repository is,
+    so that its tools' `./examples/playwright-native/sample-app/index.html` is found from there."""
+    if not SDK_CLI.is_file():
+        pytest.fail("the TypeScript SDK is not built: run `make sdk` (or `make peers`)")
+    shutil.copytree(UPSTREAM / "examples", tmp_path / "examples")
+    return tmp_path
+
+
+def _write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+SAMPLE_TRAIL = f"{EXAMPLE}/trails/ours/sample.trail.yaml"
+
+
+def _sample_trail(root: Path, calls: str) -> Path:
+    return _write(
+        root,
+        SAMPLE_TRAIL,
+        "config:\n  target: playwrightSample\ntrail:\n  - step: use the sample's tools\n    recording:\n      web:\n"
+        + textwrap.indent(textwrap.dedent(calls).lstrip("\n"), "        "),
+    )
+
+
+@pytest.mark.usefixtures("browser")
+def test_upstreams_playwright_native_tools_run_unchanged_in_chromium(cli: CliRunner, upstream: Path) -> None:
+    _sample_trail(
+        upstream,
+        """
+        - playwrightSample_web_openFixtureAndVerifyText: {}
+        - playwrightSample_web_incrementCounterToValue: {increments: 4}
+        - playwrightSample_web_openFormIfNeeded: {}
+        - playwrightSample_web_submitContactForm: {name: Ada Lovelace, email: ada@example.com}
+        - playwrightSample_web_searchProductsAndOpenResult: {}
+        - playwrightSample_web_openDuplicateProductDetail: {}
+        """,
+    )
+    result = cli("run", SAMPLE_TRAIL, "--json", "results.json", cwd=upstream)
+    assert result.returncode == 0, result.output
+    tools = [(t["name"], t["delegated_from"]) for t in result.json()["trails"][0]["steps"][0]["tools"]]
+    opened = "playwrightSample_web_openFixtureAndVerifyText"
+    assert tools[:3] == [("web_navigate", [opened]), ("web_verifyTextVisible", [opened]), (opened, [])]
+    counted = "playwrightSample_web_incrementCounterToValue"
+    assert [name for name, by in tools if by == [counted]] == [
+        "web_navigate",
+        *["web_click"] * 5,  # the counter's tab, then four increments
+        "web_verifyValue",
+    ]
+    assert sum(1 for _, by in tools if not by) == 6  # each scripted tool is recorded itself
+
+
+def test_validate_checks_a_scripted_tools_arguments_against_its_args_interface(cli: CliRunner, upstream: Path) -> None:
+    _sample_trail(
+        upstream,
+        """
+        - playwrightSample_web_incrementCounterToValue: {increments: four, relativPath: x}
+        """,
+    )
+    result = cli("validate", SAMPLE_TRAIL, cwd=upstream)
+    assert result.returncode == 3, result.output
+    assert f"{SAMPLE_TRAIL}:7:" in result.stderr
+    assert "playwrightSample_web_incrementCounterToValue: increments:" in result.stderr
+    assert "playwrightSample_web_incrementCounterToValue: relativPath: unknown argument" in result.stderr
+
+
+def test_a_second_validate_reads_the_described_tools_from_the_cache_without_node(
+    cli: CliRunner, upstream: Path, tmp_path: Path
+) -> None:
+    _sample_trail(upstream, "- playwrightSample_web_openFixtureAndVerifyText: {text: Trailblaze}\n")
+    first = cli("validate", SAMPLE_TRAIL, cwd=upstream)
+    assert first.returncode == 0, first.output
+    assert list((upstream / EXAMPLE / ".trailblaze" / "scripted-tools").glob("*.json"))
+    empty = tmp_path / "no-runtime"
+    empty.mkdir()
+    again = cli("validate", SAMPLE_TRAIL, cwd=upstream, env={"PATH": str(empty)})  # no node, no bun
+    assert again.returncode == 0, again.output
+
+
+def test_without_node_or_bun_a_call_of_a_scripted_tool_says_what_to_install(
+    cli: CliRunner, upstream: Path, tmp_path: Path
+) -> None:
+    _sample_trail(upstream, "- playwrightSample_web_openFixtureAndVerifyText: {}\n")
+    empty = tmp_path / "no-runtime"
+    empty.mkdir()
+    result = cli("validate", SAMPLE_TRAIL, cwd=upstream, env={"PATH": str(empty)})
+    assert result.returncode == 3, result.output
+    assert (
+        f"{SAMPLE_TRAIL}:7:11: playwrightSample_web_openFixtureAndVerifyText is a scripted tool "
+        f"(trails/config/trailmaps/playwrightSample/tools/playwrightSample_web_openFixtureAndVerifyText.ts) that "
+        "cannot run here: scripted .ts/.js tools need a JavaScript runtime: install Node.js 20.6 or later"
+    ) in result.stderr
