@@ -114,3 +114,85 @@ def test_without_node_or_bun_a_call_of_a_scripted_tool_says_what_to_install(
         f"(trails/config/trailmaps/playwrightSample/tools/playwrightSample_web_openFixtureAndVerifyText.ts) that "
         "cannot run here: scripted .ts/.js tools need a JavaScript runtime: install Node.js 20.6 or later"
     ) in result.stderr
+
+
+OUR_TOOLS = """
+import { trailblaze } from "@trailblaze/scripting";
+
+/** Fails as a check does. */
+export const shop_fail = trailblaze.tool(async () => {
+  throw new Error("the cart is empty");
+});
+
+/** A bug in the tool. */
+export const shop_crash = trailblaze.tool(async () => {
+  const cart = undefined as unknown as { items: string[] };
+  return cart.items.join(",");
+});
+
+/** Never answers. */
+export const shop_hang = trailblaze.tool(async () => {
+  await new Promise(() => {});
+  return "never";
+});
+"""
+
+NEEDS_A_PACKAGE = """
+import { trailblaze } from "@trailblaze/scripting";
+import leftPad from "left-pad";
+
+/** Uses a package nobody installed. */
+export const shop_pad = trailblaze.tool(async () => leftPad("1", 3, "0"));
+"""
+
+
+def _our_workspace(root: Path, *, with_missing_package: bool = False) -> None:
+    _write(root, "trails/config/trailblaze.yaml", "targets: [shop]\n")
+    _write(
+        root,
+        "trails/config/trailmaps/shop/trailmap.yaml",
+        """
+        id: shop
+        target:
+          display_name: Shop
+          tools: [shop_fail, shop_crash, shop_hang]
+          platforms:
+            web: {}
+        """,
+    )
+    _write(root, "trails/config/trailmaps/shop/tools/shop_errors.ts", OUR_TOOLS)
+    if with_missing_package:  # one file that cannot load stops its folder's server: it is said which
+        _write(root, "trails/config/trailmaps/shop/tools/shop_pad.ts", NEEDS_A_PACKAGE)
+
+
+@pytest.mark.usefixtures("browser")
+@pytest.mark.parametrize(
+    ("tool", "exit_code", "status", "said"),
+    [
+        ("shop_fail", 1, "failed", "shop_fail: the cart is empty at "),
+        ("shop_crash", 2, "error", "shop_crash: TypeError: Cannot read properties of undefined"),
+        ("shop_hang", 2, "error", "shop_hang: MCP server scripted tools trails/config/trailmaps/shop/tools "),
+        ("shop_pad", 2, "error", "shop_pad: MCP server scripted tools trails/config/trailmaps/shop/tools "),
+    ],
+    ids=["throws", "crashes", "never-answers", "missing-package"],
+)
+def test_what_a_failing_scripted_tool_makes_of_the_run(
+    cli: CliRunner, tmp_path: Path, tool: str, exit_code: int, status: str, said: str
+) -> None:
+    _our_workspace(tmp_path, with_missing_package=tool == "shop_pad")
+    _write(
+        tmp_path,
+        "trails/t.trail.yaml",
+        f"config: {{target: shop}}\ntrail:\n  - step: s\n    recording:\n      web:\n        - {tool}: {{}}\n",
+    )
+    result = cli("run", "trails/t.trail.yaml", "--json", "r.json", env={"TRAILBLAZE_SCRIPTED_TOOL_TIMEOUT": "3"})
+    assert result.returncode == exit_code, result.output
+    step = result.json("r.json")["trails"][0]["steps"][0]
+    assert step["status"] == status
+    assert step["error"].startswith(said), step["error"]
+    if tool in ("shop_fail", "shop_crash"):  # where in the tool's file it was thrown
+        assert "trails/config/trailmaps/shop/tools/shop_errors.ts:" in step["error"]
+    if tool == "shop_hang":
+        assert "3s" in step["error"]
+    if tool == "shop_pad":
+        assert "left-pad is not installed: run `npm install left-pad` in the tool's folder" in step["error"]
