@@ -196,3 +196,16 @@ def test_what_a_failing_scripted_tool_makes_of_the_run(
         assert "3s" in step["error"]
     if tool == "shop_pad":
         assert "left-pad is not installed: run `npm install left-pad` in the tool's folder" in step["error"]
+
+
+@pytest.mark.usefixtures("browser")
+def test_the_typescript_tools_example_runs_green(cli: CliRunner, tmp_path: Path) -> None:
+    example = tmp_path / "example"
+    shutil.copytree(
+        ROOT / "plugins-examples" / "typescript-tools", example, ignore=shutil.ignore_patterns(".trailblaze")
+    )
+    result = cli("run", "--json", "results.json", cwd=example, env={"PYTHONPATH": f"{example}:{ROOT}"})
+    assert result.returncode == 0, result.output
+    tools = [(t["name"], t["delegated_from"]) for t in result.json()["trails"][0]["steps"][0]["tools"]]
+    assert ("shop_checkPlan", ["shop_web_signUp"]) in tools  # the Python plugin's tool, run by the TypeScript one
+    assert tools[-1] == ("shop_web_signUp", [])
