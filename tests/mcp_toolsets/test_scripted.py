@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, CliRunner
 
+from tests.standins.adb_host import AdbHostStandIn
+from tests.standins.android_phone import FakeAndroid
+
 HERE = Path(__file__).resolve().parent
 #: upstream's playwright-native example, byte for byte (see its README)
 UPSTREAM = HERE / "upstream"
@@ -209,3 +212,48 @@ def test_the_typescript_tools_example_runs_green(cli: CliRunner, tmp_path: Path)
     tools = [(t["name"], t["delegated_from"]) for t in result.json()["trails"][0]["steps"][0]["tools"]]
     assert ("shop_checkPlan", ["shop_web_signUp"]) in tools  # the Python plugin's tool, run by the TypeScript one
     assert tools[-1] == ("shop_web_signUp", [])
+
+
+CLOCK_TRAIL = """
+config:
+  id: clock/launch
+  target: clock
+  devices:
+    android: ANDROID_ONDEVICE_ACCESSIBILITY
+
+trailhead:
+  step: "Launch the AOSP Desk Clock app (com.android.deskclock) fresh, landing on the Clock tab."
+  recording:
+    android:
+      clock_android_launchApp: {}
+
+trail:
+  - step: the clock is in front
+    recording:
+      android:
+        - assertEquals: {actual: clock, expected: clock}
+"""
+
+
+def test_upstreams_clock_launch_tool_runs_on_the_android_stand_in(
+    cli: CliRunner, adb: AdbHostStandIn, phone: FakeAndroid, tmp_path: Path
+) -> None:
+    """Upstream's clock_android_launchApp.ts, unchanged: the target's app id, and three
+    android_adbShell calls (pm grant, am force-stop, am start of the launcher activity)."""
+    if not SDK_CLI.is_file():
+        pytest.fail("the TypeScript SDK is not built: run `make sdk` (or `make peers`)")
+    shutil.copytree(UPSTREAM / "trails", tmp_path / "trails")
+    _write(tmp_path, "trails/config/trailblaze.yaml", "targets: [clock]\n")
+    _write(tmp_path, "trails/clock/launch.trail.yaml", CLOCK_TRAIL)
+    phone.app.installed.add("com.android.deskclock")
+    result = cli("run", "trails/clock/launch.trail.yaml", "--json", "r.json")
+    assert result.returncode == 0, result.output
+    assert phone.app.front == "com.android.deskclock"
+    head = result.json("r.json")["trails"][0]["steps"][0]
+    launch = "clock_android_launchApp"
+    assert [(t["name"], t["delegated_from"]) for t in head["tools"]] == [
+        ("android_adbShell", [launch]),  # pm grant fails (the app asks for no such permission): caught
+        ("android_adbShell", [launch]),
+        ("android_adbShell", [launch]),
+        (launch, []),
+    ]
