@@ -222,11 +222,29 @@ def _cached(path: Path) -> dict[str, Any] | None:
         or not isinstance(data.get("errors"), list)
     ):
         return None
-    if not all(
-        isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("file"), str) for t in data["tools"]
-    ):
+    if not all(_entry_fits(t, tool=True) for t in data["tools"]) or not all(_entry_fits(e) for e in data["errors"]):
         return None
     return data
+
+
+_ENTRY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "file": str,
+    "line": (int, type(None)),
+    "description": (str, type(None)),
+    "message": str,
+    "inputSchema": dict,
+    "_meta": dict,
+}
+
+
+def _entry_fits(entry: Any, *, tool: bool = False) -> bool:
+    """Whether one cached tool (or problem) has the fields, of the types, it is read with."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+        return False
+    if tool and not isinstance(entry.get("name"), str):
+        return False
+    return all(isinstance(entry[key], kind) for key, kind in _ENTRY_TYPES.items() if key in entry)
 
 
 def _describe(folder: Path, files: list[Path]) -> dict[str, Any]:
