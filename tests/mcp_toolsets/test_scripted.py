@@ -257,3 +257,52 @@ def test_upstreams_clock_launch_tool_runs_on_the_android_stand_in(
         ("android_adbShell", [launch]),
         (launch, []),
     ]
+
+
+NESTING = """
+import { trailblaze } from "@trailblaze/scripting";
+
+/** Remembers its number. */
+export const shop_inner = trailblaze.tool<{ n: number }>(async ({ n }, ctx) => {
+  ctx.memory.set("inner", String(n));
+  return `inner ${n}`;
+});
+
+/** Runs the other tool of its file, through the same server. */
+export const shop_outer = trailblaze.tool(async (_args, ctx) => `outer: ${await ctx.tools.shop_inner({ n: 7 })}`);
+
+/** Runs itself. */
+export const shop_loop = trailblaze.tool(async (_args, ctx) => ctx.tools.shop_loop({}));
+"""
+
+
+@pytest.mark.usefixtures("browser")
+def test_scripted_tools_run_each_other_and_a_loop_stops_at_the_cap_saying_so_once(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    _our_workspace(tmp_path)
+    _write(tmp_path, "trails/config/trailmaps/shop/tools/shop_nesting.ts", NESTING)
+    _write(
+        tmp_path,
+        "trails/t.trail.yaml",
+        """
+        config: {target: shop}
+        trail:
+          - step: nest
+            recording:
+              web:
+                - shop_outer: {}
+                - assertEquals: {actual: "{{memory.inner}}", expected: "7"}
+          - step: loop
+            recording:
+              web:
+                - shop_loop: {}
+        """,
+    )
+    result = cli("run", "trails/t.trail.yaml", "--json", "r.json")
+    nested, looped = result.json("r.json")["trails"][0]["steps"]
+    assert nested["status"] == "passed", nested
+    assert [t["name"] for t in nested["tools"]] == ["shop_inner", "shop_outer", "assertEquals"]
+    assert looped["status"] == "error"
+    assert "tool calls nested deeper than 16 levels" in looped["error"]
+    assert "during the call" not in looped["error"]  # each level's message held the one below it already

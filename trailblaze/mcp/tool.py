@@ -99,8 +99,9 @@ class McpTool(ToolImplementation):
         source = f"tool {ctx.tool.name!r} ({ctx.tool.source})"
         if result.is_error:
             detail = text or "the tool reported an error without a message"  # cut where it is reported
-            if invocation.failures:
-                detail += "; during the call: " + "; ".join(invocation.failures)
+            unsaid = [f for f in invocation.failures if f not in detail]  # nested calls' messages say theirs
+            if unsaid:
+                detail += "; during the call: " + "; ".join(unsaid)
             exit_code = answer.get("exitCode")
             if exit_code == ExitCode.ERROR:
                 raise TrailblazeError(detail)
