@@ -80,8 +80,8 @@ class ScriptFolder:
     problems: list[TrailblazeError] = field(default_factory=list)
     #: why its tools cannot run here (no runtime, the SDK not built); None when they can
     unavailable: str | None = None
-    #: the description ``serve --description`` reads
-    description_file: Path | None = None
+    #: the hash of its files and the SDK's: a session's server is for one version of them
+    key: str = ""
 
 
 def sdk_folder() -> Path:
@@ -167,9 +167,12 @@ def read_folder(folder: Path, cache_root: Path) -> ScriptFolder:
             found.problems.append(exc)
             return found
         description["tools"] = [*description["tools"], *descriptors]
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(cache, json.dumps(description, indent=1))
-    found.description_file = cache
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(cache, json.dumps(description, indent=1))
+        except OSError:
+            pass  # a folder that cannot be written (read-only checkout): described again next time
+    found.key = key
     for problem in description.get("errors", []):
         line = problem.get("line")
         name = f"{problem['name']}: " if problem.get("name") else ""

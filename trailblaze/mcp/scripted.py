@@ -74,8 +74,8 @@ class ScriptedTool(ToolImplementation):
 
 async def _served(session: Session, folder: ScriptFolder, shown: str) -> _Served:
     """The folder's server in ``session``: started by the first call, shared by the calls after."""
-    running: dict[Path, asyncio.Task[_Served]] = session.state.setdefault(STATE_KEY, {})
-    key = folder.description_file or folder.folder
+    running: dict[tuple[Path, str], asyncio.Task[_Served]] = session.state.setdefault(STATE_KEY, {})
+    key = (folder.folder, folder.key)  # files changed since (toolbox RELOAD): a server of their own
     task = running.get(key)
     if (
         task is not None
