@@ -63,15 +63,9 @@ def check_trail_tools(
 
 
 def _verifies(call: ToolCall, spec: ToolSpec) -> bool:
-    """Whether a call may be a ``verify:`` step's: a verification tool, a read-only query (a
-    scripted tool's ``isQuery``), or Maestro commands that only look."""
-    if spec.metadata.verification or spec.metadata.query:
-        return True
-    if call.name == "mobile_maestro":
-        from trailblaze.maestro.commands import only_reads
-
-        return only_reads(call.args.get("commands"))
-    return False
+    """Whether a call may be a ``verify:`` step's: a verification tool, a read-only query, or a
+    call that only looks (``mobile_maestro`` with only assertions)."""
+    return spec.metadata.verification or spec.metadata.query or spec.implementation.verifies(call.args)
 
 
 def _calls_to_check(step: Step, classifiers: Sequence[str] | None) -> list[ToolCall]:
