@@ -254,6 +254,12 @@ def bench_mcp_call(runs: int) -> list[Figure]:
     return [Figure(**f) for f in mcp_toolsets.bench_call(runs)]
 
 
+def bench_scripted(runs: int) -> list[Figure]:
+    import scripted_tools
+
+    return [Figure(**f) for f in scripted_tools.bench(runs)]
+
+
 def bench_mcp_server_startup(runs: int) -> list[Figure]:
     import mcp_server
 
@@ -340,6 +346,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "android": (bench_android, 60),
     "mcp-connect": (bench_mcp_connect, 5),
     "mcp-call": (bench_mcp_call, 5),
+    "scripted": (bench_scripted, 5),
     "mcp-server-startup": (bench_mcp_server_startup, 11),
     "mcp-server-call": (bench_mcp_server_call, 5),
     "mcp-server-ref": (bench_mcp_server_ref, 5),

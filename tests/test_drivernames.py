@@ -191,3 +191,16 @@ def test_toolsets_match_sessions_by_upstream_driver_keys(tmp_path: Path) -> None
     web = DriverContext("playwright-native", "web", expand=drivers.expand)
     assert active_toolsets(project.config, android) == ["mobile", "everywhere"]
     assert active_toolsets(project.config, web) == ["everywhere"]
+
+
+def test_scripts_see_our_drivers_by_upstreams_names() -> None:
+    from trailblaze.android.driver import AndroidDriver
+    from trailblaze.drivernames import upstream_key
+    from trailblaze.ios.driver import IosDriver
+    from trailblaze.web.driver import PlaywrightDriver
+
+    assert [upstream_key(d.key, d.aliases) for d in (PlaywrightDriver, AndroidDriver, IosDriver)] == [
+        "playwright-native",
+        "android-ondevice-accessibility",
+        "ios-host",
+    ]

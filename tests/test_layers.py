@@ -57,6 +57,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.config",
             "trailblaze.toolsets",
             "trailblaze.workspace",
+            "trailblaze.scriptedtools",
             "trailblaze.tools",
             "trailblaze.trail",
         ),

@@ -136,3 +136,12 @@ def test_platform_picks_the_default_driver(tmp_path: Path) -> None:
     assert project.drivers.resolve(project.default_driver_name(None, trails[0])).key == "android-uiautomator2"
     with pytest.raises(ErrorList, match=r"platform: input should be"):
         make_project(tmp_path, "platform: tv\n", BUILT_IN)
+
+
+def test_a_toolset_only_servers_fill_may_be_named_where_servers_are_declared(tmp_path: Path) -> None:
+    """Upstream's tools put themselves in a toolset (`trailblaze/toolset: checkout` in their
+    `_meta`) that no file defines: with servers declared, naming it is not an error."""
+    project = make_project(
+        tmp_path, "mcp_servers: [{command: x}]\ntargets:\n  shop: {tool_sets: [checkout]}\n", BUILT_IN
+    )
+    assert project.config.project.targets["shop"].tool_sets == ["checkout"]

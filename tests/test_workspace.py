@@ -58,12 +58,28 @@ tools:
 """
 
 
+LAUNCH_APP = """
+import { trailblaze } from "@trailblaze/scripting";
+
+/** Launch the shop afresh, and say which driver it ran on. */
+export const shop_android_launchApp = trailblaze.tool(
+  { supportedPlatforms: ["android"], requiresContext: true },
+  async (_args, ctx) => {
+    const appId = ctx.target?.resolveAppId({ defaultAppId: "none" });
+    await ctx.tools.launchApp({ appId });
+    ctx.memory.set("driver", ctx.device?.driverType);
+    return `launched ${appId}`;
+  },
+);
+"""
+
+
 def upstream_workspace(root: Path) -> None:
     write(root, "trails/config/trailblaze.yaml", "# the anchor, as upstream's\ntargets:\n  - shop\n")
     write(root, "trails/config/trailmaps/shop/trailmap.yaml", TRAILMAP)
     write(root, "trails/config/trailmaps/shop/shop-prompt.md", "The shop sells nothing.\n")
     write(root, "trails/config/trailmaps/shop/tools/shop_fillName.tool.yaml", FILL_NAME)
-    write(root, "trails/config/trailmaps/shop/tools/shop_android_launchApp.ts", "export const x = 1;\n")
+    write(root, "trails/config/trailmaps/shop/tools/shop_android_launchApp.ts", LAUNCH_APP)
     write(root, "trails/config/trailmaps/shop/tools/shop_shared.ts", "export const helper = 1;\n")
     write(root, "trails/config/trailmaps/shop/shortcuts/android/shop_formsToLists.shortcut.yaml", SHORTCUT)
     write(root, "trails/config/toolsets/shop_extras.yaml", "id: shop_extras\ntools: [shop_fillName]\n")
@@ -105,10 +121,14 @@ def test_targets_tools_and_toolsets_of_a_workspace(tmp_path: Path, monkeypatch: 
     assert shop.platforms["web"].tool_sets == ["web_core", "web_verification", "memory"]
     assert shop.platforms["android"].tools == ["shop_android_launchApp"]
     assert sorted(d.file.id for d in workspace.declarations) == ["shop_fillName", "shop_formsToLists"]
-    assert workspace.unavailable == {
-        "shop_android_launchApp": "is a scripted tool (trails/config/trailmaps/shop/tools/shop_android_launchApp.ts); "
-        "scripted .ts/.js tools are not supported yet"
-    }
+    assert workspace.unavailable == {}
+    launch = workspace.scripted["shop_android_launchApp"]
+    assert (launch.file, launch.line, launch.description) == (
+        Path("trails/config/trailmaps/shop/tools/shop_android_launchApp.ts"),
+        4,
+        "Launch the shop afresh, and say which driver it ran on.",
+    )
+    assert workspace.listed_scripted == {"shop_android_launchApp"}
     assert workspace.toolsets["shop_extras"].tools == ["shop_fillName"]
 
 
@@ -138,15 +158,23 @@ def test_validate_in_a_workspace(cli: CliRunner, tmp_path: Path) -> None:
     result = cli("validate", "trails/shop/fill")
     assert (result.returncode, result.output.strip()) == (0, "1 trail valid")
     result = cli("validate")
+    assert (result.returncode, result.output.strip()) == (0, "2 trails valid")
+    write(
+        tmp_path,
+        "trails/shop/launch/trail.yaml",
+        (tmp_path / "trails/shop/launch/trail.yaml").read_text().replace("{}", "{app: x}"),
+    )
+    result = cli("validate")
     assert result.returncode == 3
     assert result.output.splitlines() == [
-        "error: trails/shop/launch/trail.yaml:6:11: shop_android_launchApp is a scripted tool "
-        "(trails/config/trailmaps/shop/tools/shop_android_launchApp.ts); scripted .ts/.js tools are not supported yet",
+        "error: trails/shop/launch/trail.yaml:6:41: shop_android_launchApp: app: unknown argument",
     ]
     listed = {t["name"]: t for t in json.loads(cli("tools", "--json", "--driver", "android").stdout)}
     assert listed["shop_fillName"]["source"] == "yaml:trails/config/trailmaps/shop/tools/shop_fillName.tool.yaml"
     assert listed["shop_fillName"]["platforms"] == ["android", "ios"]
-    assert listed["shop_android_launchApp"]["unavailable"].startswith("is a scripted tool")
+    launch = listed["shop_android_launchApp"]
+    assert launch["source"] == "script:trails/config/trailmaps/shop/tools/shop_android_launchApp.ts"
+    assert launch["platforms"] == ["android"]
 
 
 def test_this_projects_config_sits_beside_a_workspace(cli: CliRunner, tmp_path: Path) -> None:
@@ -242,7 +270,8 @@ def test_a_workspace_trail_runs_with_its_tools_on_a_phone(
     monkeypatch.chdir(tmp_path)
     trail = (
         "config: {target: shop}\ntrail:\n  - step: s\n    recording:\n      android:\n"
-        f"        - launchApp: {{appId: {SAMPLE_APP}}}\n"
+        "        - shop_android_launchApp: {}\n"
+        "        - assertEquals: {actual: '{{memory.driver}}', expected: android-ondevice-accessibility}\n"
         "        - shop_fillName: {name: Ada}\n"
         "        - shop_formsToLists: {}\n"
     )
@@ -251,7 +280,9 @@ def test_a_workspace_trail_runs_with_its_tools_on_a_phone(
     assert [(s.status, s.error) for s in trail_result.steps] == [("passed", None)]
     assert phone.app.ui.name == "Ada" and phone.app.ui.tab == "Lists"
     assert [(t.name, t.delegated_from) for t in trail_result.steps[0].tools] == [
-        ("launchApp", []),
+        ("launchApp", ["shop_android_launchApp"]),  # the scripted tool, on the phone stand-in
+        ("shop_android_launchApp", []),
+        ("assertEquals", []),
         ("tapOnElementWithText", ["shop_fillName"]),
         ("tapOnElementWithText", ["shop_fillName"]),
         ("inputText", ["shop_fillName"]),

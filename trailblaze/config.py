@@ -478,7 +478,8 @@ def file_model(parser: Parser | None) -> type[ProjectConfig]:
 
 
 def _reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) -> list[UsageError]:
-    """Names that point at nothing: ``target:`` and ``tool_sets:`` entries, and a target's
+    """Names that point at nothing: ``target:`` and ``tool_sets:`` entries (a toolset no file
+    defines is fine when MCP servers are declared: their tools may fill it), and a target's
     ``base_url`` that is neither a URL nor a folder."""
     problems: list[UsageError] = []
     for name, t in project.targets.items():
@@ -499,9 +500,16 @@ def _reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) -
         for name, t in project.targets.items()
         for key, block in t.platforms.items()
     ]
+    # a server's tools may put themselves in a toolset by name (``trailblaze/toolset`` in their
+    # ``_meta``): where servers are declared, a name no file defines may be one they fill
+    servers = bool(
+        getattr(project, "mcp_servers", None)
+        or any(t.mcp_servers for t in project.targets.values())
+        or any(t.mcp_servers for t in project.toolsets.values())
+    )
     for key_path, names in lists:
         for i, name in enumerate(names):
-            if name not in project.toolsets and name not in builtin_toolsets():
+            if name not in project.toolsets and name not in builtin_toolsets() and not servers:
                 known = ", ".join(sorted({*project.toolsets, *builtin_toolsets()}))
                 problems.append(
                     UsageError(f"tool_sets: unknown toolset {name!r} (toolsets: {known})", doc.location((*key_path, i)))

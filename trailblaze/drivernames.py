@@ -12,6 +12,8 @@ available drivers stays valid.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -61,3 +63,18 @@ def driver_of_tool(tool: str) -> UpstreamDriver | None:
 
 def is_platform_shorthand(name: str) -> bool:
     return name.lower() in PLATFORM_SHORTHANDS
+
+
+_YAML_KEY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
+def upstream_key(key: str, aliases: Iterable[str]) -> str:
+    """What upstream calls one of this project's drivers, as its scripts see it
+    (``TRAILBLAZE_DEVICE_DRIVER``, the envelope's ``driverType``): the key itself when upstream has
+    a driver of that name (``playwright-native``), else the first of upstream's YAML keys among
+    the driver's aliases (``android-uiautomator2`` → ``android-ondevice-accessibility``, upstream's
+    default Android driver; ``ios-wda`` → ``ios-host``)."""
+    names = list(aliases)
+    if key.upper().replace("-", "_") in names:
+        return key
+    return next((name for name in names if _YAML_KEY.fullmatch(name)), key)

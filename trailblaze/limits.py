@@ -42,6 +42,8 @@ class Limit:
         return max(1, int(self.get()))
 
 
+#: seconds one call of a trailmap's scripted tool may take, the tools it runs included
+SCRIPTED_TOOL_SECONDS = Limit("TRAILBLAZE_SCRIPTED_TOOL_TIMEOUT", 300.0, "seconds one scripted tool call may take")
 #: bytes of one YAML file (a trail, trailblaze.yaml)
 FILE_BYTES = Limit("TRAILBLAZE_MAX_FILE_BYTES", 10 * 1024 * 1024, "bytes a YAML file may have")
 #: nesting of YAML collections (mappings and lists inside each other)

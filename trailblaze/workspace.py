@@ -17,9 +17,13 @@ What a workspace contributes here, next to this project's own ``trailblaze.yaml`
 * **toolsets** — ``trails/config/toolsets/*.yaml``, a trailmap's ``toolsets:`` files and the
   ``toolsets:`` of ``trailblaze.yaml``.
 
-Scripted tools (a trailmap's ``.ts``/``.js`` files, named in ``target.tools``) are not supported
-yet: they are registered as unavailable tools, so a trail that calls one fails validation with
-a message naming the file. Waypoints, LLM settings and providers are read and not used.
+* **scripted tools** — the ``.ts``/``.js`` files of every trailmap's ``tools/`` folder, described by
+  :mod:`trailblaze.scriptedtools`; a target lists the ones its agents are offered in
+  ``target.tools`` (or a platform's ``tools:``), its own or a dependency's (only those in the
+  dependency's ``exports:`` when it has one). Where they cannot run (no node or bun), they are
+  known by name and a trail calling one fails validation saying what to install.
+
+Waypoints, LLM settings and providers are read and not used.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trailblaze.config import PlatformConfig, TargetConfig, ToolsetConfig
-from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.errors import Location, TrailblazeError, UsageError
+from trailblaze.scriptedtools import ScriptedToolDef, ScriptFolder, read_folder
 from trailblaze.sourcefile import read_source
 from trailblaze.tools.yamltool import ToolDeclaration, find_tool_files, load_entries, load_tool_file
 from trailblaze.validation import describe_errors
@@ -43,7 +48,6 @@ CONFIG_FILE = "trailblaze.yaml"
 MANIFEST = "trailmap.yaml"
 #: the trailmaps trailblaze ships (``dependencies: [trailblaze]`` and friends)
 BUNDLED = Path(__file__).resolve().parent / "trailmaps"
-_SCRIPT_SUFFIXES = (".ts", ".mts", ".js", ".mjs", ".cjs")
 
 
 class _Strict(BaseModel):
@@ -112,8 +116,14 @@ class Workspace:
     config_file: Path
     targets: dict[str, TargetConfig] = field(default_factory=dict)
     declarations: list[ToolDeclaration] = field(default_factory=list)
-    #: tools known by name that cannot run here (scripted tools), with the reason
+    #: tools known by name that cannot run here (scripted tools without a runtime), with the reason
     unavailable: dict[str, str] = field(default_factory=dict)
+    #: the trailmaps' scripted tools, by name
+    scripted: dict[str, ScriptedToolDef] = field(default_factory=dict)
+    #: the scripted tools some target lists (the others are not offered to agents)
+    listed_scripted: set[str] = field(default_factory=set)
+    #: the trailmaps' ``tools/`` folders that hold scripts, by folder
+    script_folders: dict[Path, ScriptFolder] = field(default_factory=dict)
     toolsets: dict[str, ToolsetConfig] = field(default_factory=dict)
     default_target: str | None = None
     problems: list[TrailblazeError] = field(default_factory=list)
@@ -124,6 +134,11 @@ class Workspace:
     @property
     def config_dir(self) -> Path:
         return self.config_file.parent
+
+    @property
+    def root(self) -> Path:
+        """The folder holding ``trails/`` (where ``.trailblaze/`` keeps what is cached)."""
+        return self.config_dir.parent.parent
 
     def shown(self, path: Path) -> str:
         """``path`` as messages show it: relative to the folder holding ``trails/``."""
@@ -177,6 +192,9 @@ def load_workspace(config_file: Path) -> Workspace:
     for trailmap in loaded.values():
         if not trailmap.bundled:
             _trailmap_contents(workspace, trailmap, loaded)
+    for trailmap in loaded.values():
+        if not trailmap.bundled and trailmap.manifest.target is not None:
+            _target_scripted_tools(workspace, trailmap, loaded)
     _workspace_toolsets(workspace, settings, doc)
     entries = load_entries(settings.tools, doc, ("tools",), workspace.config_dir, f"yaml:{config_file.name}")
     workspace.declarations += entries.declarations
@@ -276,6 +294,7 @@ def _trailmap_contents(workspace: Workspace, trailmap: LoadedTrailmap, loaded: d
                 _add_tool_file(workspace, path)
     for i, relative in enumerate(manifest.toolsets):
         _add_toolset_file(workspace, folder / relative, doc, ("toolsets", i))
+    _add_script_folder(workspace, folder / "tools")
     if manifest.target is not None:
         _add_target(workspace, trailmap, loaded)
 
@@ -314,16 +333,6 @@ def _add_target(workspace: Workspace, trailmap: LoadedTrailmap, loaded: dict[str
     workspace.targets[target.id or manifest.id] = config
     if manifest.trail_validation is not None and manifest.trail_validation.exempt:
         workspace.exempt[target.id or manifest.id] = manifest.trail_validation.exempt
-    _scripted_tools(
-        workspace,
-        trailmap,
-        [(("target", "tools", i), n) for i, n in enumerate(target.tools)]
-        + [
-            (("target", "platforms", key, "tools", i), name)
-            for key, block in (target.platforms or {}).items()
-            for i, name in enumerate(block.tools)
-        ],
-    )
 
 
 def _defaults(manifest: Trailmap, loaded: dict[str, LoadedTrailmap]) -> dict[str, PlatformConfig]:
@@ -337,37 +346,86 @@ def _defaults(manifest: Trailmap, loaded: dict[str, LoadedTrailmap]) -> dict[str
     return found
 
 
-def _scripted_tools(workspace: Workspace, trailmap: LoadedTrailmap, named: list[tuple[PathKey, str]]) -> None:
-    """Tools written as scripts (``tools/<name>.ts`` and the like): known, not runnable here."""
-    tools = trailmap.folder / "tools"
-    scripts: dict[str, Path] = {}
-    if tools.is_dir():
-        for path in sorted(tools.iterdir()):
-            name = path.name
-            if not name.endswith(_SCRIPT_SUFFIXES) or name.endswith((".d.ts", ".test.ts", ".test.js")):
-                continue
-            scripts.setdefault(name.split(".", 1)[0], path)
+def _add_script_folder(workspace: Workspace, folder: Path) -> None:
+    """The scripted tools of one ``tools/`` folder, known to every trail of the workspace."""
+    if folder in workspace.script_folders:
+        return
+    found = workspace.script_folders[folder] = read_folder(folder, workspace.root)
+    workspace.problems += found.problems
+    if found.unavailable is not None:  # the names a file gives, without a runtime to read the rest
+        for path in found.files:
+            workspace.unavailable.setdefault(path.name.split(".", 1)[0], _cannot_run(workspace, path, found))
+        return
     defined = {d.file.id for d in workspace.declarations}
-    for stem, path in scripts.items():
-        if not stem.startswith("_") and not stem.endswith("_shared") and stem not in defined:
-            workspace.unavailable.setdefault(stem, _scripted(workspace, path))
-    assert trailmap.doc is not None
-    for key_path, name in named:
-        if name in workspace.unavailable or name in defined:
+    for tool in found.tools:
+        if tool.name in workspace.scripted or tool.name in defined:
+            other = workspace.scripted.get(tool.name)
+            elsewhere = workspace.shown(other.file) if other is not None else "a tool file"
+            workspace.problems.append(
+                UsageError(
+                    f"scripted tool {tool.name} is also defined by {elsewhere}; tool names must be unique",
+                    Location(workspace.shown(tool.file), tool.line),
+                )
+            )
             continue
-        descriptor = tools / f"{name}.yaml"
-        if descriptor.is_file():
-            workspace.unavailable[name] = _scripted(workspace, descriptor)
+        workspace.scripted[tool.name] = tool
+
+
+def _cannot_run(workspace: Workspace, path: Path, found: ScriptFolder) -> str:
+    return f"is a scripted tool ({workspace.shown(path)}) that cannot run here: {found.unavailable}"
+
+
+def _target_scripted_tools(workspace: Workspace, trailmap: LoadedTrailmap, loaded: dict[str, LoadedTrailmap]) -> None:
+    """The tools a target lists (``target.tools``, a platform's ``tools:``): scripted tools of its own
+    trailmap or of a dependency that exports them, or tools of the workspace's tool files."""
+    manifest, doc = trailmap.manifest, trailmap.doc
+    target = manifest.target
+    assert target is not None and doc is not None
+    named: list[tuple[PathKey, str]] = [(("target", "tools", i), n) for i, n in enumerate(target.tools)]
+    named += [
+        (("target", "platforms", key, "tools", i), name)
+        for key, block in (target.platforms or {}).items()
+        for i, name in enumerate(block.tools)
+    ]
+    own = trailmap.folder / "tools"
+    dependencies = _dependency_folders(manifest, loaded)
+    defined = {d.file.id for d in workspace.declarations}
+    for key_path, name in named:
+        tool = workspace.scripted.get(name)
+        exports = dependencies.get(tool.folder, ()) if tool is not None else ()
+        if tool is not None and (tool.folder == own or exports is None or name in exports):
+            workspace.listed_scripted.add(name)
+            continue
+        if name in defined or name in workspace.unavailable:
+            continue
+        if tool is not None:
+            workspace.problems.append(
+                UsageError(
+                    f"{name}: defined by {workspace.shown(tool.file)}, in a trailmap {manifest.id!r} does not depend "
+                    f"on, or that does not list it in exports:",
+                    doc.location(key_path),
+                )
+            )
             continue
         workspace.problems.append(
-            UsageError(
-                f"{name}: no file in {workspace.shown(tools)} defines this tool", trailmap.doc.location(key_path)
-            )
+            UsageError(f"{name}: no file in {workspace.shown(own)} defines this tool", doc.location(key_path))
         )
 
 
-def _scripted(workspace: Workspace, path: Path) -> str:
-    return f"is a scripted tool ({workspace.shown(path)}); scripted .ts/.js tools are not supported yet"
+def _dependency_folders(manifest: Trailmap, loaded: dict[str, LoadedTrailmap]) -> dict[Path, list[str] | None]:
+    """The ``tools/`` folders of ``manifest``'s dependencies (transitively), each with the tool
+    names the dependency exports (None: it has no ``exports:``, so all of them)."""
+    folders: dict[Path, list[str] | None] = {}
+    pending, seen = list(manifest.dependencies), set()
+    while pending:
+        name = pending.pop()
+        other = loaded.get(name)
+        if name in seen or other is None:
+            continue
+        seen.add(name)
+        folders[other.folder / "tools"] = other.manifest.exports
+        pending += other.manifest.dependencies
+    return folders
 
 
 # -- tools and toolsets -------------------------------------------------------------------------------

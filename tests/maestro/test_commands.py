@@ -160,3 +160,32 @@ def test_validate_reports_bad_commands_with_their_lines_before_any_device(cli: C
     run = cli("run", "--driver", "android", env={"ANDROID_ADB_SERVER_PORT": "1"})
     assert run.returncode == 3
     assert "no adb server" not in run.output and "unknown Maestro command 'tapOnn'" in run.output
+
+
+def test_maestro_commands_that_only_look_may_be_a_verify_step(cli: CliRunner, project: Project) -> None:
+    project.trail(
+        "verify",
+        """
+        trail:
+          - verify: the welcome is shown
+            recording:
+              android:
+                - mobile_maestro:
+                    commands:
+                      - assertVisible: Welcome
+                      - extendedWaitUntil: {visible: Ready, timeout: 1000}
+          - verify: this one taps
+            recording:
+              android:
+                - mobile_maestro:
+                    commands:
+                      - assertVisible: Welcome
+                      - tapOn: OK
+        """,
+    )
+    result = cli("validate", env={"ANDROID_ADB_SERVER_PORT": "1"})
+    assert result.returncode == 3
+    assert result.output.splitlines() == [
+        "error: trails/verify.trail.yaml:12:11: verify steps may only use verification (read-only) tools; "
+        "'mobile_maestro' is not one",
+    ]

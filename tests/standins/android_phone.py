@@ -584,6 +584,13 @@ class FakeAndroid:
                     0,
                 )
             return f"Starting: Intent {{ act=android.intent.action.VIEW dat={url} }}\n", 0
+        if "-p" in args:  # the package's launcher activity (`-a MAIN -c LAUNCHER -p PACKAGE`)
+            package = args[args.index("-p") + 1]
+            intent = f"act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] pkg={package}"
+            if not app.launch(package):
+                return f"Starting: Intent {{ {intent} }}\nError: Activity not started, unable to resolve Intent\n", 0
+            self._log_start(package)
+            return f"Starting: Intent {{ {intent} }}\n", 0
         return "Error: no intent given\n", 1
 
     def _pm(self, args: list[str]) -> tuple[str, int]:

@@ -45,6 +45,21 @@ async def test_url_rules(device: WebDevice, tmp_path: Path) -> None:
     assert device.absolute_url("../up.html", trail) == (tmp_path / "up.html").as_uri()
 
 
+async def test_a_relative_path_not_beside_the_trail_is_taken_from_the_working_directory(
+    device: WebDevice, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As upstream: its scripted tools pass paths from the repository's root."""
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / "both.html").write_text("beside")
+    (tmp_path / "both.html").write_text("root")
+    (tmp_path / "root-only.html").write_text("root")
+    monkeypatch.chdir(tmp_path)
+    trail = tmp_path / "deep" / "t.trail.yaml"
+    assert device.absolute_url("./both.html", trail) == (tmp_path / "deep" / "both.html").as_uri()
+    assert device.absolute_url("./root-only.html", trail) == (tmp_path / "root-only.html").as_uri()
+    assert device.absolute_url("./nowhere.html", trail) == (tmp_path / "deep" / "nowhere.html").as_uri()
+
+
 async def test_base_url_with_a_path_keeps_it(device: WebDevice) -> None:
     device.base_url = "http://127.0.0.1:9/app/"
     assert device.absolute_url("/forms.html") == "http://127.0.0.1:9/app/forms.html"

@@ -453,6 +453,8 @@ ARGUMENTS: dict[str, type[_Args]] = {
     "setAirplaneMode": AirplaneMode,
     "toggleAirplaneMode": NoArgs,
 }
+#: commands that only look at the screen: a list of them may be a ``verify:`` step's call
+READ_ONLY = frozenset({"assertVisible", "assertNotVisible", "extendedWaitUntil", "waitForAnimationToEnd"})
 #: commands that may be written as a bare name (``- back``)
 _BARE = {name for name, model in ARGUMENTS.items() if model is NoArgs or name == "waitForAnimationToEnd"}
 
@@ -471,6 +473,18 @@ class Command:
 
     def describe(self) -> str:
         return self.args.label or self.name if isinstance(self.args, _Args) else self.name
+
+
+def only_reads(raw: Any) -> bool:
+    """Whether ``raw`` (a ``mobile_maestro`` call's ``commands``) is a list of commands that only
+    look (``assertVisible``, ``extendedWaitUntil``…): it then checks, as a verification does."""
+    if not isinstance(raw, list) or not raw:
+        return False
+    try:
+        parsed = [parse_command(item) for item in raw]
+    except ValueError:
+        return False  # the call's own check says what is wrong
+    return all(c.name in READ_ONLY and not c.inner for c in parsed)
 
 
 def parse_command(raw: Any) -> Command:

@@ -11,14 +11,15 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
-from trailblaze.maestro.commands import Command, parse_command
-from trailblaze.tools.authoring import tool
+from trailblaze.maestro.commands import Command, only_reads, parse_command
+from trailblaze.tools.authoring import tool, verifies_when
 from trailblaze.tools.model import ToolContext
 
 MaestroCommand = Annotated[Any, AfterValidator(parse_command)]
 
 
 @tool(name="mobile_maestro", platforms=["android", "ios"], exposed_to_llm=False)
+@verifies_when(lambda args: only_reads(args.get("commands")))  # only assertions: a verify: step's
 async def mobile_maestro(
     ctx: ToolContext,
     commands: Annotated[

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import masking
+from trailblaze.drivernames import upstream_key
 from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.mcp import rpc
 from trailblaze.mcp.declarations import DriverContext, ServerDecl, group_by_spawn, session_declarations
@@ -77,7 +78,9 @@ async def attach(session: Session) -> list[Connection]:
         return masking.redact(line, session.secrets)
 
     connections = [
-        Connection(group[0], _environment(session, group[0], server.url, token), folder / _log_name(group[0]), redact)
+        Connection(
+            group[0], server_environment(session, group[0], server.url, token), folder / _log_name(group[0]), redact
+        )
         for group in groups
     ]
 
@@ -109,7 +112,7 @@ async def _detach(session: Session) -> None:
     await asyncio.gather(*(c.close() for c in previous), return_exceptions=True)
 
 
-def _environment(session: Session, decl: ServerDecl, url: str, token: str) -> dict[str, str]:
+def server_environment(session: Session, decl: ServerDecl, url: str, token: str) -> dict[str, str]:
     """The inherited environment, the entry's ``env:``, then seed 003's ``TRAILBLAZE_*``."""
     if decl.kind == "http":
         return {}
@@ -118,7 +121,7 @@ def _environment(session: Session, decl: ServerDecl, url: str, token: str) -> di
         **os.environ,
         **dict(decl.env),
         "TRAILBLAZE_DEVICE_PLATFORM": info.platform.upper(),
-        "TRAILBLAZE_DEVICE_DRIVER": session.driver.key,
+        "TRAILBLAZE_DEVICE_DRIVER": upstream_key(session.driver.key, getattr(session.driver, "aliases", ())),
         "TRAILBLAZE_DEVICE_ID": info.id,
         "TRAILBLAZE_DEVICE_WIDTH_PX": str(info.width),
         "TRAILBLAZE_DEVICE_HEIGHT_PX": str(info.height),

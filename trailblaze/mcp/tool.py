@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import jsonsource
+from trailblaze.drivernames import upstream_key
 from trailblaze.errors import ExitCode, InfrastructureError, ToolFailure, TrailblazeError, UsageError
 from trailblaze.mcp.rpc import Invocation
 from trailblaze.tools.model import Delegate, ToolArgumentError, ToolContext, ToolImplementation, ToolOutcome
@@ -70,34 +71,11 @@ class McpTool(ToolImplementation):
     # -- arguments -------------------------------------------------------------------------------
 
     def validate(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
-        validator = self._validator or self._build_validator()
-        problems = []
-        for error in sorted(validator.iter_errors(dict(args)), key=lambda e: list(e.absolute_path)):
-            problems.append(_problem(error))
-        if problems:
-            raise ToolArgumentError(self.name, problems)
-        return args
-
-    def _build_validator(self) -> Any:
-        import jsonschema
-
-        schema = user_schema(self.schema)
-        cycle = ref_cycle(schema)
-        if cycle is not None:  # jsonschema would follow it until Python's recursion limit
-            raise InfrastructureError(
-                f"MCP server {self.connection.decl.where}: tool {self.name}'s inputSchema has a $ref that leads "
-                f"back to itself ({' → '.join(cycle)}); its arguments cannot be checked, so it is not called"
+        if self._validator is None:
+            self._validator = argument_validator(
+                self.schema, f"MCP server {self.connection.decl.where}: tool {self.name}"
             )
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        try:
-            cls.check_schema(schema)
-        except jsonschema.SchemaError:
-            cls = _Permissive  # a server's broken schema must not make its tool unusable
-        else:
-            # a server's `pattern` is matched with a time bound, as every regex trailblaze runs
-            cls = jsonschema.validators.extend(cls, {"pattern": _bounded_pattern})
-        self._validator = cls(schema)
-        return self._validator
+        return check_arguments(self._validator, self.name, args)
 
     # -- the call ----------------------------------------------------------------------------------
 
@@ -121,8 +99,9 @@ class McpTool(ToolImplementation):
         source = f"tool {ctx.tool.name!r} ({ctx.tool.source})"
         if result.is_error:
             detail = text or "the tool reported an error without a message"  # cut where it is reported
-            if invocation.failures:
-                detail += "; during the call: " + "; ".join(invocation.failures)
+            unsaid = [f for f in invocation.failures if f not in detail]  # nested calls' messages say theirs
+            if unsaid:
+                detail += "; during the call: " + "; ".join(unsaid)
             exit_code = answer.get("exitCode")
             if exit_code == ExitCode.ERROR:
                 raise TrailblazeError(detail)
@@ -145,6 +124,36 @@ class McpTool(ToolImplementation):
         return ToolOutcome(output=output)
 
 
+def argument_validator(schema: Mapping[str, Any], where: str) -> Any:
+    """A JSON Schema validator for a tool's arguments (``where`` names the tool in messages)."""
+    import jsonschema
+
+    schema = user_schema(schema)
+    cycle = ref_cycle(schema)
+    if cycle is not None:  # jsonschema would follow it until Python's recursion limit
+        raise InfrastructureError(
+            f"{where}'s inputSchema has a $ref that leads back to itself ({' → '.join(cycle)}); its arguments "
+            "cannot be checked, so it is not called"
+        )
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        cls = _Permissive  # a server's broken schema must not make its tool unusable
+    else:
+        # a server's `pattern` is matched with a time bound, as every regex trailblaze runs
+        cls = jsonschema.validators.extend(cls, {"pattern": _bounded_pattern})
+    return cls(schema)
+
+
+def check_arguments(validator: Any, name: str, args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``args`` when they fit; a :class:`ToolArgumentError` listing every problem otherwise."""
+    problems = [_problem(e) for e in sorted(validator.iter_errors(dict(args)), key=lambda e: list(e.absolute_path))]
+    if problems:
+        raise ToolArgumentError(name, problems)
+    return args
+
+
 def request_meta(ctx: ToolContext, calls: CallContext, *, aware: bool = False) -> dict[str, Any]:
     """Seed 000's request ``_meta`` for one call (``aware``: with the memory and the target)."""
     device = ctx.device
@@ -159,7 +168,7 @@ def request_meta(ctx: ToolContext, calls: CallContext, *, aware: bool = False) -
             "driver": device.driver,
             "width": device.width,
             "height": device.height,
-            "driverType": device.driver,
+            "driverType": driver_type(ctx),
             "widthPixels": device.width,
             "heightPixels": device.height,
         },
@@ -171,6 +180,15 @@ def request_meta(ctx: ToolContext, calls: CallContext, *, aware: bool = False) -
         if target is not None:
             trailblaze["target"] = target
     return {"trailblazeInvocationId": ctx.invocation_id, "trailblaze": trailblaze}
+
+
+def driver_type(ctx: ToolContext) -> str:
+    """The session's driver by upstream's name (``android-ondevice-accessibility``), as scripts
+    written for upstream compare it."""
+    session = ctx.session
+    if session is None:
+        return ctx.device.driver
+    return upstream_key(session.driver.key, getattr(session.driver, "aliases", ()))
 
 
 def target_envelope(ctx: ToolContext) -> dict[str, Any] | None:
@@ -201,7 +219,7 @@ def envelope(ctx: ToolContext) -> dict[str, Any]:
             "platform": device.platform.upper(),
             "widthPixels": device.width,
             "heightPixels": device.height,
-            "driverType": device.driver,
+            "driverType": driver_type(ctx),
         },
     }
 

@@ -8,7 +8,7 @@ implementation (pydantic models, invocation) is in :mod:`trailblaze.tools.python
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -16,6 +16,8 @@ from trailblaze.tools.model import ToolMetadata, ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_ATTR = "__trailblaze_tool__"
+#: set by :func:`verifies_when` on a tool's function
+VERIFIES_ATTR = "__trailblaze_verifies__"
 
 
 def tool(
@@ -60,6 +62,17 @@ def tool(
             ),
         )
         setattr(fn, TOOL_ATTR, pending)
+        return fn
+
+    return decorate
+
+
+def verifies_when(check: Callable[[Mapping[str, Any]], bool]) -> Callable[[F], F]:
+    """Under :func:`tool`: the calls for which ``check(args)`` is true only look, so a ``verify:``
+    step may make them although the tool is no verification tool."""
+
+    def decorate(fn: F) -> F:
+        setattr(fn, VERIFIES_ATTR, check)
         return fn
 
     return decorate

@@ -142,6 +142,11 @@ class ToolImplementation(abc.ABC):
     async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
         """Run the tool. ``args`` are the call's arguments after interpolation."""
 
+    def verifies(self, args: Mapping[str, Any]) -> bool:
+        """Whether this call only looks though the tool is no verification tool (``mobile_maestro``
+        with only assertions), so a ``verify:`` step may make it."""
+        return False
+
 
 T = TypeVar("T")
 

@@ -106,6 +106,12 @@ class PythonTool(ToolImplementation):
             if prop.get("writeOnly") or prop.get("format") == "password"
         )
 
+    def verifies(self, args: Mapping[str, Any]) -> bool:
+        from trailblaze.tools.authoring import VERIFIES_ATTR
+
+        check = getattr(self.fn, VERIFIES_ATTR, None)
+        return bool(check(args)) if check is not None else False
+
     def validate(self, args: Mapping[str, Any]) -> BaseModel:
         try:
             return self.model.model_validate(dict(args))

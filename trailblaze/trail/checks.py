@@ -14,7 +14,7 @@ from pathlib import Path
 
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.sourcefile import file_kind
-from trailblaze.tools.model import ToolArgumentError, ToolCall, strip_reason
+from trailblaze.tools.model import ToolArgumentError, ToolCall, ToolSpec, strip_reason
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze.trail.interpolate import has_references, resolver, substitute
 from trailblaze.trail.model import Step, Trail
@@ -51,7 +51,7 @@ def check_trail_tools(
             if spec.unavailable is not None:
                 problems.append(UsageError(f"{call.name} {spec.unavailable}", call.location))
                 continue
-            if step.kind == "verify" and not spec.metadata.verification:
+            if step.kind == "verify" and not _verifies(call, spec):
                 problems.append(
                     UsageError(
                         f"verify steps may only use verification (read-only) tools; {call.name!r} is not one",
@@ -60,6 +60,12 @@ def check_trail_tools(
                 )
             problems.extend(_check_args(call, spec, trail, env))
     return problems
+
+
+def _verifies(call: ToolCall, spec: ToolSpec) -> bool:
+    """Whether a call may be a ``verify:`` step's: a verification tool, a read-only query, or a
+    call that only looks (``mobile_maestro`` with only assertions)."""
+    return spec.metadata.verification or spec.metadata.query or spec.implementation.verifies(call.args)
 
 
 def _calls_to_check(step: Step, classifiers: Sequence[str] | None) -> list[ToolCall]:

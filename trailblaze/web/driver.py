@@ -347,7 +347,9 @@ class WebDevice(Device):
     # -- URLs -----------------------------------------------------------------------------------
 
     def absolute_url(self, url: str, trail_path: Path | None = None) -> str:
-        """``/path`` joins ``base_url``; other relative URLs are files next to the trail (upstream)."""
+        """``/path`` joins ``base_url``; other relative URLs are files next to the trail when that file
+        exists, else in the working directory (as upstream: its scripted tools pass paths from the
+        repository's root, ``./examples/…/index.html``); when neither exists, next to the trail."""
         if "://" in url or url.startswith(("about:", "data:", "file:")):
             return url
         if url.startswith("/"):
@@ -357,8 +359,10 @@ class WebDevice(Device):
                     "or --base-url)"
                 )
             return urljoin(self.base_url.rstrip("/") + "/", url.lstrip("/"))
-        base = trail_path.parent if trail_path is not None else Path.cwd()
-        return (base / url).resolve().as_uri()
+        beside = (trail_path.parent if trail_path is not None else Path.cwd()) / url
+        if not beside.exists() and (Path.cwd() / url).exists():
+            beside = Path.cwd() / url
+        return beside.resolve().as_uri()
 
     # -- locating ---------------------------------------------------------------------------------
 
