@@ -451,9 +451,11 @@ mcp_command.blocked_plugins = ("terminal",)  # stdout belongs to the protocol
 
 
 @project_command()
+@click.argument("name", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list with the registry keys.")
-def tools(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
-    """List the tools trails can use, with their source and flags.
+def tools(name: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
+    """List the tools trails can use, with their source and flags; with NAME, show that tool:
+    its description, each argument (type, default, description) and an example call.
 
     With --driver, shows what a session on that driver gets: MCP servers that apply to it are
     spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
@@ -465,6 +467,11 @@ def tools(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **op
     listing = list_tools(project, project.config.getoption("driver"), project.config.getoption("target"))
     for note in listing.notes:
         click.echo(f"note: {note}", err=True)
+    if name is not None:
+        from trailblaze.tools.registry import ToolRegistry
+
+        display.print_tool(ToolRegistry(listing.specs).require(name), as_json=as_json)
+        return 0
     display.print_tools(listing.specs, as_json=as_json)
     return 0
 
