@@ -266,7 +266,9 @@ def test_discovery_is_sorted_recursive_and_skips_tool_folders(trails: dict[str, 
 def test_the_worst_outcome_decides_the_exit_code(project_run: tuple[Project, CliResult]) -> None:
     _, result = project_run
     assert result.returncode == 3  # a shared trail that does not load: the trail needs work
-    assert result.stdout.rstrip().splitlines()[-1].startswith("7 passed, 1 failed, 1 error, 1 skipped in ")
+    *_, summary, reports = result.stdout.rstrip().splitlines()
+    assert summary.startswith("7 passed, 1 failed, 1 error, 1 skipped in ")
+    assert reports == "reports: JSON results.json"
 
 
 def test_arguments_memory_and_environment(trails: dict[str, dict[str, Any]]) -> None:
