@@ -684,3 +684,58 @@ def test_a_trail_with_thousands_of_problems_lists_the_first_and_counts_the_rest(
         assert lines[0].startswith("error: trails/many.trail.yaml:5:11: unknown tool 'web_navigat'")
         assert lines[-2:] == ["… and 2950 more problems", "3000 problems"]
         assert len(lines) == 52 and result.stdout == ""
+
+
+def _examples(help_text: str) -> list[str]:
+    lines = help_text.split("Examples:\n", 1)[1].splitlines()
+    return [line.strip() for line in lines if line.startswith("  ") and line.strip()]
+
+
+PARSE_EACH = """
+import contextlib, io, json, sys
+from trailblaze.cli import _main
+codes = []
+for words in json.loads(sys.argv[1]):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        codes.append([_main([*words, "--help"]), err.getvalue()])
+print(json.dumps(codes))
+"""
+
+
+def test_every_command_s_help_ends_with_examples_that_parse(cli: CliRunner, project: Project) -> None:
+    """Each `--help` shows how the command is called; every example is a command line the
+    CLI accepts (checked by parsing it: `--help` after it stops before anything runs, yet an
+    unknown option or command is still an error)."""
+    import shlex
+
+    top = cli("--help")
+    assert top.returncode == 0
+    listed = top.stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
+    commands = [line.split()[0] for line in listed.splitlines() if line.strip()]
+    assert {"run", "record", "validate", "mcp", "tools", "init", "show-report", "merge-reports"} <= set(commands)
+    examples: list[str] = []
+    for command in [None, *commands]:
+        shown = cli(*([command] if command else []), "--help")
+        assert shown.returncode == 0, shown.output
+        found = _examples(shown.stdout)
+        assert found, f"trailblaze {command or ''} --help has no example"
+        for example in found:
+            assert example.startswith(f"trailblaze {command or ''}".strip()), example
+        examples += found
+    lines = [shlex.split(e.split(" > ")[0].split(" && ")[0].replace('"$TOKEN"', "t0ken"))[1:] for e in examples]
+    parsed = subprocess.run(
+        [sys.executable, "-c", PARSE_EACH, json.dumps(lines)],
+        cwd=project.root,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    results = json.loads(parsed.stdout)
+    assert [(e, r) for e, r in zip(examples, results, strict=True) if r[0] != 0] == []
+    assert len(examples) >= 2 * len(commands)
+
+
+def test_an_unknown_option_in_an_example_would_be_caught(cli: CliRunner, project: Project) -> None:
+    assert cli("run", "--headed", "--no-such-option", "--help").returncode == 3

@@ -7,9 +7,9 @@ import io
 import re
 from types import SimpleNamespace
 
+from conftest import CliRunner, Project
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import CliRunner, Project
 from rich.console import Console
 
 from trailblaze.errors import Location
