@@ -232,7 +232,7 @@ trail:
         ({"t.trail.yaml": PASSING}, ["-c", "nowhere.yaml"], 3, "nowhere.yaml: config file not found"),
         ({"trailblaze.yaml": "timeout: soon\nbase_urll: x\n"}, [], 3, "trailblaze.yaml:1:10: timeout: input should be"),
         ({"t.trail.yaml": "trail: []\n"}, [], 3, "'trail:' must be a non-empty list"),
-        ({}, [], 3, "no such file or directory"),
+        ({}, [], 3, "trails: no such folder (trails_dir of "),
     ],
     ids=[
         "malformed-yaml",
@@ -494,6 +494,50 @@ def test_init_then_run_is_green(cli: CliRunner, tmp_path: Path, browser: str) ->
     ran = cli("run", cwd=root)
     assert ran.returncode == 0, ran.output
     assert "1 passed" in ran.stdout
+
+
+def test_run_where_there_is_no_project_suggests_init(cli: CliRunner, tmp_path: Path) -> None:
+    for command in ("run", "validate"):
+        result = cli(command)
+        assert result.returncode == 3, result.output
+        assert result.stderr == (
+            "error: trails: no such folder, and no trailblaze.yaml here or in a folder above: `trailblaze init` "
+            "creates a project (trailblaze.yaml, and trails/ with an example), or name trail files: "
+            "trailblaze run PATH…\n"
+        )
+
+
+def test_init_has_git_ignore_what_runs_leave(cli: CliRunner, tmp_path: Path) -> None:
+    made = cli("init")
+    assert made.returncode == 0, made.output
+    assert "created .gitignore" in made.stdout
+    ignore = tmp_path / ".gitignore"
+    assert ignore.read_text(encoding="utf-8").splitlines()[1:] == [".trailblaze/", "trailblaze-report/"]
+    ignore.write_text("node_modules\n/.trailblaze", encoding="utf-8")  # someone's own, no newline at the end
+    again = cli("init", "--force")
+    assert again.returncode == 0, again.output
+    assert "added trailblaze-report/ to .gitignore" in again.stdout
+    lines = ignore.read_text(encoding="utf-8").splitlines()
+    assert lines[:2] == ["node_modules", "/.trailblaze"] and lines[-1] == "trailblaze-report/"
+    unchanged = ignore.read_text(encoding="utf-8")
+    assert ".gitignore" not in cli("init", "--force").stdout and ignore.read_text(encoding="utf-8") == unchanged
+
+
+def test_a_misspelt_argument_gets_the_nearest_name(cli: CliRunner, project: Project) -> None:
+    project.trail(
+        "typo",
+        """
+        trail:
+          - step: Type
+            recording:
+              web:
+                - web_type: {txt: hello, nodeSelector: {web: {ariaRol: textbox}}}
+        """,
+    )
+    result = cli("validate")
+    assert result.returncode == 3
+    assert "web_type: txt: unknown argument (did you mean 'text'?)" in result.stderr
+    assert "web_type: nodeSelector.web.ariaRol: unknown argument (did you mean 'ariaRole'?)" in result.stderr
 
 
 def test_init_refuses_to_overwrite(cli: CliRunner, tmp_path: Path) -> None:
