@@ -317,7 +317,7 @@ def test_max_retries_repeats_the_step(trails: dict[str, dict[str, Any]]) -> None
     none = trails["retries/none"]
     assert none["status"] == "failed"
     assert none["steps"][1]["attempts"] == 1
-    assert "text 'clicked 2' visible: not possible within 0.2s" in none["error"]
+    assert "text 'clicked 2' visible: 0 elements matched within 0.2s" in none["error"]
 
 
 def test_a_step_without_a_recording_stops_the_run_before_a_browser_starts(cli: CliRunner, project: Project) -> None:

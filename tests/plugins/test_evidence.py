@@ -82,10 +82,12 @@ def test_a_failed_step_leaves_a_screenshot_hierarchy_console_and_trace(project: 
     # Playwright's trace records the fill call and the field's value: masked there too
     assert b"hunter2-very-secret" not in contents and b"hunter2" not in contents
     assert b'"value":"***"' in contents.replace(b" ", b"")
-    # the failure message: file:line, what was looked for, what is nearest, where the evidence is
-    assert step["error"].endswith("; nearest on screen: button 'Submit'")
+    # the failure message: the failing call's file:line, what was looked for and how many
+    # elements matched, what is nearest (before the rest of the page), where the evidence is
+    assert "': 0 elements matched within 0.3s; nearest on screen: button 'Submit'; on screen: " in step["error"]
+    assert step["error"].count("nearest on screen") == 1
     lines = trail["error"].splitlines()
-    assert lines[0].startswith("trails/sign-in.trail.yaml:8: step 2 (Press the button): web_click: ")
+    assert lines[0].startswith("trails/sign-in.trail.yaml:11: step 2 (Press the button): web_click: ")
     assert lines[1:] == [
         "evidence: evidence/sign-in/step-2.png, evidence/sign-in/step-2.aria.yaml, evidence/sign-in/step-2.console.log",
         "trace: evidence/sign-in/trace.zip",
