@@ -141,7 +141,7 @@ def test_after_a_call_only_what_changed_on_screen_is_shown(
         ]
     )
     proc = cli_process("record", "trails/signup.trail.yaml", "--agent", "interactive")
-    out, err = proc.communicate(session, timeout=120)
+    out, _ = proc.communicate(session, timeout=120)
     step2 = out.split("── step 2", 1)[1]
     changed = step2.split("screen changed (`screen` shows all of it):\n", 1)[1].split(">", 1)[0]
     assert [line.strip() for line in changed.splitlines()] == [
