@@ -67,7 +67,7 @@ def ignore_what_runs_leave(directory: Path) -> tuple[Path, list[str]] | None:
     the file and the lines added, or None when it had them all."""
     path = directory / ".gitignore"
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = path.read_bytes().decode("utf-8") if path.exists() else ""  # as it is: CRLF stays CRLF
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read it to add {', '.join(IGNORED)}: {exc}") from None
     present = {line.strip().rstrip("/") for line in text.splitlines()}
@@ -78,5 +78,6 @@ def ignore_what_runs_leave(directory: Path) -> tuple[Path, list[str]] | None:
         return None
     separator = "" if not text or text.endswith("\n") else "\n"
     blank = "\n" if text else ""
-    path.write_text(text + separator + blank + "\n".join([GITIGNORE_HEADER, *missing]) + "\n", encoding="utf-8")
+    added = "\n".join([GITIGNORE_HEADER, *missing]) + "\n"
+    path.write_bytes((text + separator + blank + added).encode("utf-8"))
     return path, missing
