@@ -608,10 +608,11 @@ def test_output_is_plain_when_not_a_terminal(tmp_path: Path, project: Project, b
     lines = proc.stdout.splitlines()
     assert lines[0] == f"trailblaze {__version__} · 2 trails · playwright-native"
     failed = next(i for i, line in enumerate(lines) if line.startswith("FAILED  not-ok ("))
-    location, message = lines[failed + 1].strip().split(": ", 1)  # the trail file and the step's line first
+    location, message = lines[failed + 1].strip().split(": ", 1)  # the trail file and the failing call's line first
     assert re.fullmatch(r"trails/not-ok\.trail\.yaml:\d+", location), location
     assert message.startswith(
-        "step 2 (A text that is not there): web_verifyTextVisible: text 'Not on this page' visible: not possible"
+        "step 2 (A text that is not there): web_verifyTextVisible: text 'Not on this page' visible: "
+        "0 elements matched within"
     )
     assert any(line.startswith("PASSED  ok (") for line in lines)
     assert lines[-1].startswith("1 passed, 1 failed in ")
