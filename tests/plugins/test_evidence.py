@@ -209,7 +209,10 @@ def test_a_failed_step_on_the_android_stand_in_leaves_its_view_hierarchy_and_a_s
     assert image[:3] == b"\xff\xd8\xff" or image[:8] == b"\x89PNG\r\n\x1a\n"
     tree = json.loads((project.root / "evidence" / "missing" / "step-2.hierarchy.json").read_text())
     assert "Welcome to the sample app" in json.dumps(tree)
-    assert "nearest on screen: android.widget.TextView 'Welcome to the sample app'" in trail["steps"][1]["error"]
+    step = trail["steps"][1]
+    nearest = "nearest on screen: android.widget.TextView 'Welcome to the sample app'"
+    assert f"; {nearest}; on screen: " in step["error"]  # the likeliest one first, then the whole screen
+    assert step["tools"][-1]["error"] == step["error"]  # one message: reports show it once
 
 
 def _can_mount_a_small_disk() -> bool:
