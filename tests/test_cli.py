@@ -232,7 +232,7 @@ trail:
         ({"t.trail.yaml": PASSING}, ["-c", "nowhere.yaml"], 3, "nowhere.yaml: config file not found"),
         ({"trailblaze.yaml": "timeout: soon\nbase_urll: x\n"}, [], 3, "trailblaze.yaml:1:10: timeout: input should be"),
         ({"t.trail.yaml": "trail: []\n"}, [], 3, "'trail:' must be a non-empty list"),
-        ({}, [], 3, "no such file or directory"),
+        ({}, [], 3, "trails: no such folder (trails_dir of "),
     ],
     ids=[
         "malformed-yaml",
@@ -496,6 +496,50 @@ def test_init_then_run_is_green(cli: CliRunner, tmp_path: Path, browser: str) ->
     assert "1 passed" in ran.stdout
 
 
+def test_run_where_there_is_no_project_suggests_init(cli: CliRunner, tmp_path: Path) -> None:
+    for command in ("run", "validate"):
+        result = cli(command)
+        assert result.returncode == 3, result.output
+        assert result.stderr == (
+            "error: trails: no such folder, and no trailblaze.yaml here or in a folder above: `trailblaze init` "
+            "creates a project (trailblaze.yaml, and trails/ with an example), or name trail files: "
+            "trailblaze run PATH…\n"
+        )
+
+
+def test_init_has_git_ignore_what_runs_leave(cli: CliRunner, tmp_path: Path) -> None:
+    made = cli("init")
+    assert made.returncode == 0, made.output
+    assert "created .gitignore" in made.stdout
+    ignore = tmp_path / ".gitignore"
+    assert ignore.read_text(encoding="utf-8").splitlines()[1:] == [".trailblaze/", "trailblaze-report/"]
+    ignore.write_text("node_modules\n/.trailblaze", encoding="utf-8")  # someone's own, no newline at the end
+    again = cli("init", "--force")
+    assert again.returncode == 0, again.output
+    assert "added trailblaze-report/ to .gitignore" in again.stdout
+    lines = ignore.read_text(encoding="utf-8").splitlines()
+    assert lines[:2] == ["node_modules", "/.trailblaze"] and lines[-1] == "trailblaze-report/"
+    unchanged = ignore.read_text(encoding="utf-8")
+    assert ".gitignore" not in cli("init", "--force").stdout and ignore.read_text(encoding="utf-8") == unchanged
+
+
+def test_a_misspelt_argument_gets_the_nearest_name(cli: CliRunner, project: Project) -> None:
+    project.trail(
+        "typo",
+        """
+        trail:
+          - step: Type
+            recording:
+              web:
+                - web_type: {txt: hello, nodeSelector: {web: {ariaRol: textbox}}}
+        """,
+    )
+    result = cli("validate")
+    assert result.returncode == 3
+    assert "web_type: txt: unknown argument (did you mean 'text'?)" in result.stderr
+    assert "web_type: nodeSelector.web.ariaRol: unknown argument (did you mean 'ariaRole'?)" in result.stderr
+
+
 def test_init_refuses_to_overwrite(cli: CliRunner, tmp_path: Path) -> None:
     (tmp_path / "trailblaze.yaml").write_text("timeout: 3\n", encoding="utf-8")
     refused = cli("init")
@@ -564,10 +608,11 @@ def test_output_is_plain_when_not_a_terminal(tmp_path: Path, project: Project, b
     lines = proc.stdout.splitlines()
     assert lines[0] == f"trailblaze {__version__} · 2 trails · playwright-native"
     failed = next(i for i, line in enumerate(lines) if line.startswith("FAILED  not-ok ("))
-    location, message = lines[failed + 1].strip().split(": ", 1)  # the trail file and the step's line first
+    location, message = lines[failed + 1].strip().split(": ", 1)  # the trail file and the failing call's line first
     assert re.fullmatch(r"trails/not-ok\.trail\.yaml:\d+", location), location
     assert message.startswith(
-        "step 2 (A text that is not there): web_verifyTextVisible: text 'Not on this page' visible: not possible"
+        "step 2 (A text that is not there): web_verifyTextVisible: text 'Not on this page' visible: "
+        "0 elements matched within"
     )
     assert any(line.startswith("PASSED  ok (") for line in lines)
     assert lines[-1].startswith("1 passed, 1 failed in ")
@@ -684,3 +729,58 @@ def test_a_trail_with_thousands_of_problems_lists_the_first_and_counts_the_rest(
         assert lines[0].startswith("error: trails/many.trail.yaml:5:11: unknown tool 'web_navigat'")
         assert lines[-2:] == ["… and 2950 more problems", "3000 problems"]
         assert len(lines) == 52 and result.stdout == ""
+
+
+def _examples(help_text: str) -> list[str]:
+    lines = help_text.split("Examples:\n", 1)[1].splitlines()
+    return [line.strip() for line in lines if line.startswith("  ") and line.strip()]
+
+
+PARSE_EACH = """
+import contextlib, io, json, sys
+from trailblaze.cli import _main
+codes = []
+for words in json.loads(sys.argv[1]):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        codes.append([_main([*words, "--help"]), err.getvalue()])
+print(json.dumps(codes))
+"""
+
+
+def test_every_command_s_help_ends_with_examples_that_parse(cli: CliRunner, project: Project) -> None:
+    """Each `--help` shows how the command is called; every example is a command line the
+    CLI accepts (checked by parsing it: `--help` after it stops before anything runs, yet an
+    unknown option or command is still an error)."""
+    import shlex
+
+    top = cli("--help")
+    assert top.returncode == 0
+    listed = top.stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
+    commands = [line.split()[0] for line in listed.splitlines() if line.strip()]
+    assert {"run", "record", "validate", "mcp", "tools", "init", "show-report", "merge-reports"} <= set(commands)
+    examples: list[str] = []
+    for command in [None, *commands]:
+        shown = cli(*([command] if command else []), "--help")
+        assert shown.returncode == 0, shown.output
+        found = _examples(shown.stdout)
+        assert found, f"trailblaze {command or ''} --help has no example"
+        for example in found:
+            assert example.startswith(f"trailblaze {command or ''}".strip()), example
+        examples += found
+    lines = [shlex.split(e.split(" > ")[0].split(" && ")[0].replace('"$TOKEN"', "t0ken"))[1:] for e in examples]
+    parsed = subprocess.run(
+        [sys.executable, "-c", PARSE_EACH, json.dumps(lines)],
+        cwd=project.root,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    results = json.loads(parsed.stdout)
+    assert [(e, r) for e, r in zip(examples, results, strict=True) if r[0] != 0] == []
+    assert len(examples) >= 2 * len(commands)
+
+
+def test_an_unknown_option_in_an_example_would_be_caught(cli: CliRunner, project: Project) -> None:
+    assert cli("run", "--headed", "--no-such-option", "--help").returncode == 3

@@ -266,7 +266,9 @@ def test_discovery_is_sorted_recursive_and_skips_tool_folders(trails: dict[str, 
 def test_the_worst_outcome_decides_the_exit_code(project_run: tuple[Project, CliResult]) -> None:
     _, result = project_run
     assert result.returncode == 3  # a shared trail that does not load: the trail needs work
-    assert result.stdout.rstrip().splitlines()[-1].startswith("7 passed, 1 failed, 1 error, 1 skipped in ")
+    *_, summary, reports = result.stdout.rstrip().splitlines()
+    assert summary.startswith("7 passed, 1 failed, 1 error, 1 skipped in ")
+    assert reports == "reports: JSON results.json"
 
 
 def test_arguments_memory_and_environment(trails: dict[str, dict[str, Any]]) -> None:
@@ -315,7 +317,7 @@ def test_max_retries_repeats_the_step(trails: dict[str, dict[str, Any]]) -> None
     none = trails["retries/none"]
     assert none["status"] == "failed"
     assert none["steps"][1]["attempts"] == 1
-    assert "text 'clicked 2' visible: not possible within 0.2s" in none["error"]
+    assert "text 'clicked 2' visible: 0 elements matched within 0.2s" in none["error"]
 
 
 def test_a_step_without_a_recording_stops_the_run_before_a_browser_starts(cli: CliRunner, project: Project) -> None:

@@ -153,3 +153,27 @@ def test_a_retried_trail_shows_how_many_runs_it_took() -> None:
     assert "attempts</span>" not in render(document)
     trail["attempts"] = [{"status": "failed", "error": "boom", "duration_ms": 1.0}]
     assert '<span class="attempts">2 attempts</span>' in render(document)
+
+
+def test_a_failure_s_message_shows_once_at_its_step(project: Project, cli: CliRunner, page: Any) -> None:
+    """The trail's, the step's and the call's messages are one message quoted three times:
+    the step shows it, the trail's header says where it failed."""
+    report = _report(project, cli)
+    failing = next(t for t in report["trails"] if t["status"] == "failed")
+    message = failing["steps"][1]["error"]
+    assert message in failing["error"] and failing["steps"][1]["tools"][0]["error"] in message
+    out = project.root / "report.html"
+    out.write_text(render(report, base=project.root), encoding="utf-8")
+    page.goto(out.as_uri())
+    failed = page.locator("details.trail.failed")
+    assert failed.inner_text().count(message) == 1
+    assert failed.locator(".step.failed pre.error").inner_text() == message
+    place = failed.locator(".failed-at").inner_text()
+    assert place == f"failed at {failing['error'].split(message)[0].rstrip(': ')}"
+    assert place.startswith("failed at trails/fail.trail.yaml:") and "(The page says hello)" in place
+
+
+def test_an_error_of_the_trail_s_own_shows_in_its_header() -> None:
+    trail = {"id": "t", "status": "error", "error": "web server: `npm start` exited with code 1", "steps": []}
+    page = render({"version": 1, "summary": {}, "trails": [trail]})
+    assert page.count("exited with code 1") == 1 and '<pre class="error">web server' in page

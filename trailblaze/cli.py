@@ -33,6 +33,13 @@ if TYPE_CHECKING:
     from trailblaze.runner.project import Project
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def examples(*lines: str) -> str:
+    """A command's ``--help`` epilog: example command lines, kept as written (``\\b``)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
 PLUGIN_HELP = "Load plugin module NAME; `-p no:NAME` blocks a plugin (built-in or installed)."
 CONFIG_HELP = "Use this trailblaze.yaml instead of searching up from the working directory."
 
@@ -288,7 +295,11 @@ def with_paths(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.argument("paths", nargs=-1, type=click.Path(path_type=Path), shell_complete=trail_paths)(fn)
 
 
-@click.group(cls=TrailblazeGroup, context_settings=CONTEXT_SETTINGS)
+@click.group(
+    cls=TrailblazeGroup,
+    context_settings=CONTEXT_SETTINGS,
+    epilog=examples("trailblaze init", "trailblaze run", "trailblaze tools web_click", "trailblaze run --help"),
+)
 @click.version_option(__version__, "-V", "--version", prog_name="trailblaze", message="%(prog)s %(version)s")
 @click.option(  # eager, so `trailblaze -p myplugin --help` lists the plugin's commands
     "-p", "plugin_args", multiple=True, metavar="NAME", is_eager=True, help=PLUGIN_HELP
@@ -307,7 +318,14 @@ def cli(ctx: click.Context, plugin_args: tuple[str, ...], config: Path | None) -
 # -- run, record, validate -----------------------------------------------------------------------------
 
 
-@project_command()
+@project_command(
+    epilog=examples(
+        "trailblaze run",
+        "trailblaze run trails/login.trail.yaml --headed",
+        "trailblaze run -k checkout --workers 4 --html",
+        "trailblaze run --base-url http://localhost:3000 --json results.json --junit results.xml",
+    )
+)
 @with_paths
 def run(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """Replay trails (files, or folders searched for *.trail.yaml and trail.yaml).
@@ -329,7 +347,13 @@ def run(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | No
     return int(run_trails(project, run_options(project.config, paths)).exit_code)
 
 
-@project_command()
+@project_command(
+    epilog=examples(
+        "trailblaze record trails/new-flow.trail.yaml --agent interactive",
+        "trailblaze record trails/login.trail.yaml --step 3 --dry-run",
+        "trailblaze record trails/login.trail.yaml --resume",
+    )
+)
 @with_paths
 def record(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """Author trails: walk them on a device, let an agent work out the steps that have no
@@ -347,7 +371,7 @@ def record(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path |
     return int(record_trails(project, run_opts, record_options(project, run_opts)).exit_code)
 
 
-@project_command()
+@project_command(epilog=examples("trailblaze validate", "trailblaze validate trails/login.trail.yaml --driver android"))
 @with_paths
 def validate(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """Check trail files without running them: every check `run` makes before a device opens
@@ -369,7 +393,12 @@ def validate(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path
 # -- mcp -------------------------------------------------------------------------------------------------------
 
 
-@project_command("mcp")
+@project_command(
+    "mcp",
+    epilog=examples(
+        "trailblaze mcp", 'trailblaze mcp --http --port 8931 --token "$TOKEN"', "trailblaze mcp --profile ALL"
+    ),
+)
 @click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP at /mcp (default: stdio).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to listen on.")
 @click.option(
@@ -450,10 +479,14 @@ mcp_command.blocked_plugins = ("terminal",)  # stdout belongs to the protocol
 # -- tools, plugins, devices --------------------------------------------------------------------------------
 
 
-@project_command()
+@project_command(
+    epilog=examples("trailblaze tools", "trailblaze tools web_click", "trailblaze tools --driver android --json")
+)
+@click.argument("name", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list with the registry keys.")
-def tools(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
-    """List the tools trails can use, with their source and flags.
+def tools(name: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
+    """List the tools trails can use, with their source and flags; with NAME, show that tool:
+    its description, each argument (type, default, description) and an example call.
 
     With --driver, shows what a session on that driver gets: MCP servers that apply to it are
     spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
@@ -465,11 +498,16 @@ def tools(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **op
     listing = list_tools(project, project.config.getoption("driver"), project.config.getoption("target"))
     for note in listing.notes:
         click.echo(f"note: {note}", err=True)
+    if name is not None:
+        from trailblaze.tools.registry import ToolRegistry
+
+        display.print_tool(ToolRegistry(listing.specs).require(name), as_json=as_json)
+        return 0
     display.print_tools(listing.specs, as_json=as_json)
     return 0
 
 
-@project_command()
+@project_command(epilog=examples("trailblaze plugins", "trailblaze plugins --json"))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plugins(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """List loaded plugins: name, version and the hooks they implement."""
@@ -479,7 +517,7 @@ def plugins(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **
     return 0
 
 
-@project_command()
+@project_command(epilog=examples("trailblaze devices", "trailblaze devices --driver android --json"))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def devices(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """List devices each driver can reach now."""
@@ -494,7 +532,9 @@ def devices(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **
     return 0
 
 
-@project_command()
+@project_command(
+    epilog=examples("trailblaze schema > trail.schema.json", "trailblaze schema config > trailblaze.schema.json")
+)
 @click.argument("kind", type=click.Choice(["trail", "config"]), default="trail")
 def schema(kind: str, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """Print a JSON Schema (draft 2020-12) for trail files (every tool's arguments included) or
@@ -516,20 +556,26 @@ def schema(kind: str, plugin_args: tuple[str, ...], config: Path | None, **optio
 # -- init, sample-app --------------------------------------------------------------------------------------
 
 
-@cli.command()
+@cli.command(epilog=examples("trailblaze init", "trailblaze init my-tests && cd my-tests && trailblaze run"))
 @click.argument("directory", default=".", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
 def init(directory: Path, force: bool) -> int:
-    """Create trailblaze.yaml and a trails/ folder with an example trail in DIRECTORY."""
-    from trailblaze.scaffold import scaffold
+    """Create trailblaze.yaml and a trails/ folder with an example trail in DIRECTORY, and
+    have its .gitignore leave out what runs write (.trailblaze/, trailblaze-report/)."""
+    from trailblaze.scaffold import ignore_what_runs_leave, scaffold
 
     for path in scaffold(directory, force=force):
         click.echo(f"created {path}")
+    existed = (directory / ".gitignore").exists()
+    ignored = ignore_what_runs_leave(directory)
+    if ignored is not None:
+        path, lines = ignored
+        click.echo(f"added {', '.join(lines)} to {path}" if existed else f"created {path}")
     click.echo(f"\nnext: cd {directory} && trailblaze run")
     return 0
 
 
-@cli.command("sample-app")
+@cli.command("sample-app", epilog=examples("trailblaze sample-app --port 8000"))
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--host", default="127.0.0.1", show_default=True)
 def sample_app(port: int, host: str) -> int:
@@ -539,7 +585,10 @@ def sample_app(port: int, host: str) -> int:
     return serve(host, port, click.echo)
 
 
-@cli.command("merge-reports")
+@cli.command(
+    "merge-reports",
+    epilog=examples("trailblaze merge-reports shard-*/results.json --json results.json --html report.html"),
+)
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON here."

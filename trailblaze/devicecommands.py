@@ -173,18 +173,28 @@ class ViewNode:
         return out
 
     def outline(self, limit: int = 40) -> str:
-        """A compact, human-readable list of what is on screen (for error messages)."""
+        """A compact, human-readable list of what is on screen (for error messages). A list's
+        options are counted, not listed (``combobox 'Plan' (3 options)``): a country picker's
+        200 options would push everything else out of the message."""
         lines: list[str] = []
         for node in self.walk():
+            if node.class_name in _OPTION_ROLES:
+                continue
             label = node.text or node.description or node.id
             if not label:
                 continue
             kind = node.class_name or "node"
-            lines.append(f"{kind} {label!r}")
+            options = sum(1 for n in node.walk() if n.class_name in _OPTION_ROLES) if kind in _LIST_ROLES else 0
+            lines.append(f"{kind} {label!r}" + (f" ({options} options)" if options else ""))
             if len(lines) >= limit:
                 lines.append("…")
                 break
         return "; ".join(lines) if lines else "(nothing with text on screen)"
+
+
+#: roles of a list's choices, and of the lists holding them (ARIA's, as the web driver names nodes)
+_OPTION_ROLES = frozenset({"option"})
+_LIST_ROLES = frozenset({"combobox", "listbox"})
 
 
 @dataclass(slots=True)

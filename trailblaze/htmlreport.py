@@ -94,9 +94,9 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None) -> str:
     retry = f' <span class="attempts">{attempts} attempts</span>' if attempts > 1 else ""
     where = " · ".join(_e(x) for x in (trail.get("driver"), trail.get("device")) if x)
     tag_chips = "".join(f'<span class="tag">{_e(tag)}</span>' for tag in tags)
-    error = f'<pre class="error">{_e(trail["error"])}</pre>' if trail.get("error") else ""
+    error, above = _trail_error(trail)
     skip = f'<p class="skip">skipped: {_e(trail["skip_reason"])}</p>' if trail.get("skip_reason") else ""
-    steps = "".join(_step(step, base) for step in trail.get("steps") or [])
+    steps = "".join(_step(step, base, above) for step in trail.get("steps") or [])
     trace = _evidence_links(_artifacts(trail), base) + _not_saved(trail)
     opened = " open" if status in ("failed", "error", "flaky", "incomplete") else ""
     return (
@@ -110,11 +110,32 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None) -> str:
     )
 
 
-def _step(step: Mapping[str, Any], base: Path | None) -> str:
+def _trail_error(trail: Mapping[str, Any]) -> tuple[str, str]:
+    """The trail's error as its header shows it, and what the steps need not repeat. A
+    trail's message is its failing step's, behind the place (``file:line: step 2 (…)``): the
+    header then shows only the place, and the step — next to its screenshot and the evidence
+    the message lists after it, linked there — the message."""
+    message = str(trail.get("error") or "")
+    if not message:
+        return "", ""
+    for step in trail.get("steps") or []:
+        step_error = str(step.get("error") or "")
+        at = message.find(step_error) if step_error else -1
+        if at > 0:
+            place = message[:at].rstrip(": ")
+            return f'<p class="failed-at">failed at {_e(place)}</p>', ""
+    return f'<pre class="error">{_e(message)}</pre>', message
+
+
+def _step(step: Mapping[str, Any], base: Path | None, above: str = "") -> str:
+    """A step; its error only when the trail's (``above``) does not already say it — the
+    trail's message quotes its failing step's, which quotes the failing call's: once is enough."""
     status = str(step.get("status") or "")
     label = _step_label(step)
-    tools = "".join(_tool(tool) for tool in step.get("tools") or [])
-    error = f'<pre class="error">{_e(step["error"])}</pre>' if step.get("error") else ""
+    step_error = str(step.get("error") or "")
+    shown = step_error if step_error and step_error not in above else ""
+    tools = "".join(_tool(tool, f"{above}\n{step_error}") for tool in step.get("tools") or [])
+    error = f'<pre class="error">{_e(shown)}</pre>' if shown else ""
     agent = step.get("agent")
     agent_line = (
         f'<p class="agent">{_e(agent.get("name"))}: {_e(agent.get("status"))} {_e(agent.get("explanation") or "")}</p>'
@@ -143,11 +164,13 @@ def _step_label(step: Mapping[str, Any]) -> str:
     return f"{kind} {int(index) + 1}" if isinstance(index, int) else kind
 
 
-def _tool(tool: Mapping[str, Any]) -> str:
+def _tool(tool: Mapping[str, Any], above: str = "") -> str:
+    """A call; its error only when the step's or trail's message (``above``) does not quote it."""
     args = json.dumps(tool.get("args") or {}, ensure_ascii=False, sort_keys=False)
     chain = " ← ".join(str(c) for c in tool.get("delegated_from") or [])
     via = f' <span class="via">via {_e(chain)}</span>' if chain else ""
-    error = f' <span class="tool-error">{_e(tool["error"])}</span>' if tool.get("error") else ""
+    tool_error = str(tool.get("error") or "")
+    error = f' <span class="tool-error">{_e(tool_error)}</span>' if tool_error and tool_error not in above else ""
     return (
         f'<li class="{_e(tool.get("status"))}"><code>{_e(tool.get("name"))}</code> <code class="args">{_e(args)}</code>'
         f'{via}<span class="dur">{_seconds(tool.get("duration_ms"))}</span>{error}</li>'
@@ -257,6 +280,7 @@ details.trail>summary{cursor:pointer;padding:8px 12px;display:flex;gap:8px;align
 .tools{margin:4px 0 0 12px;padding-left:12px}
 .tools code{font-size:12px}
 .args{color:var(--muted);word-break:break-all}
+.failed-at{color:var(--bad);margin:.3em 0}
 pre.error{
   white-space:pre-wrap;
   background:#ffebe9;

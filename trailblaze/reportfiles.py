@@ -46,11 +46,22 @@ class ReportKind:
 
     name: str
     recognise: Callable[[bytes], bool]
+    #: what the end of a run calls it, where it says which reports it wrote
+    label: str = "report"
 
 
-RESULTS_JSON = ReportKind("a results JSON document", lambda head: _RESULTS_JSON.match(head) is not None)
-JUNIT_XML = ReportKind("JUnit XML", lambda head: _JUNIT_XML.match(head) is not None)
-HTML_PAGE = ReportKind("an HTML report", lambda head: HTML_GENERATOR.encode() in head)
+RESULTS_JSON = ReportKind("a results JSON document", lambda head: _RESULTS_JSON.match(head) is not None, "JSON")
+JUNIT_XML = ReportKind("JUnit XML", lambda head: _JUNIT_XML.match(head) is not None, "JUnit")
+HTML_PAGE = ReportKind("an HTML report", lambda head: HTML_GENERATOR.encode() in head, "HTML")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A report file a command will write: the option that names it, its path, its kind."""
+
+    option: str
+    path: Path
+    kind: ReportKind
 
 
 class ReportPaths:
@@ -58,6 +69,11 @@ class ReportPaths:
 
     def __init__(self) -> None:
         self._claimed: dict[object, str] = {}
+        self._claims: list[Claim] = []
+
+    def claims(self) -> list[Claim]:
+        """Every report file claimed, in the order they were (stdout's ``-`` is none)."""
+        return list(self._claims)
 
     def claim(self, option: str, path: Path, kind: ReportKind) -> None:
         """Take ``path`` for the report of ``kind`` that ``option`` writes (``--json``); a
@@ -84,6 +100,7 @@ class ReportPaths:
         if earlier is not None:
             raise UsageError(f"{earlier} and {shown} are one file; give each report a file of its own")
         self._claimed[identity] = shown
+        self._claims.append(Claim(option, path, kind))
 
 
 def _head(path: Path) -> bytes:

@@ -40,6 +40,11 @@ trail:
 """
 
 
+#: what a run leaves in the project that is no source: its artifacts and state, the HTML report
+IGNORED = (".trailblaze/", "trailblaze-report/")
+GITIGNORE_HEADER = "# trailblaze: each run's artifacts and state, and the HTML report"
+
+
 def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
     """Write the example project; refuse to overwrite anything unless ``force``."""
     files = {
@@ -54,3 +59,25 @@ def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return list(files)
+
+
+def ignore_what_runs_leave(directory: Path) -> tuple[Path, list[str]] | None:
+    """Have ``directory``'s ``.gitignore`` name what runs leave behind (:data:`IGNORED`):
+    written when there is none, else the lines it lacks are added — never replaced. Returns
+    the file and the lines added, or None when it had them all."""
+    path = directory / ".gitignore"
+    try:
+        text = path.read_bytes().decode("utf-8") if path.exists() else ""  # as it is: CRLF stays CRLF
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read it to add {', '.join(IGNORED)}: {exc}") from None
+    present = {line.strip().rstrip("/") for line in text.splitlines()}
+    missing = [
+        entry for entry in IGNORED if entry.rstrip("/") not in present and "/" + entry.rstrip("/") not in present
+    ]
+    if not missing:
+        return None
+    separator = "" if not text or text.endswith("\n") else "\n"
+    blank = "\n" if text else ""
+    added = "\n".join([GITIGNORE_HEADER, *missing]) + "\n"
+    path.write_bytes((text + separator + blank + added).encode("utf-8"))
+    return path, missing

@@ -133,6 +133,8 @@ def test_a_demonstrated_trail_replays_green(
         chromium.close()
     out = demo.finish()
     assert demo.proc.returncode == 0, out
+    assert "replaying the new recording of trails/form.trail.yaml once before saving it" in out
+    assert "scripted" not in out  # a person's clicks, a label's click on its control: none ignored
     assert (
         trail.read_text()
         == """\
@@ -230,6 +232,46 @@ def test_links_keys_and_undo_while_demonstrating(
     project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\n")
     replay = cli("run", "trails/lists.trail.yaml")
     assert replay.returncode == 0, replay.output
+
+
+INJECTED = """\
+trail:
+  - step: Open the forms page
+  - step: Press the button a script put there
+"""
+
+
+def test_a_demonstration_that_does_not_replay_is_not_saved(
+    cli_process: CliProcess, project: Project, app: str, browser: str
+) -> None:
+    """What the page's own script did is not recorded (and said so); a recording that needs
+    it fails its replay, and the trail file stays as it was."""
+    from playwright.sync_api import sync_playwright
+
+    trail = project.trail("injected", INJECTED)
+    demo = _record(cli_process, project, app, "trails/injected.trail.yaml")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{demo.port}")
+        (page,) = [p for context in chromium.contexts for p in context.pages]
+        page.goto(f"{app}/forms.html")
+        demo.say("done")
+        demo.wait_for("── step 2")
+        # a script (not the person) adds a button and clicks things: a replay does neither
+        page.evaluate(
+            "() => { document.body.insertAdjacentHTML('beforeend', '<button id=injected>Injected</button>');"
+            " document.querySelector('#injected').click(); document.querySelector('#name').click(); }"
+        )
+        page.click("#injected")  # the person's click: recorded
+        demo.say("done")
+        demo.wait_for("replaying the new recording")
+        chromium.close()
+    out = demo.finish()
+    assert demo.proc.returncode == 1, out
+    assert "ignored 2 scripted events (2 click): the page's own script made them, not a person" in out
+    assert "the new recording does not replay, so trails/injected.trail.yaml is left unchanged: step 2" in out
+    assert "web_click: click ariaRole='button', ariaNameRegex='Injected': 0 elements matched" in out
+    assert "recording saved" not in out
+    assert trail.read_text() == INJECTED
 
 
 def test_the_browser_agent_records_web_pages_only(cli: CliRunner, project: Project) -> None:

@@ -123,3 +123,41 @@ def test_the_end_of_input_stops_like_quit(
     assert "INCOMPLETE signup" in out
     assert "4 steps have no recording for web yet (step 1, step 2, step 3, verify 4)" in out
     assert trail.read_bytes() == before
+
+
+def test_after_a_call_only_what_changed_on_screen_is_shown(
+    cli_process: Callable[..., subprocess.Popen[str]], project: Project, browser: str
+) -> None:
+    project.trail("signup", TRAIL)
+    session = "\n".join(
+        [
+            "web_navigate url=/forms.html",  # another page: shown whole
+            "done",
+            "web_type ref=css=#name text=Ada",  # one line changed
+            "web_type ref=css=#name text=Ada",  # nothing changed
+            "screen",  # all of it, on request
+            "quit",
+            "",
+        ]
+    )
+    proc = cli_process("record", "trails/signup.trail.yaml", "--agent", "interactive")
+    out, _ = proc.communicate(session, timeout=120)
+    step2 = out.split("── step 2", 1)[1]
+    changed = step2.split("screen changed (`screen` shows all of it):\n", 1)[1].split(">", 1)[0]
+    assert [line.strip() for line in changed.splitlines()] == [
+        '- textbox "Name" [e7]',
+        '+ textbox "Name" value=Ada focused [e7]',
+    ], out
+    assert step2.count("   screen: unchanged") == 1
+    assert step2.count("   screen:\n") == 2  # at the step's start, and for `screen`
+    assert out.split("── step 2", 1)[0].count('button "Submit"') == 1  # the new page, whole, once
+
+
+def test_screen_changes_are_lines_gone_and_new_or_the_whole_screen() -> None:
+    from trailblaze.agents.interactive import screen_changes
+
+    before = ["heading 'Forms'", "textbox 'Name' [e1]", "button 'Submit' [e2]"]
+    assert screen_changes(before, before) == []
+    after = ["heading 'Forms'", "textbox 'Name' value=Ada [e1]", "button 'Submit' [e2]"]
+    assert screen_changes(before, after) == ["- textbox 'Name' [e1]", "+ textbox 'Name' value=Ada [e1]"]
+    assert screen_changes(before, ["heading 'About'", "link 'Home' [e3]"]) is None  # another page

@@ -56,14 +56,14 @@ def test_github_reporter_annotates_the_failing_step_and_writes_a_job_summary(
     assert result.returncode == 1, result.output
     errors = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
     assert len(errors) == 1
-    # the verify step is on line 7 of trails/fails.trail.yaml
+    # the failing call of the verify step (line 7) is on line 10 of trails/fails.trail.yaml
     assert errors[0].startswith(
-        "::error file=trails/fails.trail.yaml,line=7,title=failed%3A Looks for what is not there::"
+        "::error file=trails/fails.trail.yaml,line=10,title=failed%3A Looks for what is not there::"
     )
     assert "No such heading" in errors[0] and "\n" not in errors[0]
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning ")]
-    # on the step that failed before the retry passed (line 7), not the trail's first
-    assert len(warnings) == 1 and "file=trails/flaky.trail.yaml,line=7,title=flaky%3A" in warnings[0]
+    # on the call that failed before the retry passed (line 10), not the trail's first step
+    assert len(warnings) == 1 and "file=trails/flaky.trail.yaml,line=10,title=flaky%3A" in warnings[0]
     assert "FAILED  fails" in result.stdout  # the terminal lines are still there
     text = summary.read_text()
     assert text.startswith("# before\n## trailblaze\n")

@@ -175,7 +175,8 @@ def test_every_core_tool_works(core_run: CliResult, trails: dict[str, dict[str, 
         ("no-change", "waitForChange: the screen did not change within 300 ms"),
         (
             "run-trail-failing",
-            "runTrail: runTrail shared/fails.yaml: web_click: click cssSelector='#missing': not possible within 0.1s",
+            "runTrail: runTrail shared/fails.yaml: web_click: click cssSelector='#missing': "
+            "0 elements matched within 0.1s",
         ),
         ("run-trail-itself", "runTrail nested deeper than 8 levels (does itself.yaml run itself?)"),
     ],

@@ -82,10 +82,12 @@ def test_a_failed_step_leaves_a_screenshot_hierarchy_console_and_trace(project: 
     # Playwright's trace records the fill call and the field's value: masked there too
     assert b"hunter2-very-secret" not in contents and b"hunter2" not in contents
     assert b'"value":"***"' in contents.replace(b" ", b"")
-    # the failure message: file:line, what was looked for, what is nearest, where the evidence is
-    assert step["error"].endswith("; nearest on screen: button 'Submit'")
+    # the failure message: the failing call's file:line, what was looked for and how many
+    # elements matched, what is nearest (before the rest of the page), where the evidence is
+    assert "': 0 elements matched within 0.3s; nearest on screen: button 'Submit'; on screen: " in step["error"]
+    assert step["error"].count("nearest on screen") == 1
     lines = trail["error"].splitlines()
-    assert lines[0].startswith("trails/sign-in.trail.yaml:8: step 2 (Press the button): web_click: ")
+    assert lines[0].startswith("trails/sign-in.trail.yaml:11: step 2 (Press the button): web_click: ")
     assert lines[1:] == [
         "evidence: evidence/sign-in/step-2.png, evidence/sign-in/step-2.aria.yaml, evidence/sign-in/step-2.console.log",
         "trace: evidence/sign-in/trace.zip",
@@ -207,7 +209,10 @@ def test_a_failed_step_on_the_android_stand_in_leaves_its_view_hierarchy_and_a_s
     assert image[:3] == b"\xff\xd8\xff" or image[:8] == b"\x89PNG\r\n\x1a\n"
     tree = json.loads((project.root / "evidence" / "missing" / "step-2.hierarchy.json").read_text())
     assert "Welcome to the sample app" in json.dumps(tree)
-    assert "nearest on screen: android.widget.TextView 'Welcome to the sample app'" in trail["steps"][1]["error"]
+    step = trail["steps"][1]
+    nearest = "nearest on screen: android.widget.TextView 'Welcome to the sample app'"
+    assert f"; {nearest}; on screen: " in step["error"]  # the likeliest one first, then the whole screen
+    assert step["tools"][-1]["error"] == step["error"]  # one message: reports show it once
 
 
 def _can_mount_a_small_disk() -> bool:

@@ -380,7 +380,7 @@ def test_the_example_reporter_writes_its_summary_as_its_section_says(run_with: A
     assert summary.startswith("# Nightly\n\n1 passed, 1 failed in ")
     assert "| away | null-1 | failed |" in summary
     assert "| home |" not in summary  # show_passed: false
-    failure = "trails/away.trail.yaml:3: step 1 (Tap): null_tap: no 'Away' on screen"
+    failure = "trails/away.trail.yaml:5: step 1 (Tap): null_tap: no 'Away' on screen"  # the call's line
     assert f"## away: failed\n\n```\n{failure}\n```\n" in summary
     assert run_with("run").returncode == 1  # without the option the reporter does nothing
     assert sorted(p.name for p in (project.root / "out").iterdir()) == ["summary.md"]

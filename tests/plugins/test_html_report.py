@@ -59,6 +59,9 @@ def test_the_report_shows_the_failure_with_its_screenshot_and_filters(
     assert result.returncode == 1, result.output
     report = project.root / "trailblaze-report" / "index.html"
     assert report.is_file()
+    assert result.stdout.endswith(
+        "reports: HTML trailblaze-report/index.html\nopen the HTML report: trailblaze show-report\n"
+    )
     page.goto(report.as_uri())
     failed = page.locator("details.trail.failed")
     assert failed.locator(".title").inner_text() == "fails"
@@ -87,6 +90,9 @@ def test_html_in_config_writes_the_report_with_its_title(project: Project, cli: 
     result = cli("run", cwd=project.root)
     assert result.returncode == 0, result.output
     assert "<title>Nightly</title>" in (project.root / "out" / "report.html").read_text()
+    assert result.stdout.endswith(
+        "reports: HTML out/report.html\nopen the HTML report: trailblaze show-report out/report.html\n"
+    )
 
 
 def test_a_misspelt_html_key_is_misuse(project: Project, cli: CliRunner) -> None:

@@ -229,7 +229,7 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
     assert [s["status"] for s in failed["steps"]] == ["passed", "failed", "skipped"]
     assert failed["steps"][2]["tools"] == []
     first, *evidence = failed["error"].splitlines()
-    assert first == f"trails/b-fails.trail.yaml:7: step 2 (Something that is not there): {failed['steps'][1]['error']}"
+    assert first == f"trails/b-fails.trail.yaml:10: step 2 (Something that is not there): {failed['steps'][1]['error']}"
     shown = [f"{document['artifacts_dir']}/{a['path']}" for a in failed["steps"][1]["artifacts"]]
     assert evidence[0] == f"evidence: {', '.join(shown)}"
     assert evidence[1] == f"trace: {document['artifacts_dir']}/b-fails/trace.zip"
@@ -239,7 +239,9 @@ def test_json_document_has_the_documented_shape(mixed_run: CliResult) -> None:
 
     errored = trails["c-errors"]
     assert [s["status"] for s in errored["steps"]] == ["passed", "error"]
-    assert errored["error"].startswith("trails/c-errors.trail.yaml:7: step 2 (Run a shared trail that does not load): ")
+    assert errored["error"].startswith(
+        "trails/c-errors.trail.yaml:10: step 2 (Run a shared trail that does not load): "
+    )
 
     skipped = trails["d-skipped"]
     assert (skipped["steps"], skipped["skip_reason"]) == ([], "the web page is not ready")
@@ -270,7 +272,7 @@ def test_junit_has_one_testcase_per_trail(mixed_run: CliResult) -> None:
     (failure,) = cases["b-fails"].findall("failure")
     assert failure.get("message") == trails["b-fails"]["error"]
     assert failure.get("message", "").startswith(
-        "trails/b-fails.trail.yaml:7: step 2 (Something that is not there): web_verifyTextVisible: "
+        "trails/b-fails.trail.yaml:10: step 2 (Something that is not there): web_verifyTextVisible: "
     )
     attachments = re.findall(r"\[\[ATTACHMENT\|(.+?)\]\]", cases["b-fails"].findtext("system-out") or "")
     assert [Path(a).name for a in attachments] == ["step-2.png", "step-2.aria.yaml", "step-2.console.log", "trace.zip"]
@@ -405,7 +407,7 @@ def test_secrets_never_reach_the_reports(cli: CliRunner, project: Project, brows
     assert [t["args"].get("value") for t in tools if t["name"] == "web_fillSecret"] == ["***", "***"]
     assert tools[3]["args"]["text"] == "${TB_TEST_SECRET}"  # shown as written
     failures = {name: t["error"] for name, t in trails.items() if t["error"]}
-    assert "text 'Hello ***' visible: not possible" in failures["secrets-in-failures"]
+    assert "text 'Hello ***' visible: 0 elements matched" in failures["secrets-in-failures"]
     assert "value of ref 'css=#password' is '***', expected 'other'" in failures["secret-value-in-failures"]
 
 
@@ -418,7 +420,7 @@ def test_quiet_shows_only_failures_and_the_summary(mixed_run: CliResult, cli: Cl
     assert not any(line.startswith(("PASSED", "SKIPPED")) for line in lines)
     assert any(line.startswith("FAILED  b-fails") for line in lines)
     # text from the page and the trail is printed as it is: no emoji codes, no markup
-    assert "text 'root:x:0:0 [bold]nowhere[/bold]' visible: not possible" in result.stdout
+    assert "text 'root:x:0:0 [bold]nowhere[/bold]' visible: 0 elements matched" in result.stdout
     assert any(line.startswith("ERROR   c-errors") for line in lines)
     assert lines[-1].startswith("1 passed, 1 failed, 1 error, 1 skipped in ")
 

@@ -7,6 +7,7 @@ import io
 import re
 from types import SimpleNamespace
 
+from conftest import CliRunner, Project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -94,3 +95,24 @@ def test_a_step_text_with_a_line_break_is_one_line_and_a_bidi_mark_is_shown() ->
     assert "PASSED" not in printed and "    FAILED  step 1: Open\\n::error::pwned\n" in printed
     assert "        \\x3a:add-mask::x\n" in printed  # an error's own line that would be a command
     assert "Pay \\u202egnp.exe" in _steps(result, [])
+
+
+def test_a_run_ends_with_the_reports_it_wrote(project: Project, cli: CliRunner) -> None:
+    project.trail(
+        "passes",
+        """
+        config: {id: passes}
+        trail:
+          - step: Open the forms page
+            recording:
+              web:
+                - web_navigate: {url: /forms.html}
+        """,
+    )
+    project.write("taken", "a file where a folder should be\n")
+    result = cli("run", "-q", "--json", "r.json", "--junit", "taken/r.xml")
+    assert result.returncode == 2, result.output  # a report that cannot be written is an error
+    assert "error: cannot write --junit taken/r.xml" in result.stderr
+    assert result.stdout.splitlines()[-1] == "reports: JSON r.json"  # only what was written, no HTML hint
+    quiet = cli("run", "-q")
+    assert "reports:" not in quiet.output

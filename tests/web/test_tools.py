@@ -202,6 +202,10 @@ def test_snapshots_go_to_the_artifacts_dir_given(cli: CliRunner, project: Projec
 FAILURES: dict[str, tuple[str, str]] = {
     # id: (page, the failing call)
     "never-appears": ("/forms.html", 'web_click: {nodeSelector: {web: {cssSelector: "#never"}}, timeoutMs: 300}'),
+    "misspelt-name": (
+        "/forms.html",
+        "web_click: {nodeSelector: {web: {ariaRole: button, ariaNameRegex: Sumbit}}, timeoutMs: 300}",
+    ),
     "several-match": ("/forms.html", "web_hover: {nodeSelector: {web: {ariaRole: link}}, timeoutMs: 2000}"),
     "several-match-typing": ("/forms.html", "web_type: {text: x, nodeSelector: {web: {ariaRole: textbox}}}"),
     "wrong-text": (
@@ -307,7 +311,7 @@ def failure(trails: dict[str, dict[str, Any]], name: str) -> str:
     step = trail["steps"][1]
     assert step["status"] == "failed"
     location, message = trail["error"].splitlines()[0].split(": ", 1)
-    assert location.startswith(f"{trail['path']}:")
+    assert location == f"{trail['path']}:9"  # the failing call's line, not its step's (6)
     assert message == f"step 2 (The call that fails): {step['error']}"
     assert step["tools"][-1]["status"] == "failed"
     assert step["error"].startswith(step["tools"][-1]["error"])  # and what is on screen nearest to it
@@ -321,12 +325,17 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("never-appears", "web_click: click cssSelector='#never': not possible within 0.3s; " + ON_SCREEN_FORMS),
+        ("never-appears", "web_click: click cssSelector='#never': 0 elements matched within 0.3s; " + ON_SCREEN_FORMS),
+        (
+            "misspelt-name",
+            "web_click: click ariaRole='button', ariaNameRegex='Sumbit': 0 elements matched within 0.3s; "
+            f"nearest on screen: button 'Submit'; {ON_SCREEN_FORMS}",
+        ),
         (
             "several-match",
-            "web_hover: hover ariaRole='link': the selector matches 4 elements; make it unique (index, nthIndex)",
+            "web_hover: hover ariaRole='link': 4 elements matched; make the selector unique (index, nthIndex)",
         ),
-        ("several-match-typing", "web_type: type into ariaRole='textbox': the selector matches 4 elements"),
+        ("several-match-typing", "web_type: type into ariaRole='textbox': 4 elements matched"),
         ("wrong-text", "web_verifyValue: text of cssSelector='#count' is '50 items', expected '7 items' (waited 1s)"),
         ("wrong-value", "web_verifyValue: value of ref 'css=#plan' is 'free', expected 'pro' (waited 1s)"),
         ("wrong-attribute", "web_verifyValue: type of ref 'css=#name' is 'text', expected 'email' (waited 1s)"),
@@ -336,7 +345,11 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ),
         ("url-never-matches", "web_waitForUrl: wait for URL '**/about.html' (now http://127.0.0.1:"),
         ("text-not-visible", "web_verifyTextVisible: text 'You came from the delayed page.' visible: not possible"),
-        ("element-hidden", "web_verifyElementVisible: ref 'css=#from' visible: not possible within 0.3s; on screen:"),
+        (
+            "element-hidden",
+            "web_verifyElementVisible: ref 'css=#from' visible: not possible within 0.3s (1 element matched); "
+            "on screen:",
+        ),
         ("wrong-expected-text", "web_verifyElementVisible: text of headingLevel=1 is 'About', expected 'Home'"),
         ("list-item-missing", "web_verifyListVisible: list item 'Item 51' visible: not possible within 0.3s"),
         ("no-such-option", "web_selectOption: select ['gold'] in ref 'css=#plan': not possible within 0.3s"),
@@ -345,7 +358,7 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         (
             "bad-ref",
             "web_click: click ref '#submit' (read as text: it is not e12, css=<selector> nor role \"name\"): "
-            "not possible within",
+            "0 elements matched within",
         ),
         ("script-throws", "web_evaluate: evaluate script: Error: boom"),
         ("script-never-returns", "web_evaluate: evaluate script: it did not finish within 2s (--timeout"),
@@ -358,12 +371,17 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ("value-pattern-backtracks", "web_verifyValue: matching the pattern '(a|a)+b' took longer than 1s"),
         (
             "name-pattern-backtracks",
-            "web_click: click ariaRole='button', ariaNameRegex='(a+)+$': not possible within 1s",
+            "web_click: click ariaRole='button', ariaNameRegex='(a+)+$': 0 elements matched within 1s",
         ),
     ],
 )
 def test_failures_say_what_went_wrong(failures: dict[str, dict[str, Any]], name: str, message: str) -> None:
     assert message in failure(failures, name)
+
+
+def test_a_list_s_options_are_counted_not_listed(failures: dict[str, dict[str, Any]]) -> None:
+    error = failure(failures, "never-appears")
+    assert "combobox 'Plan' (3 options)" in error and "option 'Free'" not in error
 
 
 def test_waiting_for_a_url_names_the_url_it_had(failures: dict[str, dict[str, Any]]) -> None:
@@ -421,13 +439,13 @@ def test_timeout_precedence(cli: CliRunner, project: Project, browser: str) -> N
         assert error.split(": ", 1)[1].startswith(
             "step 2 (The welcome appears): web_verifyTextVisible: text 'Welcome back!' visible: "
         )
-        assert "not possible within 0.1s" in error
+        assert "0 elements matched within 0.1s" in error
 
     project.trail("trail-long", welcome_trail(config="timeout: 5"))
     _, document = run_json(cli, "--timeout", "0.1", "trails/plain.trail.yaml", "trails/trail-long.trail.yaml")
     trails = by_id(document)
     assert trails["plain"]["status"] == "failed"  # --timeout beats trailblaze.yaml
-    assert "text 'Welcome back!' visible: not possible within 0.1s" in trails["plain"]["error"]
+    assert "text 'Welcome back!' visible: 0 elements matched within 0.1s" in trails["plain"]["error"]
     assert trails["trail-long"]["status"] == "passed"  # the trail's own timeout beats --timeout
 
 

@@ -174,6 +174,9 @@ class Agent(abc.ABC):
     description: ClassVar[str] = ""
     #: records by watching a person use a visible browser (the web driver runs headed)
     shows_browser: ClassVar[bool] = False
+    #: what it records is made from observed events, not from calls it ran: ``record``
+    #: replays the new recording once, on a fresh page, before saving it
+    verify_by_replay: ClassVar[bool] = False
 
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings

@@ -22,6 +22,11 @@ role and accessible name, then id, then a CSS path — checked with Playwright a
 while the element is still there, otherwise (the click navigated away first) checked by the
 page script at the moment of the event. On a ``verify:`` step a click does not act: it records
 ``web_verifyElementVisible`` for the element (with its text), and typing is ignored.
+
+Only what a person does is recorded: events the page's own script makes (``el.click()``,
+``dispatchEvent``; the browser marks them untrusted) are not, and the terminal says how many
+were ignored, since a replay will not make them either. ``trailblaze record`` replays a
+demonstration once before saving it (``verify_by_replay``).
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ class BrowserAgent(Agent):
     name: ClassVar[str] = "browser"
     description: ClassVar[str] = "record web steps by demonstration: click and type in the browser window"
     shows_browser: ClassVar[bool] = True
+    verify_by_replay: ClassVar[bool] = True
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
@@ -91,6 +97,7 @@ class BrowserAgent(Agent):
                 line = await lines.readline()
                 if line is None:
                     await recorder.flush()
+                    recorder.report_ignored()
                     _out("(end of input: stopping)")
                     return Verdict("quit", "end of input")
                 word, _, rest = line.strip().partition(" ")
@@ -98,6 +105,7 @@ class BrowserAgent(Agent):
                 if not word or word.startswith("#"):
                     continue
                 await recorder.flush()
+                recorder.report_ignored()
                 ended = step_word(word, rest, task, gave_up="given up in the browser")
                 if isinstance(ended, Verdict):
                     return ended
@@ -127,6 +135,8 @@ class PageRecorder:
         self._last_action = 0.0
         self._navigated_since_action = True
         self._busy = False
+        #: untrusted events (the page's script made them) since they were last reported, by type
+        self._ignored: dict[str, int] = {}
 
     async def attach(self) -> None:
         script = resources.files("trailblaze.agents").joinpath("recorder.js").read_text(encoding="utf-8")
@@ -214,6 +224,10 @@ class PageRecorder:
 
     async def _call_for(self, event: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         kind = event["kind"]
+        if kind == "ignored":
+            name = str(event.get("event") or "event")[:40]
+            self._ignored[name] = self._ignored.get(name, 0) + 1
+            return None
         if kind == "key":
             return "web_pressKey", {"key": event["key"]}
         selector = await self._selector(event)
@@ -247,6 +261,19 @@ class PageRecorder:
             pass
         candidates = event.get("candidates") or [{"cssSelector": "body"}]
         return {"web": candidates[0]}
+
+    def report_ignored(self) -> None:
+        """Say which events of the page's own script were left out since the last time."""
+        if not self._ignored:
+            return
+        total = sum(self._ignored.values())
+        kinds = ", ".join(f"{count} {name}" for name, count in sorted(self._ignored.items()))
+        self._ignored.clear()
+        noun = "event" if total == 1 else "events"
+        self._say(
+            f"  ignored {total} scripted {noun} ({kinds}): the page's own script made them, not a person, "
+            "so they are not recorded (a replay will not make them either)"
+        )
 
     def _navigation(self, url: str, at: float) -> None:
         task = self.task

@@ -3,7 +3,8 @@
 // window.__trailblazeRecord). Each event carries selector candidates for the element,
 // computed now — a click on a link may unload the page before trailblaze can look —
 // and an id into a registry, so trailblaze can check them with Playwright when the
-// element is still there. Only trusted events count: a person's, not the page's own.
+// element is still there. Only trusted events count: a person's, not the page's own;
+// the others (el.click(), dispatchEvent from the page's script) are reported as ignored.
 (() => {
   if (window.__trailblazeInstalled) return;
   window.__trailblazeInstalled = true;
@@ -15,6 +16,8 @@
   let skipClickOn = null; // a label click also clicks its control: record one of them
   let lastKeyAt = 0; // Enter/Space also "click" (a button, a form's submit button): the key is recorded
   const docId = Math.random().toString(36).slice(2);
+  const MAX_IGNORED = 50; // per document: a script firing events in a loop must not flood the terminal
+  let ignoredSent = 0;
 
   const TEXT_INPUTS = new Set(["", "text", "email", "tel", "url", "search", "number", "password", "date", "time", "datetime-local", "month", "week"]);
   const CLICKABLE = "a[href],button,input,select,textarea,label,summary,option,[role=button],[role=link],[role=checkbox]," +
@@ -148,8 +151,17 @@
     return window.__trailblazeMode === "verify";
   }
 
+  // an event the page's own script made: not recorded, but said, so a demonstration that
+  // depended on it is not a surprise at replay
+  function ignore(event) {
+    if (ignoredSent >= MAX_IGNORED) return;
+    ignoredSent += 1;
+    send("ignored", null, { event: event.type });
+  }
+
   document.addEventListener("click", (event) => {
-    if (!event.isTrusted || event.button !== 0) return;
+    if (!event.isTrusted) return ignore(event);
+    if (event.button !== 0) return;
     const raw = event.target.nodeType === 1 ? event.target : event.target.parentElement;
     if (!raw) return;
     if (verifying()) {
@@ -175,7 +187,8 @@
   }, true);
 
   document.addEventListener("input", (event) => {
-    if (!event.isTrusted || verifying()) return;
+    if (!event.isTrusted) return ignore(event);
+    if (verifying()) return;
     const el = event.target;
     if (!isTextEntry(el)) return;
     if (pending && pending.el !== el) flushTyping();
@@ -183,7 +196,8 @@
   }, true);
 
   document.addEventListener("change", (event) => {
-    if (!event.isTrusted || verifying()) return;
+    if (!event.isTrusted) return ignore(event);
+    if (verifying()) return;
     const el = event.target;
     if (el.localName === "select") {
       if (pending) flushTyping();
@@ -198,7 +212,8 @@
   }, true);
 
   document.addEventListener("keydown", (event) => {
-    if (!event.isTrusted || verifying()) return;
+    if (!event.isTrusted) return ignore(event);
+    if (verifying()) return;
     if (["Shift", "Control", "Alt", "Meta"].includes(event.key)) return;
     const el = event.target;
     const combo = event.ctrlKey || event.metaKey || event.altKey;

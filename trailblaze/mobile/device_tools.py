@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from trailblaze.errors import ToolFailure
-from trailblaze.mobile.tools import MOBILE, device
+from trailblaze.mobile.tools import MOBILE, AppId, device
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import ToolContext
 
@@ -131,7 +131,10 @@ async def list_installed_apps(ctx: ToolContext) -> dict[str, Any]:
 
 
 @tool(name="mobile_listInstalledAppsDetailed", platforms=MOBILE, query=True, exposed_to_llm=False)
-async def list_installed_apps_detailed(ctx: ToolContext, includeSystemApps: bool = True) -> dict[str, Any]:
+async def list_installed_apps_detailed(
+    ctx: ToolContext,
+    includeSystemApps: Annotated[bool, Field(description="List the system's own apps too")] = True,
+) -> dict[str, Any]:
     """The installed apps with their details, sorted by id: {"apps": [{appId, isSystemApp, label,
     version, buildNumber, installPath}]}; includeSystemApps=false leaves out the system's own."""
     apps = await _installed(ctx, detailed=True)
@@ -183,10 +186,13 @@ class BroadcastExtra(BaseModel):
 @tool(name="android_sendBroadcast", platforms=["android"], recordable=False, exposed_to_llm=False)
 async def send_broadcast(
     ctx: ToolContext,
-    action: str,
-    componentPackage: str,
-    componentClass: str,
-    extras: list[BroadcastExtra] | None = None,
+    action: Annotated[str, Field(description="The intent's action, e.g. com.example.app.RESET")],
+    componentPackage: Annotated[str, Field(description="The package of the component that receives it")],
+    componentClass: Annotated[str, Field(description="The receiver's class name (fully qualified, or .Relative)")],
+    extras: Annotated[
+        list[BroadcastExtra] | None,
+        Field(description="Intent extras: {key, value, type} each (type: string by default)"),
+    ] = None,
 ) -> str:
     """Send a broadcast intent to a component of an app."""
     given = extras or []
@@ -221,7 +227,11 @@ def _typed(extra: BroadcastExtra) -> str:
 
 
 @tool(name="android_grantAppOpsPermission", platforms=["android"], exposed_to_llm=False)
-async def grant_app_ops_permission(ctx: ToolContext, appId: str, permission: str) -> str:
+async def grant_app_ops_permission(
+    ctx: ToolContext,
+    appId: AppId,
+    permission: Annotated[str, Field(description="The AppOps operation's bare name, e.g. MANAGE_EXTERNAL_STORAGE")],
+) -> str:
     """Allow an AppOps operation for an app (``appops set APP OP allow``): MANAGE_EXTERNAL_STORAGE,
     SYSTEM_ALERT_WINDOW, REQUEST_INSTALL_PACKAGES… (the bare op name, not android.permission.*)."""
     await shell_ok(ctx, ["appops", "set", appId, permission, "allow"])
@@ -229,7 +239,9 @@ async def grant_app_ops_permission(ctx: ToolContext, appId: str, permission: str
 
 
 @tool(name="android_systemUiDemoMode", platforms=["android"], exposed_to_llm=False)
-async def system_ui_demo_mode(ctx: ToolContext, enable: bool = True) -> str:
+async def system_ui_demo_mode(
+    ctx: ToolContext, enable: Annotated[bool, Field(description="true turns demo mode on, false off")] = True
+) -> str:
     """Turn SystemUI's demo mode on (a frozen 12:00 clock, full signal and battery, no
     notifications) or off."""
     for command in DEMO_MODE_ON if enable else DEMO_MODE_OFF:
@@ -238,7 +250,11 @@ async def system_ui_demo_mode(ctx: ToolContext, enable: bool = True) -> str:
 
 
 @tool(name="android_writeFileToDownloads", platforms=["android"], recordable=False, exposed_to_llm=False)
-async def write_file_to_downloads(ctx: ToolContext, fileName: str, content: str) -> str:
+async def write_file_to_downloads(
+    ctx: ToolContext,
+    fileName: Annotated[str, Field(description="A bare file name (no folders), e.g. report.csv")],
+    content: Annotated[str, Field(description="The file's text, written as UTF-8")],
+) -> str:
     """Write a UTF-8 text file into the device's Downloads folder."""
     if not fileName.strip():
         raise ToolFailure("fileName must not be blank")
@@ -250,7 +266,11 @@ async def write_file_to_downloads(ctx: ToolContext, fileName: str, content: str)
 
 
 @tool(name="android_writeBytesToFile", platforms=["android"], recordable=False, exposed_to_llm=False)
-async def write_bytes_to_file(ctx: ToolContext, devicePath: str, base64Content: SecretStr) -> str:
+async def write_bytes_to_file(
+    ctx: ToolContext,
+    devicePath: Annotated[str, Field(description="An absolute path to a file on the device")],
+    base64Content: Annotated[SecretStr, Field(description="The bytes, base64-encoded (masked in reports)")],
+) -> str:
     """Write bytes (given as base64) to an absolute path on the device, creating its folder."""
     if not devicePath.startswith("/") or "/../" in f"{devicePath}/" or devicePath.endswith("/"):
         raise ToolFailure(f"devicePath must be an absolute path to a file, got {devicePath!r}")

@@ -12,7 +12,17 @@ from pydantic import Field
 
 from trailblaze.errors import ToolFailure
 from trailblaze.maestro.commands import parse_command, parse_point
-from trailblaze.mobile.tools import MOBILE, device, summary
+from trailblaze.mobile.tools import (
+    MOBILE,
+    AccessibilityText,
+    AlsoAccessibilityText,
+    AlsoId,
+    Enabled,
+    MatchIndex,
+    Selected,
+    device,
+    summary,
+)
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import Count, GestureMs, Pixels
 from trailblaze.tools.model import Delegate, ToolContext
@@ -37,11 +47,11 @@ def _selector(**fields: Any) -> dict[str, Any]:
 @tool(name="assertVisibleWithResourceId", platforms=MOBILE, verification=True, exposed_to_llm=False)
 async def assert_visible_with_resource_id(
     ctx: ToolContext,
-    resourceId: str,
-    accessibilityText: str | None = None,
-    index: Count = 0,
-    enabled: bool | None = None,
-    selected: bool | None = None,
+    resourceId: Annotated[str, Field(description="The resource id (Android) or accessibility identifier (iOS)")],
+    accessibilityText: AlsoAccessibilityText = None,
+    index: MatchIndex = 0,
+    enabled: Enabled = None,
+    selected: Selected = None,
 ) -> str:
     """Check that an element with this resource id is visible (waiting for it)."""
     selector = _selector(id=resourceId, text=accessibilityText, index=index or None, enabled=enabled, selected=selected)
@@ -51,11 +61,11 @@ async def assert_visible_with_resource_id(
 @tool(name="assertVisibleWithAccessibilityText", platforms=MOBILE, verification=True, exposed_to_llm=False)
 async def assert_visible_with_accessibility_text(
     ctx: ToolContext,
-    accessibilityText: str,
-    id: str | None = None,
-    index: Count = 0,
-    enabled: bool | None = None,
-    selected: bool | None = None,
+    accessibilityText: AccessibilityText,
+    id: AlsoId = None,
+    index: MatchIndex = 0,
+    enabled: Enabled = None,
+    selected: Selected = None,
 ) -> str:
     """Check that an element with this accessibility text is visible (waiting for it)."""
     selector = _selector(text=accessibilityText, id=id, index=index or None, enabled=enabled, selected=selected)
@@ -65,11 +75,14 @@ async def assert_visible_with_accessibility_text(
 @tool(name="longPressElementWithAccessibilityText", platforms=MOBILE, exposed_to_llm=False)
 async def long_press_element_with_accessibility_text(
     ctx: ToolContext,
-    accessibilityText: str,
-    id: str | None = None,
-    index: str | Count | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
+    accessibilityText: AccessibilityText,
+    id: AlsoId = None,
+    index: Annotated[
+        str | Count | None,
+        Field(description="Which of the matching elements, counting from 0 (a number, or Maestro's text for one)"),
+    ] = None,
+    enabled: Enabled = None,
+    selected: Selected = None,
 ) -> str:
     """Long-press the element with this accessibility text."""
     selector = _selector(text=accessibilityText, id=id, index=index, enabled=enabled, selected=selected)
@@ -78,7 +91,12 @@ async def long_press_element_with_accessibility_text(
 
 @tool(name="dragByPoints", platforms=MOBILE, exposed_to_llm=False)
 async def drag_by_points(
-    ctx: ToolContext, startX: Pixels, startY: Pixels, endX: Pixels, endY: Pixels, durationMs: GestureMs = 1000
+    ctx: ToolContext,
+    startX: Annotated[Pixels, Field(description="Where the drag starts: pixels from the left")],
+    startY: Annotated[Pixels, Field(description="Where the drag starts: pixels from the top")],
+    endX: Annotated[Pixels, Field(description="Where it ends: pixels from the left")],
+    endY: Annotated[Pixels, Field(description="Where it ends: pixels from the top")],
+    durationMs: Annotated[GestureMs, Field(description="How long the move takes, in milliseconds")] = 1000,
 ) -> str:
     """Drag from one screen point to another in one press-move-release gesture."""
     if durationMs <= 0:
@@ -91,10 +109,14 @@ async def drag_by_points(
 @tool(name="swipeWithRelativeCoordinates", platforms=MOBILE, exposed_to_llm=False)
 async def swipe_with_relative_coordinates(
     ctx: ToolContext,
-    startRelative: str,
-    endRelative: str,
-    swipeOnElementText: str | None = None,
-    durationMs: GestureMs | None = None,
+    startRelative: Annotated[str, Field(description="Where the swipe starts: 'X%, Y%' of the screen (or element)")],
+    endRelative: Annotated[str, Field(description="Where it ends: 'X%, Y%' of the screen (or element)")],
+    swipeOnElementText: Annotated[
+        str | None, Field(description="Swipe within the element showing this text instead of the screen")
+    ] = None,
+    durationMs: Annotated[
+        GestureMs | None, Field(description="How long the swipe takes, in milliseconds (default: Maestro's)")
+    ] = None,
 ) -> str:
     """Swipe between two points given as percentages ("50%, 90%") of the screen, or of the
     element showing ``swipeOnElementText``."""

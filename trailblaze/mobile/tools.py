@@ -35,6 +35,31 @@ AppId = Annotated[str, Field(description="The app's id: its Android package or i
 WaitMs = Annotated[
     bounds.WaitMs | None, Field(description="How long to wait, in milliseconds (default: the trail's timeout)")
 ]
+# What upstream's mobile tools take again and again, described once (`trailblaze tools NAME`, editors' hover)
+ShownText = Annotated[
+    str, Field(description="The text the element shows: its whole text, as a regular expression or literally")
+]
+AccessibilityText = Annotated[
+    str, Field(description="The element's accessibility text (Android content description, iOS label), whole")
+]
+AlsoAccessibilityText = Annotated[
+    str | None, Field(description="Also require this accessibility text (content description, label)")
+]
+AlsoId = Annotated[
+    str | None, Field(description="Also require this resource id (Android) or accessibility identifier (iOS)")
+]
+MatchIndex = Annotated[Count, Field(description="Which of the matching elements, counting from 0 in screen order")]
+OptionalMatchIndex = Annotated[
+    Count | None, Field(description="Which of the matching elements, counting from 0 in screen order")
+]
+Enabled = Annotated[bool | None, Field(description="Only an element that is enabled (true) or disabled (false)")]
+Selected = Annotated[bool | None, Field(description="Only an element that is selected (true) or not (false)")]
+LongPress = Annotated[bool, Field(description="Press and hold instead of a tap")]
+LegacySelector = Annotated[
+    ElementSelector | None,
+    Field(description="The element as a legacy (Maestro-style) selector; give this or nodeSelector"),
+]
+NodeTarget = Annotated[NodeSelector | None, Field(description="The element as a nodeSelector; give this or selector")]
 
 
 def device(ctx: ToolContext) -> MobileDevice:
@@ -112,7 +137,7 @@ async def stop_app(ctx: ToolContext, appId: AppId) -> str:
 
 
 @tool(name="mobile_clearAppData", platforms=MOBILE, exposed_to_llm=False)
-async def clear_app_data(ctx: ToolContext, appId: str) -> str:
+async def clear_app_data(ctx: ToolContext, appId: AppId) -> str:
     """Clear an app's data (it is stopped too), as after a fresh install."""
     await device(ctx).clear_app_data(appId)
     return f"cleared the data of {appId}"
@@ -131,11 +156,11 @@ async def open_url(ctx: ToolContext, url: Annotated[str, Field(description="The 
 @tool(name="tapOnElementWithText", platforms=MOBILE, exposed_to_llm=False)
 async def tap_on_element_with_text(
     ctx: ToolContext,
-    text: str,
-    index: Count = 0,
-    id: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
+    text: ShownText,
+    index: MatchIndex = 0,
+    id: AlsoId = None,
+    enabled: Enabled = None,
+    selected: Selected = None,
     timeoutMs: WaitMs = None,
 ) -> str:
     """Tap the element showing this text (a whole-text regex or literal)."""
@@ -146,9 +171,9 @@ async def tap_on_element_with_text(
 @tool(name="tapOnElementWithAccessibilityText", platforms=MOBILE, exposed_to_llm=False)
 async def tap_on_element_with_accessibility_text(
     ctx: ToolContext,
-    accessibilityText: str,
-    id: str | None = None,
-    index: Count | None = None,
+    accessibilityText: AccessibilityText,
+    id: AlsoId = None,
+    index: OptionalMatchIndex = None,
     timeoutMs: WaitMs = None,
 ) -> str:
     """Tap the element with this accessibility text (content description / label)."""
@@ -159,9 +184,9 @@ async def tap_on_element_with_accessibility_text(
 @tool(name="tapOnElementBySelector", platforms=MOBILE, exposed_to_llm=False)
 async def tap_on_element_by_selector(
     ctx: ToolContext,
-    selector: ElementSelector | None = None,
-    nodeSelector: NodeSelector | None = None,
-    longPress: bool = False,
+    selector: LegacySelector = None,
+    nodeSelector: NodeTarget = None,
+    longPress: LongPress = False,
     timeoutMs: WaitMs = None,
 ) -> str:
     """Tap the element a selector finds (legacy ``selector`` or ``nodeSelector``)."""
@@ -171,9 +196,11 @@ async def tap_on_element_by_selector(
 @tool(name="tapOn", platforms=MOBILE, exposed_to_llm=False)
 async def tap_on(
     ctx: ToolContext,
-    selector: NodeSelector,
-    relativePoint: str = "50%,50%",
-    longPress: bool = False,
+    selector: Annotated[NodeSelector, Field(description="The element, as a nodeSelector")],
+    relativePoint: Annotated[
+        str, Field(description="Where inside the element's box: 'X%,Y%' from its top left corner")
+    ] = "50%,50%",
+    longPress: LongPress = False,
     timeoutMs: WaitMs = None,
 ) -> str:
     """Tap a point inside the element a nodeSelector finds ("X%,Y%" of its box)."""
@@ -197,7 +224,7 @@ async def tap_on_point(
 
 @tool(name="longPressOnElementWithText", platforms=MOBILE, exposed_to_llm=False)
 async def long_press_on_element_with_text(
-    ctx: ToolContext, text: str, id: str | None = None, index: Count | None = None, timeoutMs: WaitMs = None
+    ctx: ToolContext, text: ShownText, id: AlsoId = None, index: OptionalMatchIndex = None, timeoutMs: WaitMs = None
 ) -> str:
     """Long-press the element showing this text."""
     return await tap_target(ctx, text_selector(text, id, index), long_press=True, timeout_ms=timeoutMs)
@@ -303,7 +330,7 @@ async def scroll_until_text_is_visible(
 
 @tool(name="assertVisibleWithText", platforms=MOBILE, verification=True, groups=["verification"], exposed_to_llm=False)
 async def assert_visible_with_text(
-    ctx: ToolContext, text: str, index: Count = 0, id: str | None = None, timeoutMs: WaitMs = None
+    ctx: ToolContext, text: ShownText, index: MatchIndex = 0, id: AlsoId = None, timeoutMs: WaitMs = None
 ) -> str:
     """Check that an element showing this text is visible."""
     target = text_selector(text, id, index)
@@ -316,10 +343,12 @@ async def assert_visible_with_text(
 )
 async def assert_visible_by_selector(
     ctx: ToolContext,
-    nodeSelector: NodeSelector | None = None,
-    selector: ElementSelector | None = None,
+    nodeSelector: NodeTarget = None,
+    selector: LegacySelector = None,
     timeoutMs: WaitMs = None,
-    expectedText: str | None = None,
+    expectedText: Annotated[
+        str | None, Field(description="Also check the element shows this text (whole, regex or literal)")
+    ] = None,
 ) -> str:
     """Check that the element a selector finds is visible (and shows ``expectedText``)."""
     target = one_of(selector, nodeSelector)
@@ -348,8 +377,8 @@ async def assert_not_visible_with_text(
 )
 async def assert_not_visible_by_selector(
     ctx: ToolContext,
-    nodeSelector: NodeSelector | None = None,
-    selector: ElementSelector | None = None,
+    nodeSelector: NodeTarget = None,
+    selector: LegacySelector = None,
     timeoutMs: WaitMs = None,
 ) -> str:
     """Check that nothing matches the selector (waiting for it to go away)."""
@@ -366,7 +395,10 @@ def _android(ctx: ToolContext) -> AndroidDevice:
 
 
 @tool(name="android_adbShell", platforms=["android"], recordable=False, exposed_to_llm=False)
-async def android_adb_shell(ctx: ToolContext, command: list[str]) -> dict[str, Any]:
+async def android_adb_shell(
+    ctx: ToolContext,
+    command: Annotated[list[str], Field(description='The command and its arguments, e.g. ["pm", "list", "packages"]')],
+) -> dict[str, Any]:
     """Run a shell command on the device (``["pm", "list", "packages"]``); fails on a non-zero exit."""
     if not command:
         raise ToolFailure("android_adbShell needs a command")
@@ -377,7 +409,13 @@ async def android_adb_shell(ctx: ToolContext, command: list[str]) -> dict[str, A
 
 
 @tool(name="android_grantPermissions", platforms=["android"], exposed_to_llm=False)
-async def android_grant_permissions(ctx: ToolContext, appId: str, permissions: list[str]) -> str:
+async def android_grant_permissions(
+    ctx: ToolContext,
+    appId: AppId,
+    permissions: Annotated[
+        list[str], Field(description="Runtime permissions' full names, e.g. android.permission.CAMERA")
+    ],
+) -> str:
     """Grant runtime permissions to an app (``android.permission.CAMERA``…)."""
     for permission in permissions:
         await _android(ctx).grant_permission(appId, permission)

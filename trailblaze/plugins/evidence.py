@@ -163,6 +163,18 @@ def _add_nearest(result: StepResult, screen: ViewNode) -> None:
     failing = next((t for t in reversed(result.tools) if t.status in ("failed", "error")), None)
     if failing is None or failing.status != "failed" or not result.error:
         return  # an error (a wrong recording, a broken device) is not about what is on screen
+    if "nearest on screen: " in result.error:
+        return  # the tool said it already (the web tools do, before the rest of the page)
     nearest = nearest_on_screen(wanted_texts(failing.args), screen)
-    if nearest:
-        result.error += f"; nearest on screen: {', '.join(nearest)}"
+    if not nearest:
+        return
+    said = f"nearest on screen: {', '.join(nearest)}"
+
+    def placed(message: str) -> str:  # before the rest of the screen: the likeliest meant element first
+        if "; on screen: " in message:
+            return message.replace("; on screen: ", f"; {said}; on screen: ", 1)
+        return f"{message}; {said}"
+
+    result.error = placed(result.error)
+    if failing.error:  # the call's own message says the same, so reports show it once
+        failing.error = placed(failing.error)

@@ -74,7 +74,8 @@ class GithubReport:
         else:
             return
         title = f"{result.status}: {result.title}"
-        where = failing_line(trail, result)
+        # the failing call's line, as the message gives it (else its step's)
+        where = _located(result.error or "", result.path)[0] or failing_line(trail, result)
         if result.status == "flaky" and result.attempts:  # the step that failed before, not the first
             where = _located(result.attempts[-1].error or "", result.path)[0] or where
         line = annotation(kind, message, file=result.path, line=where, title=title)

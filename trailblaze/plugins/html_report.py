@@ -133,7 +133,11 @@ def trailblaze_unconfigure(config: Config) -> None:
 def trailblaze_register_commands(cli: click.Group) -> None:
     import click
 
-    @cli.command("show-report")
+    @cli.command(
+        "show-report",
+        epilog="\b\nExamples:\n  trailblaze show-report\n"
+        "  trailblaze show-report out/report.html --port 9323 --no-open",
+    )
     @click.argument("path", required=False, type=click.Path(path_type=Path), default=DEFAULT_FOLDER)
     @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
     @click.option("--no-open", is_flag=True, help="Print the address; do not open a browser.")

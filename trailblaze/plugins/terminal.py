@@ -20,7 +20,9 @@ can start a GitHub Actions workflow command (:func:`~trailblaze.limits.inert_lin
 
 from __future__ import annotations
 
+import shlex
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
     from trailblaze.argparsing import Parser
     from trailblaze.config import Config
+    from trailblaze.reportfiles import ReportPaths
     from trailblaze.results import RunResult, StepResult, ToolReport, TrailResult
     from trailblaze.results import Status as TrailStatus
     from trailblaze.session import Run, Session
@@ -62,7 +65,13 @@ REPORTERS = ("line", "dot", "github")
 
 class TerminalReporter:
     def __init__(
-        self, verbosity: int = 0, *, stderr: bool = False, style: str = "line", durations: int | None = None
+        self,
+        verbosity: int = 0,
+        *,
+        stderr: bool = False,
+        style: str = "line",
+        durations: int | None = None,
+        reports: ReportPaths | None = None,
     ) -> None:
         self.console: Console | None = None
         #: write to stderr: stdout holds a document (``--json -``)
@@ -74,6 +83,8 @@ class TerminalReporter:
         self.style = style
         #: ``--durations N``: list the N slowest trails and steps at the end (0: all)
         self.durations = durations
+        #: the report files the run writes: named at the end, with how to open the HTML one
+        self.reports = reports
         #: per session: its trail and step, and what the live display shows for it
         self.trails: dict[str, str] = {}
         self.steps: dict[str, str] = {}
@@ -228,7 +239,7 @@ class TerminalReporter:
         if result.recording_saved:
             self._line(f"        recording saved to {one_line(result.path)}", trail=result.id)
 
-    @hookimpl
+    @hookimpl(trylast=True)  # after the reporters wrote their files, so it can say where they are
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
         self._stop_live()
         console = self._out()
@@ -250,6 +261,27 @@ class TerminalReporter:
             self._durations(result, self.durations)
         style = "green bold" if result.exit_code == 0 else "red bold"
         self._line(f"{summary} in {seconds:.2f}s", style)
+        self._where_reports_are(result)
+
+    def _where_reports_are(self, result: RunResult) -> None:
+        """``reports: JSON results.json, HTML trailblaze-report/index.html`` and, for an HTML
+        report, the command that opens it (as Playwright Test ends its runs)."""
+        if self.reports is None:
+            return
+        failed = "\n".join(result.report_errors)
+        written = [
+            c for c in self.reports.claims() if f" {c.option} {c.path}:" not in f" {failed}" and c.path.is_file()
+        ]
+        if not written:
+            return
+        self._line("reports: " + ", ".join(f"{c.kind.label} {one_line(_shown(c.path))}" for c in written))
+        from trailblaze.reportfiles import HTML_PAGE
+
+        html = next((c for c in written if c.kind is HTML_PAGE), None)
+        if html is not None:
+            folder = _shown(html.path.parent) if html.path.name == "index.html" else _shown(html.path)
+            default = folder == "trailblaze-report"
+            self._line(f"open the HTML report: trailblaze show-report{'' if default else ' ' + shlex.quote(folder)}")
 
     def _durations(self, result: RunResult, count: int) -> None:
         """``--durations N``: the slowest trails and steps, slowest first (0: all of them)."""
@@ -319,5 +351,14 @@ def trailblaze_configure(config: Config) -> None:
         stderr=stderr,
         style=config.getoption("reporter", "line"),
         durations=config.getoption("durations", None),
+        reports=config.report_paths,
     )
     config.pluginmanager.register(reporter, "terminalreporter")
+
+
+def _shown(path: Path) -> str:
+    """A path as the end of a run names it: relative to the working directory when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)

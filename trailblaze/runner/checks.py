@@ -18,6 +18,7 @@ Tool calls themselves are checked by :func:`trailblaze.trail.checks.check_trail_
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +47,8 @@ def collect_trails(
     trails: list[Trail] = []
     problems: list[TrailblazeError] = []
     given = list(paths) or default_paths(project)
+    if not paths and not os.path.lexists(given[0]):
+        return [], [_no_trails_folder(project, given[0])]
     reported: set[Path] = set()
     for path, named in find_files(given, problems):
         try:
@@ -86,6 +89,23 @@ def _workspace_problems(project: Project, path: Path, reported: set[Path]) -> li
     reported.add(workspace.config_file)
     project.registry_for(workspace)  # its tool files: their problems join the workspace's
     return list(workspace.problems)
+
+
+def _no_trails_folder(project: Project, folder: Path) -> UsageError:
+    """``run`` with no paths where there is no trails folder: most often a folder with no
+    project at all, so the way to start one is the answer (pytest's "no tests ran" is no help)."""
+    config = project.config.path
+    if config is None or not config.exists():
+        return UsageError(
+            "no such folder, and no trailblaze.yaml here or in a folder above: `trailblaze init` creates "
+            "a project (trailblaze.yaml, and trails/ with an example), or name trail files: trailblaze run PATH…",
+            Location(str(folder)),
+        )
+    return UsageError(
+        f"no such folder (trails_dir of {config}): create it, name trail files (trailblaze run PATH…), "
+        "or `trailblaze init` for an example trail",
+        Location(str(folder)),
+    )
 
 
 def default_paths(project: Project) -> list[Path]:

@@ -41,11 +41,11 @@ from trailblaze.runner.agent_step import (
 )
 from trailblaze.runner.progress import RecordingProgress
 from trailblaze.runner.recordlock import locked_trails
-from trailblaze.runner.replay import ToolRunner, TrailReplay
+from trailblaze.runner.replay import ToolRunner, TrailReplay, effective_timeout, step_text
 from trailblaze.runner.run import Executor, execute, prepare
 from trailblaze.tools.model import ToolCall
-from trailblaze.tools.resolve import ExecutedCall
-from trailblaze.trail.loader import legacy_classifier
+from trailblaze.tools.resolve import CallFailed, ExecutedCall
+from trailblaze.trail.loader import legacy_classifier, load_trail
 from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail, classifier_to_record, lookup_order
 from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile, unwritable_steps
 
@@ -168,6 +168,15 @@ class TrailRecorder(TrailReplay):
             return self.result
         result = await super().run()  # Ctrl-C and kills never get past this line: nothing is written
         self._check_complete(result)
+        if self._replay_first(result):
+            try:
+                problem = await self._replays_as_saved()
+            except TrailblazeError as exc:  # the device broke while replaying: nothing is written either
+                result.status, result.error, result.exit_code = "error", str(exc), exc.exit_code
+                return result
+            if problem is not None:
+                self._unsaved(result, problem)
+                return result
         try:
             self._write(result)
         except TrailblazeError as exc:
@@ -335,6 +344,53 @@ class TrailRecorder(TrailReplay):
                 self._note(f"{self.trail.id}: no interrupted recording to resume; recording from the start")
         elif self.progress.exists():
             self._note(f"{self.trail.id}: an interrupted recording was found; `--resume` would continue it")
+
+    def _replay_first(self, result: TrailResult) -> bool:
+        """A demonstration (its calls were made from what the page reported, not run as
+        tools) is replayed once before it is saved, so a trail that does not replay is never
+        written: :attr:`Agent.verify_by_replay`."""
+        if not self.edits or self.record.dry_run or result.status not in ("passed", "incomplete"):
+            return False
+        return bool(self.session.run.project.agents.resolve(self.record.agent).verify_by_replay)
+
+    async def _replays_as_saved(self) -> str | None:
+        """Replay the trail as it would be saved — every step that has a recording for this
+        device, up to the first that has none (or ``--step``'s) — on a fresh page. Why it
+        failed, or None."""
+        session = self.session
+        pause_live_output(session)
+        self.record.echo(f"replaying the new recording of {_display(self.trail)} once before saving it")
+        text = self.file.render(list(self.edits.values()))
+        arg_values = {key: str(value) for key, value in self.trail.arg_values.items()}
+        trail = load_trail(Path(self.trail.path), text=text, arg_values=arg_values)
+        runner = ToolRunner(session, trail, effective_timeout(session, trail))
+        session.trail, session.memory = trail, dict(trail.config.memory)
+        await session.device.start_trail(trail)
+        try:
+            for step in trail.all_steps:
+                calls = step.recording_for(session.classifiers)
+                if calls is None:
+                    return None
+                try:
+                    for call in calls:
+                        await runner.run(call)
+                except CallFailed as exc:
+                    return f"{step_label(step)} ({step_text(step, trail, session.memory)}): {exc.message}"
+                if self.target is not None and step.key_path == self.target.key_path:
+                    return None
+            return None
+        finally:
+            session.trail = None
+            await session.device.end_trail(trail)
+
+    def _unsaved(self, result: TrailResult, problem: str) -> None:
+        """The demonstration did not replay: the trail file stays as it was."""
+        result.status = "failed"
+        result.exit_code = ExitCode.FAILED
+        result.error = (
+            f"the new recording does not replay, so {_display(self.trail)} is left unchanged: {problem} "
+            f"(the steps recorded are kept in {self.progress.path}; record them again, or `--resume`)"
+        )
 
     def _write(self, result: TrailResult) -> None:
         edits = list(self.edits.values())

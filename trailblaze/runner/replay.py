@@ -157,6 +157,8 @@ class TrailReplay:
         self.hook = session.run.project.hook
         self.result = TrailResult.for_trail(self.trail, session.driver.key, session.info.id)
         self._current: StepResult | None = None
+        #: the recorded call of the current step being replayed: a failure points at its line
+        self._call: ToolCall | None = None
         self._exit_code = ExitCode.FAILED
         self.healer: Healer | None = None
         if session.run.options.self_heal:  # only then: healing needs agents and the trail writer
@@ -253,10 +255,18 @@ class TrailReplay:
                 self.result.status = "healed"
 
     def _failure_message(self, step: Step, text: str, result: StepResult) -> str:
-        """``trails/login.trail.yaml:12: step 2 (Sign in): <error>``, then where its evidence is."""
+        """``trails/login.trail.yaml:14: step 2 (Sign in): <error>``, then where its evidence
+        is. The line is the failing recorded call's (as pytest points at the failing assert
+        rather than at the test), else the step's."""
         where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
-        line = f":{step.location.line}" if step.location.line is not None else ""
-        message = f"{step.location.path or self.trail.path}{line}: {where} ({one_line(text)}): {result.error}"
+        place = step.location
+        call = self._call.location if self._call is not None else None
+        if call is not None and call.line is not None:
+            place = call
+        line = f":{place.line}" if place.line is not None else ""
+        message = (
+            f"{place.path or step.location.path or self.trail.path}{line}: {where} ({one_line(text)}): {result.error}"
+        )
         if result.artifacts:
             shown = self.session.run.result.artifacts_dir
             message += "\nevidence: " + ", ".join(evidence.shown(a, shown) for a in result.artifacts)
@@ -278,6 +288,7 @@ class TrailReplay:
     async def _execute_step(self, step: Step, text: str, result: StepResult, runner: ToolRunner) -> None:
         """Replay the step's recording into ``result``; a ``--self-heal`` agent takes over
         when it fails (or, for a ``recordable: false`` step, when there is none)."""
+        self._call = None
         calls = step.recording_for(self.session.classifiers)
         if calls is None:
             result.status = "error"
@@ -291,6 +302,7 @@ class TrailReplay:
     async def _replay_calls(self, step: Step, calls: list[ToolCall], result: StepResult, runner: ToolRunner) -> None:
         async def attempt() -> None:
             for call in calls:
+                self._call = call
                 await runner.run(call)
 
         await self._with_retries(step, result, attempt)

@@ -11,6 +11,7 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.sourcefile import file_kind
@@ -96,6 +97,8 @@ def _check_args(call: ToolCall, spec: object, trail: Trail, env: Mapping[str, st
                 continue  # decided when the step runs
             key_path = [p if not p.isdigit() else int(p) for p in field.split(".")] if field else []
             where = call.arg_location(key_path) if field and top in raw else call.location
+            if message == "unknown argument" and field:
+                message += _did_you_mean(field, getattr(spec, "input_schema", None))
             problems.append(UsageError(f"{call.name}: {field + ': ' if field else ''}{message}", where))
         return problems
     except TrailblazeError as exc:  # the tool itself cannot check (an MCP server's broken schema)
@@ -109,6 +112,36 @@ def _check_args(call: ToolCall, spec: object, trail: Trail, env: Mapping[str, st
         if problem is not None:
             return [UsageError(f"runTrail: {args['path']}: {problem} ({shared})", call.arg_location(["path"]))]
     return []
+
+
+def _did_you_mean(field: str, schema: Any) -> str:
+    """`` (did you mean 'text'?)`` for a misspelt argument (``txt``, or ``nodeSelector.web.ariaRol``):
+    the nearest key the schema allows at that place, if one is near."""
+    import difflib
+
+    *parents, name = field.split(".")
+    known = _keys_at(schema, parents, schema)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _keys_at(schema: Any, path: list[str], root: Any) -> list[str]:
+    """The property names a JSON Schema allows at ``path`` (object keys, and list indexes as
+    digits), following ``$ref`` into ``$defs`` and every branch of ``anyOf``/``oneOf``."""
+    if not isinstance(schema, dict):
+        return []
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(root, dict):
+        return _keys_at(root.get("$defs", {}).get(ref.rsplit("/", 1)[-1]), path, root)
+    branches = [b for key in ("anyOf", "oneOf") for b in schema.get(key) or []]
+    if branches:
+        return sorted({k for branch in branches for k in _keys_at(branch, path, root)})
+    if not path:
+        return list(schema.get("properties") or {})
+    head, *rest = path
+    if head.isdigit():
+        return _keys_at(schema.get("items"), rest, root)
+    return _keys_at((schema.get("properties") or {}).get(head), rest, root)
 
 
 def _not_a_trail_file(path: Path) -> str | None:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from trailblaze.trail.model import Trail
     from trailblaze.web.elements import PageElement
     from trailblaze.web.sample_server import SampleAppServer
+    from trailblaze.web.webserver import WebServer
 
 #: Chromium flags that keep it quiet on a closed network and in containers.
 CHROMIUM_ARGS = (
@@ -104,6 +105,7 @@ class PlaywrightDriver(Driver):
     _playwright: Playwright | None = None
     _browser: Browser | None = None
     _server: SampleAppServer | None = None
+    _web_server: WebServer | None = None
     base_url: str | None = None
 
     def __init__(self, options: DriverOptions, settings: WebSettings | None = None) -> None:
@@ -127,6 +129,7 @@ class PlaywrightDriver(Driver):
     async def start(self) -> None:
         from playwright.async_api import Error, async_playwright
 
+        await self._start_web_server()
         self.base_url = self.url_for(self.settings.base_url)
         manager = async_playwright()
         self._playwright = await manager.start()
@@ -168,6 +171,18 @@ class PlaywrightDriver(Driver):
             self._browser = await chromium.launch(executable_path=path, **launch)
         except Error as exc:
             raise InfrastructureError(launch_failure(path, exc)) from None
+
+    async def _start_web_server(self) -> None:
+        """``web: server:``: the app under test, up before the browser opens (once a run: a
+        failure is remembered, so every session of the run gets the same answer at once)."""
+        if self.settings.server is None:
+            return
+        if self._web_server is None:
+            from trailblaze.web.webserver import WebServer
+
+            cwd = self.settings.server_cwd or Path.cwd()
+            self._web_server = WebServer(self.settings.server, cwd, self.options.artifacts_dir)
+        await self._web_server.start()
 
     def _cdp_args(self) -> list[str]:
         """``--remote-debugging-port``: other tools (a test scripting a demonstration for the
@@ -219,6 +234,8 @@ class PlaywrightDriver(Driver):
             if self._server is not None:
                 self._server.stop()
                 self._server = None
+            if self._web_server is not None:
+                await self._web_server.stop()
 
 
 class WebDevice(Device):

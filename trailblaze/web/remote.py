@@ -21,6 +21,7 @@ from pydantic.alias_generators import to_camel
 
 from trailblaze.errors import InfrastructureError, UsageError
 from trailblaze.limits import MAX_WAIT_SECONDS
+from trailblaze.web.webserver import WebServerConfig
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserType
@@ -30,7 +31,8 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class RemoteBrowserConfig(BaseModel):
-    """The ``web:`` section of trailblaze.yaml: where the browser is, when it is not launched here."""
+    """The ``web:`` section of trailblaze.yaml: where the browser is, when it is not launched
+    here, and the app server to start for the run (``server:``)."""
 
     model_config = ConfigDict(
         extra="forbid", alias_generator=to_camel, validate_by_name=True, validate_by_alias=True, loc_by_alias=False
@@ -41,6 +43,9 @@ class RemoteBrowserConfig(BaseModel):
     connect_headers: dict[str, str] = Field(default_factory=dict, description="sent when connecting; ${VAR} allowed")
     connect_timeout: float = Field(
         default=30.0, gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False, description="seconds to wait for the endpoint"
+    )
+    server: WebServerConfig | None = Field(
+        default=None, description="the app under test, started before the run and stopped after it"
     )
 
     @model_validator(mode="after")

@@ -7,11 +7,13 @@ here, so nothing outside the web driver knows them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from trailblaze.config import Config
     from trailblaze.web.remote import RemoteBrowserConfig
+    from trailblaze.web.webserver import WebServerConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,9 @@ class WebSettings:
     #: headers sent when connecting (``${VAR}`` not yet expanded)
     connect_headers: tuple[tuple[str, str], ...] = ()
     connect_timeout: float = 30.0
+    #: ``web: server:``: the app under test, started for the run, in ``server_cwd``
+    server: WebServerConfig | None = None
+    server_cwd: Path | None = None
 
     @classmethod
     def from_config(cls, config: Config | None) -> WebSettings:
@@ -52,6 +57,8 @@ class WebSettings:
             browser=str(config.resolve(browser)) if browser else None,
             base_url=config.base_url(config.getoption("base_url") or config.getini("base_url")),
             remote_debugging_port=config.getoption("remote_debugging_port"),
+            server=remote.server if remote else None,
+            server_cwd=config.root,
         )
 
 

@@ -81,8 +81,11 @@ def _seconds(ctx: ToolContext, timeout_ms: int | None) -> float:
 
 
 @contextlib.asynccontextmanager
-async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[None]:
-    """Turn Playwright's errors into a step failure (element trouble) or an error (browser trouble)."""
+async def _acting(ctx: ToolContext, what: str, timeout: float, matching: Locator | None = None) -> AsyncIterator[None]:
+    """Turn Playwright's errors into a step failure (element trouble) or an error (browser
+    trouble). A call that timed out says how many elements ``matching`` (its selector) found —
+    "0 elements matched" is a selector that is wrong, not a page that is slow — then what on
+    the page reads most like what it looked for, then the rest of the page."""
     from playwright.async_api import Error
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
@@ -97,24 +100,49 @@ async def _acting(ctx: ToolContext, what: str, timeout: float) -> AsyncIterator[
                 f"{what}: not possible within {timeout:g}s: the page stopped answering (its script does not "
                 "return: an endless loop, or one dialog after another)"
             ) from None
-        raise ToolFailure(f"{what}: not possible within {timeout:g}s; on screen: {await _outline(ctx)}") from None
+        matched = await _count(matching) if matching is not None else None
+        if matched == 0:
+            head = f"{what}: 0 elements matched within {timeout:g}s"
+        elif matched is not None:
+            head = f"{what}: not possible within {timeout:g}s ({_elements(matched)} matched)"
+        else:
+            head = f"{what}: not possible within {timeout:g}s"
+        raise ToolFailure(f"{head}; {await _on_screen(ctx)}") from None
     except Error as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         message = _PLAYWRIGHT_METHOD.sub("", message)  # "Page.goto: …": Playwright's API, not the trail's
         if "strict mode violation" in message:
             count = re.search(r"resolved to (\d+) elements", message)
             n = count.group(1) if count else "several"
-            raise ToolFailure(f"{what}: the selector matches {n} elements; make it unique (index, nthIndex)") from None
+            raise ToolFailure(f"{what}: {n} elements matched; make the selector unique (index, nthIndex)") from None
         if "has been closed" in message or "Target closed" in message or "crashed" in message:
             raise InfrastructureError(f"{what}: the browser went away ({message})") from None
         raise ToolFailure(f"{what}: {message}") from None
 
 
-async def _outline(ctx: ToolContext) -> str:
+async def _on_screen(ctx: ToolContext) -> str:
+    """``nearest on screen: button 'Submit'; on screen: …``: the likeliest meant element first."""
+    from trailblaze.evidence import nearest_on_screen, wanted_texts
+
     try:  # bounded: the message must not wait longer than the check it reports
-        return (await asyncio.wait_for(_device(ctx).view_hierarchy(), OUTLINE_S)).outline(limit=25)
+        screen = await asyncio.wait_for(_device(ctx).view_hierarchy(), OUTLINE_S)
     except Exception:
-        return "(could not read the page)"
+        return "on screen: (could not read the page)"
+    nearest = nearest_on_screen(wanted_texts(ctx.call.args), screen)
+    first = f"nearest on screen: {', '.join(nearest)}; " if nearest else ""
+    return f"{first}on screen: {screen.outline(limit=25)}"
+
+
+async def _count(matching: Locator) -> int | None:
+    """How many elements the selector finds now (None when the page does not say in time)."""
+    try:
+        return await asyncio.wait_for(matching.count(), OUTLINE_S)
+    except Exception:
+        return None
+
+
+def _elements(count: int) -> str:
+    return f"{count} element{'' if count == 1 else 's'}"
 
 
 #: seconds a failure message may spend reading what the page shows
@@ -174,7 +202,7 @@ async def web_click(
     """Click an element (the first, when the selector matches several, as upstream clicks)."""
     timeout = _seconds(ctx, timeoutMs)
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"click {what}", timeout):
+    async with _acting(ctx, f"click {what}", timeout, locator):
         await locator.first.click(timeout=timeout * 1000, delay=800 if longPress else 0)
     return f"clicked {what}"
 
@@ -196,7 +224,7 @@ async def web_type(
             await _device(ctx).page.keyboard.type(text)
         return "typed into the focused element"
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"type into {what}", timeout):
+    async with _acting(ctx, f"type into {what}", timeout, locator):
         if clearFirst:
             await locator.fill(text, timeout=timeout * 1000)
         else:
@@ -215,7 +243,7 @@ async def web_fill_secret(
     """Fill a field with a secret; the value never appears in logs or reports."""
     timeout = _seconds(ctx, timeoutMs)
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"fill {what}", timeout):
+    async with _acting(ctx, f"fill {what}", timeout, locator):
         await locator.fill(value.get_secret_value(), timeout=timeout * 1000)
     return f"filled {what}"
 
@@ -233,7 +261,7 @@ async def web_select_option(
         raise ToolFailure("web_selectOption needs at least one value")
     timeout = _seconds(ctx, timeoutMs)
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"select {values} in {what}", timeout):
+    async with _acting(ctx, f"select {values} in {what}", timeout, locator):
         selected = await locator.select_option(values, timeout=timeout * 1000)
     return f"selected {', '.join(selected)} in {what}"
 
@@ -269,7 +297,7 @@ async def web_scroll(
         return f"scrolled the page {direction.lower()} {amount}px"
     matches, what = await _target(ctx, nodeSelector, ref, timeout)
     locator = matches.first  # upstream scrolls the first of several
-    async with _acting(ctx, f"scroll {what}", timeout):
+    async with _acting(ctx, f"scroll {what}", timeout, matches):
         await locator.wait_for(state="visible", timeout=timeout * 1000)
         await locator.evaluate("(e, [dx, dy]) => e.scrollBy(dx, dy)", [dx, dy])
     return f"scrolled {what} {direction.lower()} {amount}px"
@@ -280,7 +308,7 @@ async def web_hover(ctx: ToolContext, ref: Ref = None, nodeSelector: Target = No
     """Move the mouse over an element."""
     timeout = _seconds(ctx, timeoutMs)
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"hover {what}", timeout):
+    async with _acting(ctx, f"hover {what}", timeout, locator):
         await locator.hover(timeout=timeout * 1000)
     return f"hovered {what}"
 
@@ -379,8 +407,9 @@ async def web_verify_text_visible(
 ) -> str:
     """Check that text is visible on the page (a part of an element's text, case-insensitive)."""
     timeout = _seconds(ctx, timeoutMs)
-    locator = _device(ctx).page.get_by_text(text).filter(visible=True).first
-    async with _acting(ctx, f"text {text!r} visible", timeout):
+    matching = _device(ctx).page.get_by_text(text)
+    locator = matching.filter(visible=True).first
+    async with _acting(ctx, f"text {text!r} visible", timeout, matching):
         await locator.wait_for(state="visible", timeout=timeout * 1000)
     return f"{text!r} is visible"
 
@@ -396,7 +425,7 @@ async def web_verify_element_visible(
     """Check that an element is visible (and, with expectedText, shows that text)."""
     timeout = _seconds(ctx, timeoutMs)
     locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"{what} visible", timeout):
+    async with _acting(ctx, f"{what} visible", timeout, locator):
         await locator.filter(visible=True).first.wait_for(state="visible", timeout=timeout * 1000)
     if expectedText is not None:
         await _wait_for_value(ctx, locator, expectedText, "TEXT", None, timeout, what)
@@ -461,7 +490,7 @@ async def _wait_for_value(
 
     deadline = time.monotonic() + timeout
     element = locator.first
-    async with _acting(ctx, what, timeout):
+    async with _acting(ctx, what, timeout, locator):
         await element.wait_for(state="attached", timeout=timeout * 1000)
     actual: str | None = None
     while True:
