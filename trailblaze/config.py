@@ -317,6 +317,7 @@ class Config:
         parser: Parser | None = None,
         options: Mapping[str, Any] | None = None,
         command: str | None = None,
+        stdout_protocol: str | None = None,
     ) -> None:
         self.project = project
         self.path = path
@@ -329,6 +330,9 @@ class Config:
         self.parser = parser
         #: the command being run (``run``, ``record``, ``validate``, ``mcp``…), None in the library
         self.command = command
+        #: the protocol the command speaks on stdout (``trailblaze mcp``: ``"MCP"``), None when stdout
+        #: is the reporters': then a reporter writes nothing there (the terminal reporter stays off)
+        self.stdout_protocol = stdout_protocol
         #: every declared option's value, by dest: given on the command line, else its default
         self.option = SimpleNamespace(**{**(parser.defaults() if parser is not None else {}), **dict(options or {})})
         #: the files reporters will write, claimed in ``trailblaze_configure`` (never over a file
@@ -384,7 +388,14 @@ class Config:
     def with_options(self, **values: Any) -> Config:
         """A copy whose options ``values`` are changed (the file stays the same): for one client
         of ``trailblaze mcp`` that wants a visible browser, say."""
-        copy = Config(self.project, self.path, self.doc, parser=self.parser, command=self.command)
+        copy = Config(
+            self.project,
+            self.path,
+            self.doc,
+            parser=self.parser,
+            command=self.command,
+            stdout_protocol=self.stdout_protocol,
+        )
         copy.option = SimpleNamespace(**{**vars(self.option), **values})
         copy.pluginmanager = self.pluginmanager
         return copy
@@ -424,6 +435,7 @@ def load_config(
     discover: bool = True,
     options: Mapping[str, Any] | None = None,
     command: str | None = None,
+    stdout_protocol: str | None = None,
 ) -> Config:
     """Load ``path``, or the discovered ``trailblaze.yaml``, or defaults when there is none.
 
@@ -433,7 +445,7 @@ def load_config(
         path = find_config()
     model = file_model(parser)
     if path is None:
-        return Config(model(), None, parser=parser, options=options, command=command)
+        return Config(model(), None, parser=parser, options=options, command=command, stdout_protocol=stdout_protocol)
     if not os.path.lexists(path):  # a broken link or a link loop is there: reading it says which
         raise UsageError("config file not found", Location(str(path)))
     doc = load_path(path)
@@ -447,7 +459,7 @@ def load_config(
     problems = _reference_problems(project, doc, path.parent)
     if problems:
         raise ErrorList(problems)
-    return Config(project, path, doc, parser=parser, options=options, command=command)
+    return Config(project, path, doc, parser=parser, options=options, command=command, stdout_protocol=stdout_protocol)
 
 
 def file_model(parser: Parser | None) -> type[ProjectConfig]:

@@ -58,12 +58,18 @@ class ReportPaths:
 
     def __init__(self) -> None:
         self._claimed: dict[object, str] = {}
+        #: the option whose report goes to stdout (``--json -``), None when none does: the
+        #: command then prints what it has to say elsewhere (stderr)
+        self.stdout: str | None = None
 
     def claim(self, option: str, path: Path, kind: ReportKind) -> None:
         """Take ``path`` for the report of ``kind`` that ``option`` writes (``--json``); a
         :class:`~trailblaze.errors.UsageError` when it is another report's file, a folder or an
         existing file that is not a report of this kind written by trailblaze."""
         if str(path) == "-":
+            if self.stdout is not None:
+                raise UsageError(f"{self.stdout} - and {option} -: only one report can go to stdout")
+            self.stdout = option
             return
         shown = f"{option} {path}"
         try:

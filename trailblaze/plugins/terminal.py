@@ -310,6 +310,8 @@ def trailblaze_addoption(parser: Parser) -> None:
 
 @hookimpl
 def trailblaze_configure(config: Config) -> None:
+    if config.stdout_protocol is not None:  # `trailblaze mcp`: stdout is the protocol's
+        return
     verbosity = -1 if config.getoption("quiet") else config.getoption("verbose")
     from trailblaze.plugins.json_report import to_stdout
 
