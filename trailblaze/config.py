@@ -15,7 +15,7 @@ command line's options (``config.getoption``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -28,6 +28,7 @@ from pydantic import (
     Field,
     Tag,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -166,8 +167,12 @@ class ToolsetConfig(_Section):
         return value
 
 
-#: the platform blocks a target may have (upstream's keys; ``compose`` is its desktop driver's)
+#: the platform blocks a target may have (upstream's keys; ``compose`` is its desktop driver's),
+#: and the platform of every registered driver (a plugin's driver adds its own)
 PLATFORM_KEYS = ("android", "ios", "web", "compose", "desktop")
+#: the validation context's key for a callable returning the registered drivers' platforms,
+#: called only when a target names a platform outside :data:`PLATFORM_KEYS`
+REGISTERED_PLATFORMS = "registered_platforms"
 
 
 class PlatformConfig(_Section):
@@ -247,10 +252,15 @@ class TargetConfig(_Section):
 
     @field_validator("platforms")
     @classmethod
-    def _platform_keys(cls, value: dict[str, PlatformConfig]) -> dict[str, PlatformConfig]:
+    def _platform_keys(cls, value: dict[str, PlatformConfig], info: ValidationInfo) -> dict[str, PlatformConfig]:
         unknown = sorted(set(value) - set(PLATFORM_KEYS))
+        if not unknown:
+            return value
+        registered = (info.context or {}).get(REGISTERED_PLATFORMS)
+        known = list(dict.fromkeys([*PLATFORM_KEYS, *(registered() if registered is not None else ())]))
+        unknown = [key for key in unknown if key not in known]
         if unknown:
-            raise ValueError(f"unknown platform(s) {', '.join(unknown)} (known: {', '.join(PLATFORM_KEYS)})")
+            raise ValueError(f"unknown platform(s) {', '.join(unknown)} (known: {', '.join(known)})")
         return value
 
     def platform_block(self, platform: str, driver_key: str, expand: Any = None) -> PlatformConfig | None:
@@ -436,11 +446,14 @@ def load_config(
     options: Mapping[str, Any] | None = None,
     command: str | None = None,
     stdout_protocol: str | None = None,
+    platforms: Callable[[], Iterable[str]] | None = None,
 ) -> Config:
     """Load ``path``, or the discovered ``trailblaze.yaml``, or defaults when there is none.
 
     ``parser`` holds what plugins declared: their settings and sections are validated with the
-    core's keys; ``options`` are the command line's values for its options."""
+    core's keys; ``options`` are the command line's values for its options; ``platforms``
+    gives the registered drivers' platforms, asked only when a target names one trailblaze
+    does not know itself (collecting drivers imports them)."""
     if path is None and discover:
         path = find_config()
     model = file_model(parser)
@@ -453,7 +466,7 @@ def load_config(
     if not isinstance(data, dict):
         raise UsageError("trailblaze.yaml must be a mapping of settings", doc.location())
     try:
-        project = model.model_validate(data)
+        project = model.model_validate(data, context={REGISTERED_PLATFORMS: platforms} if platforms else None)
     except ValidationError as exc:
         raise ErrorList(describe_errors(exc, doc=doc, model=model)) from None
     problems = _reference_problems(project, doc, path.parent)

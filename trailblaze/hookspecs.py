@@ -85,8 +85,9 @@ def trailblaze_register_tools(register: Callable[[ToolSpec | Callable[..., Any]]
 def trailblaze_register_drivers(register: Callable[[type[Driver]], Any]) -> None:
     """Called once per process to collect drivers. Call ``register(driver_class)`` with a
     subclass of ``trailblaze.Driver`` (its ``key``, ``aliases`` and ``platform`` class
-    attributes name it). A key or alias claimed twice is an error. The return value is
-    ignored."""
+    attributes name it). A driver's ``platform`` may be a new one: a target's ``platforms:``
+    block of trailblaze.yaml may then name it. A key or alias claimed twice is an error. The
+    return value is ignored."""
 
 
 @hookspec

@@ -50,12 +50,25 @@ def load_project(
     if parser is None:
         parser = collect_options(plugins)
     config = load_config(
-        path, parser, discover=False, options=options, command=command, stdout_protocol=stdout_protocol
+        path,
+        parser,
+        discover=False,
+        options=options,
+        command=command,
+        stdout_protocol=stdout_protocol,
+        platforms=functools.cache(lambda: registered_platforms(plugins)),
     )
     config.pluginmanager = plugins.pm
     project = Project(config, plugins)
     project.configure()
     return project
+
+
+def registered_platforms(plugins: Plugins) -> list[str]:
+    """The platforms of the drivers plugins register (a third-party driver may add one)."""
+    drivers = DriverRegistry()
+    collect(plugins, "trailblaze_register_drivers", drivers)
+    return [driver.platform for driver in drivers.drivers()]
 
 
 class Project:
