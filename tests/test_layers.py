@@ -34,7 +34,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.drivernames",
             "trailblaze.selectors",
             "trailblaze.processes",
-            "trailblaze.crashlog",
             "trailblaze.argparsing",
             "trailblaze.registry",
             "trailblaze.javaregex",
@@ -70,10 +69,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.mcp",
             "trailblaze.agents",
             "trailblaze.client",
-            "trailblaze.scaffold",
             "trailblaze.selection",
             "trailblaze.schema",
-            "trailblaze.completion",
             "trailblaze.evidence",
             "trailblaze.reports",
             # moved to trailblaze.reports for one release
@@ -85,7 +82,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("runner", ("trailblaze.runner",)),
     ("MCP server", ("trailblaze.mcpserver",)),
-    ("command line", ("trailblaze.pytest_plugin", "trailblaze.cli", "trailblaze.display", "trailblaze.__main__")),
+    ("command line", ("trailblaze.pytest_plugin", "trailblaze.cli", "trailblaze.__main__")),
     # thin hookimpl modules, on top as an installed plugin is: nothing else imports them
     ("built-in plugins", ("trailblaze.plugins",)),
 ]

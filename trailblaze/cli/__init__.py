@@ -10,7 +10,7 @@ no plugin option, so they start as quickly as ``pytest --version``. Plugins add 
 
 Expected errors are :class:`~trailblaze.errors.TrailblazeError` and become one readable message
 and an exit code at the single boundary in :func:`main`; anything else is an internal error
-(exit 4) whose traceback goes to a log file (:mod:`trailblaze.crashlog`).
+(exit 4) whose traceback goes to a log file (:mod:`trailblaze.cli.crashlog`).
 """
 
 from trailblaze.cli.group import cli

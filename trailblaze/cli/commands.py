@@ -150,6 +150,6 @@ def project_command(name: str | None = None, **attrs: Any) -> Callable[[Callable
 
 def with_paths(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The trail files and folders ``run``, ``record`` and ``validate`` take."""
-    from trailblaze.completion import trail_paths
+    from trailblaze.cli.completion import trail_paths
 
     return click.argument("paths", nargs=-1, type=click.Path(path_type=Path), shell_complete=trail_paths)(fn)

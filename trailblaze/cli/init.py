@@ -12,7 +12,7 @@ import click
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
 def init(directory: Path, force: bool) -> int:
     """Create trailblaze.yaml and a trails/ folder with an example trail in DIRECTORY."""
-    from trailblaze.scaffold import scaffold
+    from trailblaze.cli.scaffold import scaffold
 
     for path in scaffold(directory, force=force):
         click.echo(f"created {path}")

@@ -19,7 +19,7 @@ def tools(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **op
     With --driver, shows what a session on that driver gets: MCP servers that apply to it are
     spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
     """
-    from trailblaze import display
+    from trailblaze.cli import display
     from trailblaze.runner.listing import list_tools
 
     project = _project("tools", options)
@@ -34,7 +34,7 @@ def tools(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **op
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plugins(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """List loaded plugins: name, version and the hooks they implement."""
-    from trailblaze import display
+    from trailblaze.cli import display
 
     display.print_plugins(_project("plugins", options).plugins.describe(), as_json=as_json)
     return 0
@@ -46,7 +46,7 @@ def devices(as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **
     """List devices each driver can reach now."""
     import asyncio
 
-    from trailblaze import display
+    from trailblaze.cli import display
     from trailblaze.runner.listing import list_devices
 
     project = _project("devices", options)

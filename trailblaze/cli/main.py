@@ -30,7 +30,7 @@ def _print_error(exc: TrailblazeError) -> None:
 
 def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
     """A bug (ours or a plugin's): one line, the traceback in a log file, exit 4."""
-    from trailblaze.crashlog import write_crash_log
+    from trailblaze.cli.crashlog import write_crash_log
     from trailblaze.projectfile import find_config
 
     config = find_config()

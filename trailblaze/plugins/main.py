@@ -67,7 +67,7 @@ def name_value_type() -> click.ParamType:
 def trailblaze_addoption(parser: Parser) -> None:
     import click
 
-    from trailblaze.completion import driver_type
+    from trailblaze.cli.completion import driver_type
 
     group = parser.getgroup("general", "Running trails")
     group.addoption(
