@@ -13,7 +13,9 @@ and an exit code at the single boundary in :func:`main`; anything else is an int
 (exit 4) whose traceback goes to a log file (:mod:`trailblaze.cli.crashlog`).
 """
 
+from trailblaze.cli.commands import project_command
 from trailblaze.cli.group import cli
 from trailblaze.cli.main import main
+from trailblaze.cli.state import current_project
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "current_project", "main", "project_command"]

@@ -136,7 +136,10 @@ def _meant_as_value(arg: str) -> bool:
 
 
 def project_command(name: str | None = None, **attrs: Any) -> Callable[[Callable[..., Any]], ProjectCommand]:
-    """A command on the project: it takes plugins' options, ``-p`` and ``-c``."""
+    """A command on the project: it takes ``-p``, ``-c`` and the options plugins declare for it
+    (``commands=("NAME",)``), which arrive in its ``**options``; its body gets the project with
+    :func:`trailblaze.cli.current_project`. A plugin adds one in ``trailblaze_register_commands``
+    (``cli.add_command(command)``), as the built-in ``mcp`` and ``merge-reports`` are added."""
 
     def decorate(fn: Callable[..., Any]) -> ProjectCommand:
         fn = click.option("-c", "--config", type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP)(fn)

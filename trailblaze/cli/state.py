@@ -77,6 +77,14 @@ def _state(ctx: click.Context | None = None) -> State:
     return state
 
 
+def current_project(options: dict[str, Any]) -> Project:
+    """The project of the command being run — for a plugin's command made with
+    :func:`~trailblaze.cli.commands.project_command`: ``options`` are its ``**options`` (the
+    values of the options plugins declared for it), read back with ``config.getoption``."""
+    ctx = click.get_current_context()
+    return _project(ctx.command.name or ctx.info_name or "", options)
+
+
 def _project(command: str, options: dict[str, Any]) -> Project:
     """The project the running command works on (its own stdout protocol, if any, in the config)."""
     ctx = click.get_current_context()
