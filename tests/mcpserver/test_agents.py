@@ -319,3 +319,11 @@ def test_an_unknown_agent_is_misuse_before_the_server_starts(project: Project, c
     result = cli("mcp", "--agent", "nobody", cwd=project.root)
     assert result.returncode == 3, result.output
     assert "nobody" in result.stderr and result.stdout == ""
+
+
+def test_an_agent_that_reads_stdin_is_refused_where_stdin_is_the_protocols(project: Project, cli: CliRunner) -> None:
+    project.write("trailblaze.yaml", "base_url: sample-app\n")
+    result = cli("mcp", "--agent", "interactive", cwd=project.root)
+    assert result.returncode == 3, result.output
+    assert result.stderr.startswith("error: --agent interactive: that agent reads a person's answers from stdin")
+    assert result.stdout == ""

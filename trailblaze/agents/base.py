@@ -174,6 +174,9 @@ class Agent(abc.ABC):
     description: ClassVar[str] = ""
     #: records by watching a person use a visible browser (the web driver runs headed)
     shows_browser: ClassVar[bool] = False
+    #: reads a person's answers from stdin: not where a command speaks a protocol there
+    #: (``config.stdout_protocol``: ``trailblaze mcp`` refuses it)
+    reads_stdin: ClassVar[bool] = False
 
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings

@@ -46,6 +46,7 @@ _out = say
 class InteractiveAgent(Agent):
     name: ClassVar[str] = "interactive"
     description: ClassVar[str] = "a person at the terminal types the tool calls (works over plain stdin)"
+    reads_stdin: ClassVar[bool] = True
 
     async def start(self, session: Session) -> None:
         stdin_lines()  # start reading early: what was piped in is not lost

@@ -88,7 +88,11 @@ def defaults_from(
     if driver:
         project.drivers.resolve(driver)
     agent = config.getoption("agent", None) or "openai"
-    project.agents.resolve(agent)
+    if project.agents.resolve(agent).reads_stdin and config.stdout_protocol is not None:
+        raise UsageError(
+            f"--agent {agent}: that agent reads a person's answers from stdin, which is the "
+            f"{config.stdout_protocol} protocol's here; choose another agent"
+        )
     workspace = project.workspace_for(config.trails_dir)
     if target and project.target_config(target, workspace) is None:
         known = sorted({*config.project.targets, *(workspace.targets if workspace else ())})
