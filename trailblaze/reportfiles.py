@@ -58,8 +58,8 @@ class ReportPaths:
 
     def __init__(self) -> None:
         self._claimed: dict[object, str] = {}
-        #: the option whose report goes to stdout (``--json -``), None when none does: the
-        #: command then prints what it has to say elsewhere (stderr)
+        #: the option whose report goes to stdout (``--json -``: claimed as the path ``-``), None
+        #: when none does; then the terminal reporter and the command print to stderr instead
         self.stdout: str | None = None
 
     def claim(self, option: str, path: Path, kind: ReportKind) -> None:

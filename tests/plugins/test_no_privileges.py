@@ -7,6 +7,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from conftest import CliRunner
+from test_shard import NULL, null_project
+
 PACKAGE = Path(__file__).resolve().parents[2] / "trailblaze"
 
 
@@ -47,3 +50,41 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
         "4: trailblaze.plugins.selection.trailblaze_addoption",
         "6: trailblaze.plugins.junit_report",
     ]
+
+
+STDOUT_REPORT = """
+from pathlib import Path
+
+import trailblaze
+from trailblaze.reportfiles import RESULTS_JSON
+
+
+class Tally:
+    @trailblaze.hookimpl
+    def trailblaze_run_finish(self, run, result):
+        print(f"tally: {result.count('passed')} passed")
+
+
+@trailblaze.hookimpl
+def trailblaze_addoption(parser):
+    parser.getgroup("reporting").addoption("--tally", is_flag=True, help="A tally on stdout.")
+
+
+@trailblaze.hookimpl
+def trailblaze_configure(config):
+    if config.getoption("tally"):
+        config.report_paths.claim("--tally", Path("-"), RESULTS_JSON)
+        config.pluginmanager.register(Tally(), "tally.writer")
+"""
+
+
+def test_a_plugins_report_to_stdout_moves_the_terminal_reporter_to_stderr(cli: CliRunner, tmp_path: Path) -> None:
+    """As ``--json -`` does: the terminal reporter honours whoever claimed stdout, by no name."""
+    null_project(tmp_path, 2)
+    (tmp_path / "tally.py").write_text(STDOUT_REPORT, encoding="utf-8")
+    result = cli("run", *NULL, "-p", "tally", "--tally")
+    assert result.returncode == 0, result.output
+    assert result.stdout == "tally: 2 passed\n"
+    assert "2 passed" in result.stderr
+    both = cli("run", *NULL, "-p", "tally", "--tally", "--json", "-")
+    assert both.returncode == 3 and "only one report can go to stdout" in both.stderr
