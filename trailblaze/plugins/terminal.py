@@ -312,6 +312,8 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_configure(config: Config) -> None:
     if config.stdout_protocol is not None:  # `trailblaze mcp`: stdout is the protocol's
         return
+    if config.command == "merge-reports":  # no run to follow: the command prints the merge's one line
+        return
     verbosity = -1 if config.getoption("quiet") else config.getoption("verbose")
     reporter = TerminalReporter(
         verbosity,
