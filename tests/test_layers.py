@@ -34,13 +34,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.drivernames",
             "trailblaze.selectors",
             "trailblaze.processes",
-            "trailblaze.crashlog",
             "trailblaze.argparsing",
             "trailblaze.registry",
             "trailblaze.javaregex",
             "trailblaze.sharding",
-            "trailblaze.htmlreport",
-            "trailblaze.reportserver",
         ),
     ),
     (
@@ -73,17 +70,22 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "trailblaze.mcp",
             "trailblaze.agents",
             "trailblaze.client",
-            "trailblaze.scaffold",
             "trailblaze.selection",
             "trailblaze.schema",
-            "trailblaze.completion",
             "trailblaze.evidence",
+            "trailblaze.reports",
+            # moved to trailblaze.reports for one release
+            "trailblaze.htmlreport",
+            "trailblaze.reportserver",
+            "trailblaze.resultsdoc",
+            "trailblaze.mergereports",
         ),
     ),
-    ("built-in plugins", ("trailblaze.plugins",)),
-    ("runner", ("trailblaze.runner", "trailblaze.mergereports", "trailblaze.resultsdoc")),
+    ("runner", ("trailblaze.runner",)),
     ("MCP server", ("trailblaze.mcpserver",)),
-    ("command line", ("trailblaze.pytest_plugin", "trailblaze.cli", "trailblaze.display", "trailblaze.__main__")),
+    ("command line", ("trailblaze.pytest_plugin", "trailblaze.cli", "trailblaze.__main__")),
+    # thin hookimpl modules, on top as an installed plugin is: nothing else imports them
+    ("built-in plugins", ("trailblaze.plugins",)),
 ]
 #: the public API re-exports names from every layer, lazily
 EXEMPT = {"trailblaze"}

@@ -98,6 +98,38 @@ def test_target_platform_blocks(tmp_path: Path) -> None:
         make_project(tmp_path, "targets:\n  shop:\n    platforms:\n      tv: {}\n", BUILT_IN)
 
 
+TV_DRIVER = """
+from typing import ClassVar
+
+import trailblaze
+from tests.support.null_driver import NullDriver
+
+
+class TvDriver(NullDriver):
+    key: ClassVar[str] = "tv-box"
+    aliases: ClassVar[tuple[str, ...]] = ()
+    platform: ClassVar[str] = "tv"
+
+
+@trailblaze.hookimpl
+def trailblaze_register_drivers(register):
+    register(TvDriver)
+"""
+
+
+def test_a_plugins_driver_adds_a_platform_targets_may_have(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "plugins", "tv_driver.py", TV_DRIVER)
+    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
+    config = "targets:\n  shop:\n    platforms:\n      tv: {app_ids: [com.example.tv]}\n"
+    project = make_project(tmp_path, config, ("tv_driver", *BUILT_IN))
+    shop = project.target_config("shop")
+    assert shop is not None
+    block = shop.platform_block("tv", "tv-box")
+    assert block is not None and block.app_ids == ["com.example.tv"]
+    with pytest.raises(ErrorList, match=r"unknown platform\(s\) tv \(known: android, ios, web, compose, desktop"):
+        make_project(tmp_path, config, BUILT_IN)  # without the plugin, no driver has it
+
+
 def test_mcp_servers_keyed_by_name(tmp_path: Path) -> None:
     project = make_project(
         tmp_path,

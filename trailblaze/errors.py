@@ -4,7 +4,7 @@ Exit codes follow upstream Trailblaze: 0 all passed, 1 a trail failed, 2 infrast
 failure (driver, browser, device, server), 3 misuse (bad CLI arguments, config or trail file).
 Every expected error is one of the classes below; the CLI turns them into one readable line
 and the matching exit code at a single boundary. Anything else is a bug: exit 4, an internal
-error, with the traceback kept in a log file (:mod:`trailblaze.crashlog`).
+error, with the traceback kept in a log file (:mod:`trailblaze.cli.crashlog`).
 """
 
 from __future__ import annotations

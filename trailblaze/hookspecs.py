@@ -85,8 +85,9 @@ def trailblaze_register_tools(register: Callable[[ToolSpec | Callable[..., Any]]
 def trailblaze_register_drivers(register: Callable[[type[Driver]], Any]) -> None:
     """Called once per process to collect drivers. Call ``register(driver_class)`` with a
     subclass of ``trailblaze.Driver`` (its ``key``, ``aliases`` and ``platform`` class
-    attributes name it). A key or alias claimed twice is an error. The return value is
-    ignored."""
+    attributes name it). A driver's ``platform`` may be a new one: a target's ``platforms:``
+    block of trailblaze.yaml may then name it. A key or alias claimed twice is an error. The
+    return value is ignored."""
 
 
 @hookspec
@@ -101,7 +102,12 @@ def trailblaze_register_agents(register: Callable[[type[Agent]], Any]) -> None:
 @hookspec
 def trailblaze_register_commands(cli: click.Group) -> None:
     """Called while the command line is built, to add commands: ``cli.add_command(cmd)`` or
-    ``@cli.command()``. The return value is ignored."""
+    ``@cli.command()``. A command on the project — taking ``-p``, ``-c`` and the options plugins
+    declare for it with ``commands=("NAME",)`` — is made with ``trailblaze.cli.project_command``
+    and reaches the project with ``trailblaze.cli.current_project(options)``; set its
+    ``stdout_protocol`` when it speaks a protocol on stdout (``trailblaze mcp`` does), so
+    reporters keep off it. The built-in ``mcp``, ``sample-app``, ``merge-reports`` and
+    ``show-report`` are added this way. The return value is ignored."""
 
 
 # -- collection ---------------------------------------------------------------------------------

@@ -28,9 +28,11 @@ if TYPE_CHECKING:
     from trailblaze.registry import Registry
 
 #: Built-in plugins the runner cannot do without (its own options): never blocked.
-ESSENTIAL_PLUGINS: tuple[str, ...] = ("main", "retries", "selection")
+ESSENTIAL_PLUGINS: tuple[str, ...] = ("main",)
 #: Built-in plugins, registered by short name like any other (``-p no:terminal`` removes one).
 DEFAULT_PLUGINS: tuple[str, ...] = (
+    "retries",
+    "selection",
     "trail_files",
     "core_tools",
     "web_playwright",
@@ -38,6 +40,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "android_uiautomator2",
     "ios_wda",
     "mcp_toolsets",
+    "mcp_server",
     "terminal",
     "json_report",
     "junit_report",

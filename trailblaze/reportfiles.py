@@ -70,6 +70,9 @@ class ReportPaths:
     def __init__(self) -> None:
         self._claimed: dict[object, str] = {}
         self._claims: list[Claim] = []
+        #: the option whose report goes to stdout (``--json -``: claimed as the path ``-``), None
+        #: when none does; then the terminal reporter and the command print to stderr instead
+        self.stdout: str | None = None
 
     def claims(self) -> list[Claim]:
         """Every report file claimed, in the order they were (stdout's ``-`` is none)."""
@@ -80,6 +83,9 @@ class ReportPaths:
         :class:`~trailblaze.errors.UsageError` when it is another report's file, a folder or an
         existing file that is not a report of this kind written by trailblaze."""
         if str(path) == "-":
+            if self.stdout is not None:
+                raise UsageError(f"{self.stdout} - and {option} -: only one report can go to stdout")
+            self.stdout = option
             return
         shown = f"{option} {path}"
         try:

@@ -10,12 +10,15 @@ with the trailhead excluded (the trailhead has index -1 and kind ``trailhead``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from trailblaze.errors import ExitCode
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from trailblaze.trail.model import Trail
 
 #: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
@@ -27,6 +30,8 @@ Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete",
 ArtifactKind = Literal["screenshot", "hierarchy", "console", "trace"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
+#: the exit code of a trail in a document written before trails carried their own
+_CODE_OF_STATUS = {"failed": ExitCode.FAILED, "incomplete": ExitCode.FAILED, "error": ExitCode.ERROR}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +43,15 @@ class Artifact:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "path": self.path}
+
+    @classmethod
+    def list_from(cls, data: Mapping[str, Any]) -> list[Artifact]:
+        """The ``artifacts`` of a part of a results document (entries without a path left out)."""
+        return [
+            cls(a.get("kind", "screenshot"), a["path"])
+            for a in data.get("artifacts") or []
+            if isinstance(a, Mapping) and isinstance(a.get("path"), str)
+        ]
 
 
 @dataclass(slots=True)
@@ -60,6 +74,18 @@ class ToolReport:
             "recordable": self.recordable,
             "error": self.error,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ToolReport:
+        return cls(
+            name=str(data.get("name", "")),
+            args=dict(data.get("args") or {}),
+            status=data.get("status", "passed"),
+            duration_ms=float(data.get("duration_ms") or 0),
+            delegated_from=list(data.get("delegated_from") or []),
+            recordable=bool(data.get("recordable", True)),
+            error=data.get("error"),
+        )
 
 
 @dataclass(slots=True)
@@ -85,6 +111,18 @@ class AgentReport:
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.prompt_tokens + self.completion_tokens,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentReport:
+        return cls(
+            name=str(data.get("name", "")),
+            status=str(data.get("status", "")),
+            explanation=str(data.get("explanation") or ""),
+            model=data.get("model"),
+            turns=int(data.get("turns") or 0),
+            prompt_tokens=int(data.get("prompt_tokens") or 0),
+            completion_tokens=int(data.get("completion_tokens") or 0),
+        )
 
 
 @dataclass(slots=True)
@@ -122,6 +160,24 @@ class StepResult:
             "evidence_errors": list(self.evidence_errors),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StepResult:
+        agent = data.get("agent")
+        return cls(
+            index=int(data.get("index", 0)),
+            kind=str(data.get("kind", "step")),
+            text=str(data.get("text", "")),
+            status=data.get("status", "passed"),
+            duration_ms=float(data.get("duration_ms") or 0),
+            error=data.get("error"),
+            attempts=int(data.get("attempts") or 1),
+            tools=[ToolReport.from_dict(t) for t in data.get("tools") or [] if isinstance(t, Mapping)],
+            agent=AgentReport.from_dict(agent) if isinstance(agent, Mapping) else None,
+            recorded=bool(data.get("recorded")),
+            artifacts=Artifact.list_from(data),
+            evidence_errors=[str(e) for e in data.get("evidence_errors") or []],
+        )
+
 
 @dataclass(slots=True)
 class Attempt:
@@ -140,6 +196,15 @@ class Attempt:
             "duration_ms": round(self.duration_ms, 3),
             "artifacts": [a.to_dict() for a in self.artifacts],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Attempt:
+        return cls(
+            data.get("status", "failed"),
+            data.get("error"),
+            float(data.get("duration_ms") or 0),
+            Artifact.list_from(data),
+        )
 
 
 @dataclass(slots=True)
@@ -195,6 +260,29 @@ class TrailResult:
             "steps": [s.to_dict() for s in self.steps],
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrailResult:
+        """A trail of a results document (checked first: :mod:`trailblaze.reports.resultsdoc`);
+        a document written before trails carried an ``exit_code`` gets the one of its status."""
+        return cls(
+            path=str(data.get("path", "")),
+            id=data["id"],
+            title=str(data.get("title") or data["id"]),
+            status=data["status"],
+            driver=str(data.get("driver") or ""),
+            device=data.get("device"),
+            duration_ms=float(data.get("duration_ms") or 0),
+            error=data.get("error"),
+            steps=[StepResult.from_dict(s) for s in data.get("steps") or [] if isinstance(s, Mapping)],
+            exit_code=exit_code_of(data),
+            tags=list(data.get("tags") or []),
+            skip_reason=data.get("skip_reason"),
+            recording_saved=bool(data.get("recording_saved")),
+            attempts=[Attempt.from_dict(a) for a in data.get("attempts") or [] if isinstance(a, Mapping)],
+            artifacts=Artifact.list_from(data),
+            evidence_errors=[str(e) for e in data.get("evidence_errors") or []],
+        )
+
     @property
     def failing_step(self) -> StepResult | None:
         return next((s for s in self.steps if s.status in ("failed", "error")), None)
@@ -225,6 +313,12 @@ class RunResult:
     deselected: int = 0
     #: ``--shard i/n``: ``(i, n)``, this run being CI shard i of n
     shard: tuple[int, int] | None = None
+    #: ``trailblaze merge-reports``: the results documents merged (``path``, ``shard``), None for a run
+    merged_from: list[dict[str, Any]] | None = None
+    #: ``trailblaze merge-reports``: the evidence files a reporter may read, by the path the merged
+    #: result names them with (each checked to be a regular file inside its shard's folder); its
+    #: other evidence entries are names only. None for a run (evidence is under ``artifacts_dir``)
+    evidence_files: dict[str, Path] | None = None
 
     def report_failed(self, option: str, path: object, exc: OSError) -> None:
         """A report file could not be written: say so (the other reports are still written)."""
@@ -264,5 +358,32 @@ class RunResult:
             "interrupted": self.interrupted,
             "artifacts_dir": self.artifacts_dir,
             **({"shard": {"index": self.shard[0], "total": self.shard[1]}} if self.shard else {}),
+            **({"merged_from": self.merged_from} if self.merged_from is not None else {}),
             "trails": [t.to_dict() for t in self.trails],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunResult:
+        """A results document (``--json``) as the result reporters take, the reverse of
+        :meth:`to_dict`; check an untrusted document first (:mod:`trailblaze.reports.resultsdoc`)."""
+        summary = data.get("summary")
+        summary = summary if isinstance(summary, Mapping) else {}
+        shard = data.get("shard")
+        merged_from = data.get("merged_from")
+        return cls(
+            trails=[TrailResult.from_dict(t) for t in data["trails"]],
+            duration_ms=float(summary.get("duration_ms") or 0),
+            interrupted=bool(data.get("interrupted")),
+            artifacts_dir=data.get("artifacts_dir"),
+            deselected=int(summary.get("deselected") or 0),
+            shard=(shard["index"], shard["total"]) if isinstance(shard, Mapping) else None,
+            merged_from=list(merged_from) if isinstance(merged_from, list) else None,
+        )
+
+
+def exit_code_of(trail: Mapping[str, Any]) -> ExitCode:
+    """A results document's trail's exit code: its own, else the one of its status."""
+    code = trail.get("exit_code")
+    if isinstance(code, int) and code in ExitCode._value2member_map_:
+        return ExitCode(code)
+    return _CODE_OF_STATUS.get(trail["status"], ExitCode.OK)

@@ -259,3 +259,71 @@ def test_data_of_error_results_is_structured(project: Project) -> None:
             return data(await client.call_tool("device", {"action": "FLY"}))
 
     assert "action: input should be" in asyncio.run(scenario())["error"]
+
+
+SCRIPTED_AGENT = '''
+import json
+import os
+
+import trailblaze
+from trailblaze.agents.base import Verdict
+
+
+class ScriptedAgent(trailblaze.Agent):
+    """Opens the forms page whatever the step says: an agent from a plugin, not an LLM."""
+
+    name = "scripted"
+
+    async def solve(self, task):
+        result = await task.call("web_navigate", {"url": "/forms.html"})
+        return Verdict("complete" if result.ok else "failed", "opened the forms page")
+
+
+@trailblaze.hookimpl
+def trailblaze_register_agents(register):
+    register(ScriptedAgent)
+
+
+@trailblaze.hookimpl
+def trailblaze_configure(config):
+    with open(os.environ["CONFIGURED_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps([config.command, config.stdout_protocol]) + "\\n")
+'''
+
+
+def test_the_agent_comes_from_the_registry_and_reporters_are_told_stdout_is_the_protocols(
+    project: Project, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``trailblaze mcp --agent NAME`` takes a plugin's agent as ``record --agent`` does; a
+    plugin's ``trailblaze_configure`` sees that stdout belongs to MCP (the terminal reporter
+    keeps off it: the session works at all only because nothing else is written there)."""
+    plugins = tmp_path_factory.mktemp("plugins")
+    (plugins / "scripted_agent.py").write_text(SCRIPTED_AGENT, encoding="utf-8")
+    log = plugins / "configured.jsonl"
+    project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\n")  # no LLM configured
+    env = {"PYTHONPATH": str(plugins), "CONFIGURED_LOG": str(log)}
+
+    async def scenario() -> dict[str, Any]:
+        args = ("-p", "scripted_agent", *AGENT, "--agent", "scripted")
+        async with stdio(project.root, *args, env=env) as client:
+            return ok(await client.call_tool("step", {"objective": "Open the forms page"}))
+
+    step = asyncio.run(scenario())
+    assert step["agent"]["name"] == "scripted" and step["agent"]["status"] == "complete"
+    assert step["recorded"]["tools"] == [{"web_navigate": {"url": "/forms.html"}}]
+    assert [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] == [["mcp", "MCP"]]
+
+
+def test_an_unknown_agent_is_misuse_before_the_server_starts(project: Project, cli: CliRunner) -> None:
+    project.write("trailblaze.yaml", "base_url: sample-app\n")
+    result = cli("mcp", "--agent", "nobody", cwd=project.root)
+    assert result.returncode == 3, result.output
+    assert "nobody" in result.stderr and result.stdout == ""
+
+
+def test_an_agent_that_reads_stdin_is_refused_where_stdin_is_the_protocols(project: Project, cli: CliRunner) -> None:
+    project.write("trailblaze.yaml", "base_url: sample-app\n")
+    result = cli("mcp", "--agent", "interactive", cwd=project.root)
+    assert result.returncode == 3, result.output
+    assert result.stderr.startswith("error: --agent interactive: that agent reads a person's answers from stdin")
+    assert result.stdout == ""

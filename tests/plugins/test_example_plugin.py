@@ -386,6 +386,23 @@ def test_the_example_reporter_writes_its_summary_as_its_section_says(run_with: A
     assert sorted(p.name for p in (project.root / "out").iterdir()) == ["summary.md"]
 
 
+def test_the_example_reporter_writes_a_merged_report_of_ci_shards(run_with: Any, project: Project) -> None:
+    project.write("trailblaze.yaml", NULL_PROJECT + "markdown:\n  title: Merged\n")
+    project.trail("home", PASSING_TRAIL)
+    project.trail("away", FAILING_TRAIL)
+    for index in (1, 2):
+        shard = run_with("run", "--shard", f"{index}/2", "--json", f"shards/s{index}.json")
+        assert shard.returncode in (0, 1), shard.output
+    assert "--markdown FILE" in run_with("merge-reports", "--help").stdout
+    merged = run_with("merge-reports", "shards", "--markdown", "merged.md", "--json", "merged.json")
+    assert merged.returncode == 1, merged.output
+    summary = (project.root / "merged.md").read_text(encoding="utf-8")
+    assert summary.startswith("# Merged\n\n1 passed, 1 failed in ")
+    assert "| away | null-1 | failed |" in summary and "| home | null-1 | passed |" in summary
+    document = json.loads((project.root / "merged.json").read_text(encoding="utf-8"))
+    assert [entry["path"] for entry in document["merged_from"]] == ["shards/s1.json", "shards/s2.json"]
+
+
 def test_the_example_reporters_section_is_checked_like_trailblazes_own(run_with: Any, project: Project) -> None:
     project.write("trailblaze.yaml", NULL_PROJECT + "markdown:\n  show_pased: false\n  max_error_chars: 0\n")
     project.trail("home", PASSING_TRAIL)

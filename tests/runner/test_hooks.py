@@ -404,3 +404,37 @@ def test_modify_plan_deselects_for_run_but_not_for_validate(tmp_path: Path) -> N
     result = asyncio.run(execute(prepare(project, RunOptions(), select=True)))
     assert [t.id for t in result.trails] == ["hooks/a"]
     assert len(prepare(project, RunOptions()).planned) == 2
+
+
+def test_a_plugins_project_command_takes_the_options_plugins_declare_for_it(cli: Any, tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "count_plugin.py",
+        """
+        import click
+        import trailblaze
+        from trailblaze.cli import current_project, project_command
+
+        @project_command("count-trails")
+        def count_trails(plugin_args, config, **options):
+            \"\"\"Count the trails under the trails folder.\"\"\"
+            project = current_project(options)
+            found = sorted(project.config.trails_dir.rglob("*.trail.yaml"))
+            click.echo(f"{project.config.command}: {len(found)} {project.config.getoption('suffix')}")
+            return 0
+
+        @trailblaze.hookimpl
+        def trailblaze_addoption(parser):
+            parser.getgroup("counting").addoption("--suffix", default="trails", commands=("count-trails",))
+
+        @trailblaze.hookimpl
+        def trailblaze_register_commands(cli):
+            cli.add_command(count_trails)
+        """,
+    )
+    write(tmp_path, "trails/a.trail.yaml", TRAIL)
+    env = {"PYTHONPATH": str(tmp_path)}
+    # -p after the command's name counts: the plugin that adds the command is loaded by it
+    result = cli("count-trails", "-p", "count_plugin", "--suffix", "found", env=env)
+    assert (result.returncode, result.stdout) == (0, "count-trails: 1 found\n"), result.output
+    assert "--suffix TEXT" in cli("-p", "count_plugin", "count-trails", "--help", env=env).stdout

@@ -177,6 +177,9 @@ class Agent(abc.ABC):
     #: what it records is made from observed events, not from calls it ran: ``record``
     #: replays the new recording once, on a fresh page, before saving it
     verify_by_replay: ClassVar[bool] = False
+    #: reads a person's answers from stdin: not where a command speaks a protocol there
+    #: (``config.stdout_protocol``: ``trailblaze mcp`` refuses it)
+    reads_stdin: ClassVar[bool] = False
 
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings

@@ -53,6 +53,7 @@ _out = say
 class InteractiveAgent(Agent):
     name: ClassVar[str] = "interactive"
     description: ClassVar[str] = "a person at the terminal types the tool calls (works over plain stdin)"
+    reads_stdin: ClassVar[bool] = True
 
     def __init__(self, settings: AgentSettings) -> None:
         super().__init__(settings)

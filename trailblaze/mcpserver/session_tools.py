@@ -393,8 +393,9 @@ class _ReportingStep(AgentStep):
 
 
 async def _agent(call: Call, device: DeviceSession) -> Agent:
-    """Trailblaze's agent for this call (TRAILBLAZE_AS_AGENT): the ``openai`` agent on the
-    configured LLM (DIRECT), or the client's LLM through sampling (MCP_SAMPLING)."""
+    """Trailblaze's agent for this call (TRAILBLAZE_AS_AGENT): the agent ``--agent`` names from
+    the agent registry (``openai`` unless it says otherwise) on the configured LLM (DIRECT), or
+    the client's LLM through sampling (MCP_SAMPLING)."""
     from trailblaze.agents.base import AgentSettings
 
     state = call.state
@@ -408,25 +409,27 @@ async def _agent(call: Call, device: DeviceSession) -> Agent:
         from trailblaze.mcpserver.sampling import SamplingAgent
 
         return SamplingAgent(settings, call.sampler, tools_capability=call.sampling_tools)
-    cached = state.agents.get("openai")
+    name = state.defaults.agent
+    cached = state.agents.get(name)
     if cached is not None:
         return cached
-    from trailblaze.agents.openai_chat import OpenAIAgent
-
+    agent_class = state.project.agents.resolve(name)
     try:
-        agent = OpenAIAgent(settings)
+        agent = agent_class(settings)
     except UsageError as exc:
         sampling = (
             ' or config(action=SET, key="llmCallStrategy", value="MCP_SAMPLING") to use your own LLM'
             if call.sampler is not None
             else ""
         )
+        if name != "openai":
+            raise ToolError(f"trailblaze's agent {name!r} cannot start ({exc}){sampling}") from None
         raise ToolError(
             f"trailblaze's agent has no LLM ({exc}): configure `llm:` in trailblaze.yaml (or OPENAI_BASE_URL, "
             f"OPENAI_API_KEY and OPENAI_MODEL){sampling}; or pass `tools` to run calls directly"
         ) from None
     await agent.start(device.live)
-    state.agents["openai"] = agent
+    state.agents[name] = agent
     return agent
 
 

@@ -46,6 +46,9 @@ class Defaults:
     profile: Profile = Profile.DEFAULT
     #: ``--max-sessions``: how many client sessions may hold a device at once (None: no bound)
     max_sessions: int | None = None
+    #: ``--agent``: the registered agent that works out ``step(objective)`` and ``runPrompt`` in
+    #: TRAILBLAZE_AS_AGENT mode on the configured LLM (DIRECT); MCP_SAMPLING uses the client's LLM
+    agent: str = "openai"
 
 
 @dataclass(eq=False)
@@ -77,13 +80,19 @@ class DeviceSlots:
 def defaults_from(
     project: Project, mode: str, profile: str = Profile.DEFAULT.value, max_sessions: int | None = None
 ) -> Defaults:
-    """The server's defaults from ``trailblaze mcp``'s options; an unknown ``--driver`` or
-    ``--target`` is misuse, found before the server starts."""
+    """The server's defaults from ``trailblaze mcp``'s options; an unknown ``--driver``,
+    ``--target`` or ``--agent`` is misuse, found before the server starts."""
     config = project.config
     driver = config.getoption("driver", None)
     target = config.getoption("target", None)
     if driver:
         project.drivers.resolve(driver)
+    agent = config.getoption("agent", None) or "openai"
+    if project.agents.resolve(agent).reads_stdin and config.stdout_protocol is not None:
+        raise UsageError(
+            f"--agent {agent}: that agent reads a person's answers from stdin, which is the "
+            f"{config.stdout_protocol} protocol's here; choose another agent"
+        )
     workspace = project.workspace_for(config.trails_dir)
     if target and project.target_config(target, workspace) is None:
         known = sorted({*config.project.targets, *(workspace.targets if workspace else ())})
@@ -96,6 +105,7 @@ def defaults_from(
         timeout=config.getoption("timeout", None),
         profile=Profile(profile.upper()),
         max_sessions=max_sessions,
+        agent=agent,
     )
 
 

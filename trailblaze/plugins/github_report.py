@@ -138,12 +138,10 @@ def job_summary(result: RunResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-@hookimpl
+@hookimpl(trylast=True)  # after the reporters claimed their files: one may have claimed stdout
 def trailblaze_configure(config: Config) -> None:
     if config.getoption("reporter", None) == "github":
-        from trailblaze.plugins.json_report import to_stdout
-
-        config.pluginmanager.register(GithubReport(stderr=to_stdout(config.getoption("json", None))), PLUGIN_NAME)
+        config.pluginmanager.register(GithubReport(stderr=config.report_paths.stdout is not None), PLUGIN_NAME)
 
 
 @hookimpl

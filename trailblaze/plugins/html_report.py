@@ -1,18 +1,21 @@
 """Built-in plugin: ``--html [PATH]`` writes the run as one HTML page; ``trailblaze show-report``
 serves it.
 
-The page is :func:`trailblaze.htmlreport.render` of the results JSON: summary, trails
+The page is :func:`trailblaze.reports.html.render` of the results JSON: summary, trails
 filterable by status and tag, each step with its tools, durations and error, screenshots
 inline. The evidence it links to (traces, hierarchies, console logs, screenshots at full
 size) is copied next to it, under ``data/<run folder>/``, so the report's folder is all a CI
 job needs to keep. ``--html`` alone writes ``trailblaze-report/index.html``; ``html:`` in
 trailblaze.yaml sets a path (which turns the report on without the flag) and a title.
+``trailblaze merge-reports --html PATH`` writes the shards' merged run the same way, copying only
+the evidence files the merge checked.
 """
 
 from __future__ import annotations
 
 import functools
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,14 +61,17 @@ class HtmlReport:
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
         try:
-            write_report(self.path, result, run.options.artifacts_dir, self.title)
+            if result.evidence_files is not None:
+                write_merged_report(self.path, result, result.evidence_files, f"{self.title} (merged)")
+            else:
+                write_report(self.path, result, run.options.artifacts_dir, self.title)
         except OSError as exc:
             result.report_failed("--html", self.path, exc)
 
 
 def write_report(path: Path, result: RunResult, artifacts_dir: Path | None, title: str) -> None:
     """Write ``result`` as an HTML page at ``path``, its evidence copied under ``data/``."""
-    from trailblaze.htmlreport import render
+    from trailblaze.reports.html import render
 
     folder = path.parent
     document = result.to_dict()
@@ -89,6 +95,31 @@ def _copied(artifact: dict[str, Any], artifacts_dir: Path | None, folder: Path) 
     return {**artifact, "path": relative.as_posix()}
 
 
+def write_merged_report(path: Path, result: RunResult, evidence: Mapping[str, Path], title: str) -> None:
+    """Write a merged ``result`` (``trailblaze merge-reports``) as an HTML page at ``path``, its
+    evidence copied under ``data/merged/``. Only the files the merge checked (``evidence``) are
+    copied; an entry naming anything else is left out of the page, so nothing else is read."""
+    from trailblaze.reports.html import render
+
+    folder = path.parent
+    document = result.to_dict()
+    for trail in document["trails"]:
+        for part in (trail, *trail["steps"], *trail["attempts"]):
+            kept = []
+            for artifact in part["artifacts"]:
+                source = evidence.get(artifact["path"])
+                if source is None:
+                    continue
+                inside = [p for p in Path(artifact["path"]).parts if p not in ("..", ".", "/")]
+                relative = Path("data", "merged", *inside)
+                if not (folder / relative).is_file():  # listed twice (a step's, and its attempt's): copied once
+                    (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source, folder / relative)
+                kept.append({**artifact, "path": relative.as_posix()})
+            part["artifacts"] = kept
+    write_atomic(path, render(document, base=folder, title=title))
+
+
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
     import click
@@ -102,6 +133,13 @@ def trailblaze_addoption(parser: Parser) -> None:
         "`trailblaze show-report` opens it.",
         commands=("run",),
     )
+    parser.getgroup("reporting").addoption(  # merge-reports takes no trail paths: its value is plain
+        "--html",
+        metavar="PATH",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the merged HTML report here.",
+        commands=("merge-reports",),
+    )
     parser.add_section("html", settings_model(), help="the HTML report: path (writes one on every run), title")
 
 
@@ -109,7 +147,9 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_configure(config: Config) -> None:
     settings = config.section("html")
     given = config.getoption("html", None)
-    if config.command != "run" or (given is None and settings.path is None):
+    if config.command == "merge-reports" and given is None:
+        return  # html.path is where each run writes its report, not the merge
+    if config.command not in ("run", "merge-reports") or (given is None and settings.path is None):
         return
     if given is not None and str(given) == "-":
         from trailblaze.errors import UsageError
@@ -144,6 +184,6 @@ def trailblaze_register_commands(cli: click.Group) -> None:
     def show_report(path: Path, port: int, no_open: bool) -> int:
         """Serve an HTML report (a folder with index.html, or the page itself) on 127.0.0.1 and
         open it in a browser; Ctrl-C stops. Without a terminal, or in CI, only prints the address."""
-        from trailblaze.reportserver import serve
+        from trailblaze.reports.server import serve
 
         return serve(path, port, open_browser=not no_open, echo=click.echo)

@@ -59,7 +59,7 @@ def trailblaze_addoption(parser: Parser) -> None:
         metavar="FILE",
         type=click.Path(dir_okay=False, path_type=Path),
         help="Write results JSON here ('-': to stdout; the terminal output then goes to stderr).",
-        commands=("run", "record"),
+        commands=("run", "record", "merge-reports"),
     )
 
 

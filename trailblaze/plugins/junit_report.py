@@ -181,7 +181,7 @@ def trailblaze_addoption(parser: Parser) -> None:
         metavar="FILE",
         type=click.Path(dir_okay=False, path_type=Path),
         help="Write JUnit XML here.",
-        commands=("run",),
+        commands=("run", "merge-reports"),
     )
 
 

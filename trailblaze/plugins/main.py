@@ -67,7 +67,7 @@ def name_value_type() -> click.ParamType:
 def trailblaze_addoption(parser: Parser) -> None:
     import click
 
-    from trailblaze.completion import driver_type
+    from trailblaze.cli.completion import driver_type
 
     group = parser.getgroup("general", "Running trails")
     group.addoption(
@@ -155,12 +155,14 @@ def trailblaze_addoption(parser: Parser) -> None:
 
 
 def _agent_options(parser: Parser) -> None:
-    group = parser.getgroup("agents", "Agents (record, run --self-heal)")
+    group = parser.getgroup("agents", "Agents (record, run --self-heal, mcp)")
     group.addoption(
         "--agent",
         metavar="NAME",
         help="Who works out steps without a working recording: interactive, openai, browser, or a plugin's "
-        "(default: agent: in config, else openai when an LLM is configured, else interactive).",
+        "(default: agent: in config, else openai when an LLM is configured, else interactive; "
+        "trailblaze mcp: openai).",
+        commands=("run", "record", "mcp"),
     )
     group.addoption(
         "--self-heal",

@@ -1,21 +1,22 @@
-"""Built-in plugin (essential): ``--retries N`` and ``--fail-on-flaky``.
+"""Built-in plugin: ``--retries N`` and ``--fail-on-flaky``.
 
 A trail that fails (or errors) runs again on a fresh session, up to N more times; one that
 passes on a retry is ``flaky``, and the runs before are its ``attempts`` in the results. A flaky
 trail does not fail the run unless ``--fail-on-flaky`` is given. ``retries:`` in trailblaze.yaml
-is the default for ``--retries``. The retry loop itself is the runner's (:mod:`trailblaze.runner.run`).
+is the default for ``--retries``. The retry loop itself is the runner's (:mod:`trailblaze.runner.run`),
+which reads the options by name (:mod:`trailblaze.runner.options`); ``-p no:retries`` leaves them
+out (no retries).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from trailblaze import hookimpl
 from trailblaze.limits import MAX_RETRIES
 
 if TYPE_CHECKING:
     from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
 
 
 @hookimpl
@@ -44,13 +45,3 @@ def trailblaze_addoption(parser: Parser) -> None:
         type=Annotated[int, Field(ge=0, le=MAX_RETRIES)],
         default=0,
     )
-
-
-def run_options(config: Config) -> dict[str, Any]:
-    """The runner's retry settings (:class:`~trailblaze.session.RunOptions` fields)."""
-    given = config.getoption("retries", None)
-    configured = config.getini("retries") if config.parser is not None and "retries" in config.parser.settings else 0
-    return {
-        "retries": given if given is not None else configured,
-        "fail_on_flaky": config.getoption("fail_on_flaky", False),
-    }

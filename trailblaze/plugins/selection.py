@@ -1,19 +1,19 @@
-"""Built-in plugin (essential): which trails a run takes — ``-k``, ``--include-tags``,
+"""Built-in plugin: which trails a run takes — ``-k``, ``--include-tags``,
 ``--exclude-tags``, ``--last-failed`` — and ``--list`` to see them without running.
 
-The choosing is :mod:`trailblaze.selection`'s; this plugin declares the options, and after each
-``trailblaze run`` records which trails failed for the next ``--last-failed``.
+The choosing is :mod:`trailblaze.selection`'s; this plugin declares the options (the runner reads
+them by name, :mod:`trailblaze.runner.options`), and after each ``trailblaze run`` records which
+trails failed for the next ``--last-failed``. ``-p no:selection`` leaves them out (every trail runs).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
     from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
     from trailblaze.results import RunResult
     from trailblaze.session import Run
 
@@ -57,18 +57,6 @@ def trailblaze_addoption(parser: Parser) -> None:
         help="Print the trails that would run (id, tags, driver, path) and exit; no device is opened.",
         commands=("run",),
     )
-
-
-def run_options(config: Config) -> dict[str, Any]:
-    """The runner's selection settings (:class:`~trailblaze.session.RunOptions` fields)."""
-    from trailblaze.selection import split_tags
-
-    return {
-        "keyword": config.getoption("keyword", None),
-        "include_tags": split_tags(config.getoption("include_tags", ())),
-        "exclude_tags": split_tags(config.getoption("exclude_tags", ())),
-        "last_failed": config.getoption("last_failed", False),
-    }
 
 
 @hookimpl

@@ -3,7 +3,8 @@
 A CI matrix starts ``trailblaze run --shard 1/4`` … ``--shard 4/4`` on machines that know
 nothing of each other; together they run every trail once (:mod:`trailblaze.sharding` decides
 who runs what, from the trail ids and, with ``--shard-durations FILE``, a previous run's
-results JSON). ``trailblaze merge-reports`` joins the shards' reports afterwards.
+results JSON). ``trailblaze merge-reports``, which this plugin adds, joins the shards' reports
+afterwards and hands the merged run to the reporters.
 
 Not to be confused with ``--shard-split``/``--shard-all``, which spread one run over several
 devices of one machine; both can be given together.
@@ -18,6 +19,8 @@ from trailblaze import hookimpl
 from trailblaze.errors import UsageError
 
 if TYPE_CHECKING:
+    import click
+
     from trailblaze.argparsing import Parser
     from trailblaze.config import Config
     from trailblaze.session import Run
@@ -82,3 +85,10 @@ def trailblaze_unconfigure(config: Config) -> None:
     selection = config.pluginmanager.get_plugin(PLUGIN_NAME)
     if selection is not None:
         config.pluginmanager.unregister(selection)
+
+
+@hookimpl
+def trailblaze_register_commands(cli: click.Group) -> None:
+    from trailblaze.cli.merge import merge_reports
+
+    cli.add_command(merge_reports)

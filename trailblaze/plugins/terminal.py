@@ -340,15 +340,16 @@ def trailblaze_addoption(parser: Parser) -> None:
     )
 
 
-@hookimpl
+@hookimpl(trylast=True)  # after the reporters claimed their files: one may have claimed stdout
 def trailblaze_configure(config: Config) -> None:
+    if config.stdout_protocol is not None:  # `trailblaze mcp`: stdout is the protocol's
+        return
+    if config.command == "merge-reports":  # no run to follow: the command prints the merge's one line
+        return
     verbosity = -1 if config.getoption("quiet") else config.getoption("verbose")
-    from trailblaze.plugins.json_report import to_stdout
-
-    stderr = to_stdout(config.getoption("json", None))
     reporter = TerminalReporter(
         verbosity,
-        stderr=stderr,
+        stderr=config.report_paths.stdout is not None,  # `--json -`, or a plugin's report to stdout
         style=config.getoption("reporter", "line"),
         durations=config.getoption("durations", None),
         reports=config.report_paths,

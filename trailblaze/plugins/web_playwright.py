@@ -3,7 +3,8 @@ web driver is set with — its options (``--headed``, ``--base-url``, ``--remote
 ``--trace``), its keys of ``trailblaze.yaml`` (``base_url``, ``headless``, ``browser``), its
 checks before a run (a ``/path`` URL without a ``base_url``, a visible browser without a
 display) and its evidence: a Playwright trace per trail (``trace.zip``, which ``playwright
-show-trace`` opens), kept when the trail failed unless ``--trace on|off`` says otherwise."""
+show-trace`` opens), kept when the trail failed unless ``--trace on|off`` says otherwise. It adds
+``trailblaze sample-app``, which serves the bundled app ``base_url: sample-app`` runs against."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
+    import click
+
     from trailblaze.argparsing import Parser
     from trailblaze.config import Config
     from trailblaze.errors import TrailblazeError
@@ -267,3 +270,10 @@ async def _stop_trace(
         result.evidence_errors.append(not_saved("trace", path, exc, root))
         return []
     return [Artifact("trace", str(path))]
+
+
+@hookimpl
+def trailblaze_register_commands(cli: click.Group) -> None:
+    from trailblaze.cli.sampleapp import sample_app
+
+    cli.add_command(sample_app)

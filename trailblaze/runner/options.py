@@ -1,8 +1,9 @@
 """The runner's options, read from the command line's values (``config.getoption``).
 
-The options themselves are declared by the ``main`` plugin (:mod:`trailblaze.plugins.main`);
-here they become the :class:`~trailblaze.session.RunOptions` and
-:class:`~trailblaze.runner.record.RecordOptions` the library takes, so the CLI only parses.
+The options themselves are declared by plugins — the runner's own by ``main``, ``--retries`` by
+``retries``, ``-k`` and the tags by ``selection`` — and read here by name, as any option is
+(``config.getoption``), into the :class:`~trailblaze.session.RunOptions` the library takes, so
+the CLI only parses. An option whose plugin is blocked (``-p no:retries``) has its default.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.plugins import retries, selection
+from trailblaze.selection import split_tags
 from trailblaze.session import RunOptions
 
 if TYPE_CHECKING:
@@ -54,6 +55,19 @@ def run_options(config: Config, paths: Sequence[Path] = (), *, artifacts: bool =
         self_heal=option("self_heal", False),
         agent=option("agent", None),
         save_recording=option("save_recording", False),
-        **retries.run_options(config),
-        **selection.run_options(config),
+        retries=_retries(config),
+        fail_on_flaky=option("fail_on_flaky", False),
+        keyword=option("keyword", None),
+        include_tags=split_tags(option("include_tags", ())),
+        exclude_tags=split_tags(option("exclude_tags", ())),
+        last_failed=option("last_failed", False),
     )
+
+
+def _retries(config: Config) -> int:
+    """``--retries``, else ``retries:`` in trailblaze.yaml (when a plugin declares it), else 0."""
+    given = config.getoption("retries", None)
+    if given is not None:
+        return int(given)
+    declared = config.parser is not None and "retries" in config.parser.settings
+    return int(config.getini("retries")) if declared else 0

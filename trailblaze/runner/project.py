@@ -36,23 +36,40 @@ def load_project(
     plugins: Plugins | None = None,
     parser: Parser | None = None,
     autoload: bool | None = None,
+    stdout_protocol: str | None = None,
 ) -> Project:
     """Assemble a project as a command does: the plugins (``-p`` values in ``plugin_args``, the
     file's ``plugins:``, entry points unless ``autoload`` is False), what they declare
     (``trailblaze_addoption``), the file found from the working directory (or ``config_path``)
     validated against it, the command line's ``options`` (by dest), then
-    ``trailblaze_configure``. ``plugins``/``parser`` reuse what the command line already built."""
+    ``trailblaze_configure``. ``plugins``/``parser`` reuse what the command line already built;
+    ``stdout_protocol`` names what the command speaks on stdout (``config.stdout_protocol``)."""
     path = config_path or find_config()
     if plugins is None:
         listed = plugins_listed_in(path) if path is not None and path.exists() else []
         plugins = get_plugin_manager(plugin_args, listed, autoload=autoload)
     if parser is None:
         parser = collect_options(plugins)
-    config = load_config(path, parser, discover=False, options=options, command=command)
+    config = load_config(
+        path,
+        parser,
+        discover=False,
+        options=options,
+        command=command,
+        stdout_protocol=stdout_protocol,
+        platforms=functools.cache(lambda: registered_platforms(plugins)),
+    )
     config.pluginmanager = plugins.pm
     project = Project(config, plugins)
     project.configure()
     return project
+
+
+def registered_platforms(plugins: Plugins) -> list[str]:
+    """The platforms of the drivers plugins register (a third-party driver may add one)."""
+    drivers = DriverRegistry()
+    collect(plugins, "trailblaze_register_drivers", drivers)
+    return [driver.platform for driver in drivers.drivers()]
 
 
 class Project:

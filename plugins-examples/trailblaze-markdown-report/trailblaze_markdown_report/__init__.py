@@ -5,7 +5,9 @@ passed trails are listed.
 
 It touches nothing of trailblaze's: it declares its option and its section in
 ``trailblaze_addoption``, reads them in ``trailblaze_configure``, and registers a reporter object
-that writes the file in ``trailblaze_run_finish`` — as pytest's ``junitxml`` plugin does.
+that writes the file in ``trailblaze_run_finish`` — as pytest's ``junitxml`` plugin does. Its
+option also applies to ``trailblaze merge-reports``, which hands the reporters the CI shards'
+merged run the same way, so ``--markdown`` summarises that too.
 """
 
 from __future__ import annotations
@@ -59,7 +61,13 @@ class MarkdownReport:
 @trailblaze.hookimpl
 def trailblaze_addoption(parser: trailblaze.Parser) -> None:
     group = parser.getgroup("reporting")
-    group.addoption("--markdown", metavar="FILE", type=Path, help="Write a Markdown summary here.")
+    group.addoption(
+        "--markdown",
+        metavar="FILE",
+        type=Path,
+        help="Write a Markdown summary here.",
+        commands=("run", "record", "merge-reports"),
+    )
     parser.add_section("markdown", MarkdownSettings, help="the Markdown summary's title and contents")
 
 

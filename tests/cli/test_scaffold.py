@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trailblaze.scaffold import IGNORED, ignore_what_runs_leave
+from trailblaze.cli.scaffold import IGNORED, ignore_what_runs_leave
 
 LINES = st.lists(
     st.one_of(

@@ -360,3 +360,51 @@ def test_a_shards_messages_are_cut_as_a_runs_are(cli: CliRunner, tmp_path: Path)
     trail = merged.json("m.json")["trails"][0]
     assert trail["error"].startswith("x" * 500 + "… (99500 more characters not shown)")
     assert len(trail["steps"][0]["tools"][0]["error"]) < 600
+
+
+COUNTING_REPORTER = """
+import trailblaze
+
+
+class Counts:
+    def __init__(self, path):
+        self.path = path
+
+    @trailblaze.hookimpl
+    def trailblaze_run_finish(self, run, result):
+        counts = [run.config.command, len(result.trails), result.count("passed"), int(result.exit_code)]
+        with open(self.path, "w", encoding="utf-8") as out:
+            out.write(" ".join(str(c) for c in [*counts, len(result.merged_from)]))
+
+
+@trailblaze.hookimpl
+def trailblaze_addoption(parser):
+    parser.getgroup("reporting").addoption("--counts", metavar="FILE", commands=("run", "merge-reports"))
+
+
+@trailblaze.hookimpl
+def trailblaze_configure(config):
+    if config.getoption("counts"):
+        config.pluginmanager.register(Counts(config.getoption("counts")), "counts")
+"""
+
+
+def test_a_plugins_reporter_writes_the_merged_run_as_it_writes_a_run(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 3, fail={1})
+    for index in (1, 2):
+        assert cli("run", *NULL, "--shard", f"{index}/2", "--json", f"s{index}.json").returncode in (0, 1)
+    (tmp_path / "counting.py").write_text(COUNTING_REPORTER, encoding="utf-8")
+    # -p after the command's name counts: the plugin's option is the command's
+    merged = cli("merge-reports", "s1.json", "s2.json", "-p", "counting", "--counts", "counts.txt")
+    assert merged.returncode == 1, merged.output
+    assert (tmp_path / "counts.txt").read_text(encoding="utf-8") == "merge-reports 3 2 1 2"
+    assert merged.stdout == "merged 2 report(s): 3 trails (2 passed, 1 failed)\n"  # the terminal reporter stays out
+
+
+def test_the_merged_json_to_stdout_is_the_document_alone(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 2)
+    assert cli("run", *NULL, "--json", "s1.json").returncode == 0
+    merged = cli("merge-reports", "s1.json", "--json", "-")
+    assert merged.returncode == 0, merged.output
+    assert [t["id"] for t in json.loads(merged.stdout)["trails"]] == ["t00", "t01"]
+    assert "merged 1 report(s): 2 trails (2 passed)" in merged.stderr

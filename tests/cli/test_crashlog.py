@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import CliRunner, Project
 
-from trailblaze.crashlog import write_crash_log
+from trailblaze.cli.crashlog import write_crash_log
 
 CRASHER = """
 import trailblaze

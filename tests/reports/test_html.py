@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import CliRunner, Project
 
-from trailblaze.htmlreport import render
+from trailblaze.reports.html import render
 from trailblaze.web.driver import CHROMIUM_ARGS
 
 pytestmark = pytest.mark.usefixtures("browser")

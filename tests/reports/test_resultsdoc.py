@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from test_reportfiles import RUNS
 
 from trailblaze.errors import UsageError
+from trailblaze.reports.resultsdoc import MAX_PROBLEMS, check
 from trailblaze.results import RunResult
-from trailblaze.resultsdoc import MAX_PROBLEMS, check
 
 WHERE = Path("shard.json")
 

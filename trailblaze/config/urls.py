@@ -1,0 +1,58 @@
+"""What a ``base_url`` may be: ``sample-app``, an http(s) or file URL, or a folder — the rules
+targets' ``base_url:`` and the web driver's setting share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+#: ``base_url`` value that makes the web driver serve the bundled sample app itself.
+SAMPLE_APP = "sample-app"
+
+
+def check_base_url(value: str | None) -> str | None:
+    """``base_url`` is ``sample-app``, an http(s) or file URL, or a folder (checked to exist
+    once the config file's folder is known): anything else fails every navigation later."""
+    if value is None or value == SAMPLE_APP or "://" not in value:
+        return value
+    problem = url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def base_url_problem(value: str | None, root: Path) -> str | None:
+    """Why ``value`` is no ``base_url``: neither a URL, ``sample-app`` nor a folder (relative to
+    ``root``) that exists."""
+    if value is None or value == SAMPLE_APP or "://" in value:
+        return None
+    folder = Path(value).expanduser()
+    if (folder if folder.is_absolute() else root / folder).is_dir():
+        return None
+    return (
+        f"base_url: {value!r} is neither a URL (http://…, https://…, file://…), {SAMPLE_APP!r} nor a folder that exists"
+    )
+
+
+def url_problem(value: str) -> str | None:
+    """Why ``value`` is not a URL a browser can open, or None."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        return f"{value!r} is not a valid URL: {exc}"
+    if parts.scheme not in ("http", "https", "file"):
+        return f"{value!r} is not an http://, https:// or file:// URL"
+    if parts.scheme != "file" and not parts.hostname:
+        return f"{value!r} has no host"
+    if any(c.isspace() for c in value):
+        return f"{value!r} contains spaces"
+    return None
+
+
+#: a plugin setting's type for a ``base_url``-like value: checked as :func:`check_base_url` does
+BaseUrl = Annotated[str | None, AfterValidator(check_base_url)]
