@@ -738,7 +738,7 @@ def _examples(help_text: str) -> list[str]:
 
 PARSE_EACH = """
 import contextlib, io, json, sys
-from trailblaze.cli import _main
+from trailblaze.cli.main import _main
 codes = []
 for words in json.loads(sys.argv[1]):
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
