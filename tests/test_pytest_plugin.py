@@ -113,6 +113,11 @@ def test_reruns_replay_a_failing_trail_in_the_same_session(examples: Path) -> No
     result = pytest_run(examples, "--reruns", "1", "trails/broken.trail.yaml")
     assert result.returncode == 1
     assert "1 failed, 1 rerun" in result.stdout, result.stdout
+    # the rerun is the trail's first retry: traced (--trace on-first-retry, the default), its
+    # evidence beside the first run's, not over it
+    traces = sorted(p.parent.name for p in examples.rglob("trace.zip"))
+    assert traces == ["broken_missing-button-retry1"], traces
+    assert any(examples.rglob("broken_missing-button/*.png")), result.stdout
 
 
 def test_a_bad_trail_file_is_a_collection_error_naming_its_line(examples: Path) -> None:
