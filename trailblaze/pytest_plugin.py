@@ -16,6 +16,7 @@ JSON") is on the report as ``report.trailblaze`` and in ``user_properties`` (so
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -150,7 +151,11 @@ class TrailItem(pytest.Item):
         state = self.config.stash[_STATE]
         if self.planned.skip_reason is not None:
             pytest.skip(self.planned.skip_reason)
-        result = state.run(self.planned, self.device)
+        # pytest-rerunfailures counts the runs of an item: its first rerun is the trail's first
+        # retry (traced by default, its evidence in <trail>-retry1), as with `run --retries`
+        retry = getattr(self, "execution_count", 1) - 1
+        planned = dataclasses.replace(self.planned, attempt=retry) if retry > 0 else self.planned
+        result = state.run(planned, self.device)
         document = result.to_dict()
         self.trailblaze_result = document
         self.user_properties.append(("trailblaze", json.dumps(document, ensure_ascii=False)))
@@ -254,8 +259,6 @@ class _TrailblazeRun:
         return self._project
 
     def plan(self, path: Path) -> list[PlannedTrail]:
-        import dataclasses
-
         from trailblaze.runner.plan import prepare
 
         return prepare(self.project, dataclasses.replace(self.options, paths=[path])).planned
@@ -264,8 +267,6 @@ class _TrailblazeRun:
         return self.loop.run_until_complete(self._run(planned, device))
 
     async def _run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
-        import dataclasses
-
         from trailblaze.runner.replay import TrailReplay
         from trailblaze.runner.run import Executor
         from trailblaze.session import Run

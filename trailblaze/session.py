@@ -143,6 +143,8 @@ class Session:
     #: per-plugin state, keyed by plugin name
     state: dict[str, Any] = field(default_factory=dict)
     trail: Trail | None = None
+    #: which run of ``trail`` this is: 0 the first, 1 the first ``--retries`` retry, …
+    attempt: int = 0
     memory: dict[str, Any] = field(default_factory=dict)
     #: the app target this session was opened for (its MCP servers and toolsets follow from it)
     target: str | None = None

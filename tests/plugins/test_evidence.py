@@ -49,8 +49,10 @@ trail:
 
 
 def run(project: Project, cli: CliRunner, *args: str) -> tuple[CliResult, dict[str, Any]]:
+    """A run that keeps the trace of a failed trail (``--trace`` in ``args`` says otherwise)."""
     project.write("trails/page.html", PAGE)
-    result = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "evidence", *args, cwd=project.root)
+    options = ("--json", "results.json", "--artifacts-dir", "evidence", "--trace", "retain-on-failure")
+    result = cli("run", "trails/", *options, *args, cwd=project.root)
     return result, result.json()
 
 
@@ -93,6 +95,26 @@ def test_a_failed_step_leaves_a_screenshot_hierarchy_console_and_trace(project: 
         "trace: evidence/sign-in/trace.zip",
     ]
     assert "trace: evidence/sign-in/trace.zip" in result.stdout
+
+
+def test_by_default_a_failed_trail_has_its_screenshot_and_aria_snapshot_but_no_trace(
+    project: Project, cli: CliRunner
+) -> None:
+    """The default ``--trace on-first-retry`` (Playwright Test's): a run without ``--retries``
+    records no trace; the failed step's evidence is kept all the same."""
+    project.trail("sign-in", FAILING.replace("{{secret}}", "x"))
+    project.write("trails/page.html", PAGE)
+    result = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "evidence")
+    assert result.returncode == 1, result.output
+    (trail,) = result.json()["trails"]
+    assert [a["kind"] for a in trail["steps"][1]["artifacts"]] == ["screenshot", "hierarchy", "console"]
+    assert trail["artifacts"] == []
+    assert sorted(p.name for p in (project.root / "evidence" / "sign-in").iterdir()) == [
+        "step-2.aria.yaml",
+        "step-2.console.log",
+        "step-2.png",
+    ]
+    assert "trace: " not in trail["error"]
 
 
 def test_a_passing_trail_keeps_no_trace_and_takes_no_screenshot(project: Project, cli: CliRunner) -> None:
@@ -256,6 +278,7 @@ def test_evidence_a_full_disk_refused_is_named_in_every_report_and_no_empty_file
     project.trail("sign-in", FAILING.replace("{{secret}}", "x"))
     project.write("trails/page.html", PAGE)
     args = ("trails/", "--json", "results.json", "--html=report/index.html", "--artifacts-dir", "evidence")
+    args = (*args, "--trace", "retain-on-failure")
     if disk == "tmpfs":
         if not _can_mount_a_small_disk():
             pytest.skip("no user namespace to mount a small tmpfs in (the /dev/full case runs)")
@@ -289,7 +312,9 @@ def test_evidence_of_ids_that_climb_or_are_too_long_stays_in_the_run_folder(proj
     project.trail("up", FAILING.replace("{{secret}}", "x").replace("id: sign-in", "id: '..'"))
     project.trail("long", FAILING.replace("{{secret}}", "x").replace("id: sign-in", f"id: {long_id}"))
     project.write("trails/page.html", PAGE)
-    result = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "runs/evidence", cwd=project.root)
+    result = cli(
+        "run", "trails/", "--json", "results.json", "--artifacts-dir", "runs/evidence", "--trace=retain-on-failure"
+    )
     assert result.returncode == 1, result.output
     assert "evidence not saved" not in result.stdout
     trails = {t["id"]: t for t in result.json()["trails"]}

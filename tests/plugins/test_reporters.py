@@ -176,7 +176,18 @@ def mixed_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> CliResu
         project.trail(name, text)
     project.write("trails/shared/broken.yaml", "trail:\n  - step: [this is not a step\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "trailblaze", "run", "--json", "out/results.json", "--junit", "out/results.xml"],
+        [
+            sys.executable,
+            "-m",
+            "trailblaze",
+            "run",
+            "--json",
+            "out/results.json",
+            "--junit",
+            "out/results.xml",
+            "--trace",
+            "retain-on-failure",
+        ],
         cwd=root,
         env=cli_env(),
         capture_output=True,

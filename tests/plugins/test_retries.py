@@ -30,6 +30,11 @@ def test_a_trail_that_passes_on_a_retry_is_flaky_and_the_run_passes(
     assert attempt["status"] == "failed" and "first call fails" in attempt["error"]
     assert attempt["duration_ms"] > 0
     assert trails["flaky"]["error"] is None
+    # --trace on-first-retry (the default): the first retry is traced and its trace kept, passed or not
+    assert attempt["artifacts"] == [a for a in attempt["artifacts"] if a["kind"] != "trace"]
+    assert trails["flaky"]["artifacts"] == [{"kind": "trace", "path": "flaky-retry1/trace.zip"}]
+    assert (project.root / result.json("r.json")["artifacts_dir"] / "flaky-retry1" / "trace.zip").is_file()
+    assert trails["passes"]["artifacts"] == []
     case = next(c for c in ET.parse(project.root / "r.xml").getroot().iter("testcase") if c.get("name") == "flaky")
     assert case.find("failure") is None
     [flaky_failure] = case.findall("flakyFailure")
@@ -64,6 +69,8 @@ def test_retries_from_the_config_and_a_trail_that_keeps_failing(cli: CliRunner, 
     folders = [{a["path"].split("/")[0] for a in attempt["artifacts"]} for attempt in trail["attempts"]]
     final = {a["path"].split("/")[0] for step in trail["steps"] for a in step["artifacts"]}
     assert [*folders, final] == [{"fails"}, {"fails-retry1"}, {"fails-retry2"}], (folders, final)
+    traces = [[a["path"] for a in attempt["artifacts"] if a["kind"] == "trace"] for attempt in trail["attempts"]]
+    assert [*traces, [a["path"] for a in trail["artifacts"]]] == [[], ["fails-retry1/trace.zip"], []]
     for attempt in trail["attempts"]:
         assert any(a["kind"] == "screenshot" for a in attempt["artifacts"])
         assert all((project.root / "evidence" / a["path"]).is_file() for a in attempt["artifacts"])

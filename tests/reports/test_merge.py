@@ -189,6 +189,7 @@ def test_evidence_of_downloaded_shards_is_found_and_carried_into_every_merged_re
     ci_project(project, "passes", "fails")
     for index in (1, 2):
         shard = (f"--shard={index}/2", f"--json=reports/shard-{index}.json", f"--artifacts-dir=reports/shard-{index}")
+        shard = (*shard, "--trace=retain-on-failure")
         assert cli("run", "-p", "flaky_tools", *shard).returncode in (0, 1)
     (project.root / "ci").mkdir()
     shutil.move(project.root / "reports", project.root / "ci" / "all-reports")  # where the merge job downloads them

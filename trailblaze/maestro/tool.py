@@ -7,19 +7,37 @@ the line of the command, before any device is touched.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, Field
 
-from trailblaze.maestro.commands import Command, only_reads, parse_command
 from trailblaze.tools.authoring import tool, verifies_when
 from trailblaze.tools.model import ToolContext
 
-MaestroCommand = Annotated[Any, AfterValidator(parse_command)]
+if TYPE_CHECKING:
+    from trailblaze.maestro.commands import Command
+
+
+def _command(value: Any) -> Command:
+    """One Maestro command read and checked. The command models are imported here, when a
+    trail holds one, not when the tool is registered: every command registers it."""
+    from trailblaze.maestro.commands import parse_command
+
+    return parse_command(value)
+
+
+def _only_reads(args: Mapping[str, Any]) -> bool:
+    from trailblaze.maestro.commands import only_reads
+
+    return only_reads(args.get("commands"))
+
+
+MaestroCommand = Annotated[Any, AfterValidator(_command)]
 
 
 @tool(name="mobile_maestro", platforms=["android", "ios"], exposed_to_llm=False)
-@verifies_when(lambda args: only_reads(args.get("commands")))  # only assertions: a verify: step's
+@verifies_when(_only_reads)  # only assertions: a verify: step's
 async def mobile_maestro(
     ctx: ToolContext,
     commands: Annotated[

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from trailblaze.errors import ToolFailure
-from trailblaze.maestro.commands import parse_command, parse_point
 from trailblaze.mobile.tools import (
     MOBILE,
     AccessibilityText,
@@ -30,6 +29,9 @@ from trailblaze.tools.params import RequiredRef
 
 
 async def run_maestro(ctx: ToolContext, command: dict[str, Any]) -> str:
+    # Maestro's command models are built when a tool runs one, not when the tools are registered
+    # (every command registers them: a third of a web run's own import time went to them)
+    from trailblaze.maestro.commands import parse_command
     from trailblaze.maestro.runner import MaestroRunner
 
     try:
@@ -120,6 +122,7 @@ async def swipe_with_relative_coordinates(
 ) -> str:
     """Swipe between two points given as percentages ("50%, 90%") of the screen, or of the
     element showing ``swipeOnElementText``."""
+    from trailblaze.maestro.commands import parse_point
     from trailblaze.mobile.device import point_in
     from trailblaze.mobile.matching import MaestroSelector
 

@@ -2,9 +2,10 @@
 web driver is set with — its options (``--headed``, ``--base-url``, ``--remote-debugging-port``,
 ``--trace``), its keys of ``trailblaze.yaml`` (``base_url``, ``headless``, ``browser``), its
 checks before a run (a ``/path`` URL without a ``base_url``, a visible browser without a
-display) and its evidence: a Playwright trace per trail (``trace.zip``, which ``playwright
-show-trace`` opens), kept when the trail failed unless ``--trace on|off`` says otherwise. It adds
-``trailblaze sample-app``, which serves the bundled app ``base_url: sample-app`` runs against."""
+display) and its evidence: a Playwright trace (``trace.zip``, which ``playwright show-trace``
+opens) of a trail's first ``--retries`` retry, unless ``--trace on|off|retain-on-failure`` says
+otherwise. It adds ``trailblaze sample-app``, which serves the bundled app ``base_url: sample-app``
+runs against."""
 
 from __future__ import annotations
 
@@ -52,10 +53,11 @@ def trailblaze_addoption(parser: Parser) -> None:
     )
     group.addoption(
         "--trace",
-        choices=("on", "off", "retain-on-failure"),
-        default="retain-on-failure",
+        choices=("on", "off", "retain-on-failure", "on-first-retry"),
+        default="on-first-retry",
         help="Record a Playwright trace per trail (trace.zip in the artifacts folder; `playwright show-trace` "
-        "opens it): on, off, or kept only when the trail fails (default).",
+        "opens it): on, off, kept only when the trail fails, or on a trail's first --retries retry only "
+        "(default, as Playwright Test).",
         commands=("run",),
     )
     group.addoption(
@@ -227,11 +229,21 @@ def relative_urls(trail: Trail) -> list[TrailblazeError]:
 
 
 @hookimpl
+def trailblaze_trail_start(trail: Trail, session: Session) -> None:
+    """Tell the browser which run of the trail this is, for ``--trace on-first-retry``."""
+    from trailblaze.web.driver import WebDevice
+
+    if isinstance(session.device, WebDevice):
+        session.device.attempt = session.attempt
+
+
+@hookimpl
 def trailblaze_trail_evidence(
     trail: Trail, result: TrailResult, session: Session, folder: Path
 ) -> Awaitable[list[Artifact]] | None:
-    """Keep the trail's trace when ``--trace on``, or when it failed and ``--trace
-    retain-on-failure``; else drop it (stopping without a path writes nothing)."""
+    """Keep the trail's trace when ``--trace on``, when it failed and ``--trace
+    retain-on-failure``, or (``on-first-retry``: only the first retry is traced) whatever the
+    retry's outcome, as Playwright Test does; else drop it (stopping without a path writes nothing)."""
     if session.info.platform != "web":
         return None
     from trailblaze.web.driver import WebDevice
@@ -240,7 +252,7 @@ def trailblaze_trail_evidence(
     if not isinstance(device, WebDevice) or not device.tracing:
         return None
     failed = result.status in ("failed", "error", "incomplete")
-    keep = device.trace == "on" or (device.trace == "retain-on-failure" and failed)
+    keep = device.trace in ("on", "on-first-retry") or (device.trace == "retain-on-failure" and failed)
     path = folder / "trace.zip" if keep else None
     return _stop_trace(device, path, session.secrets, result, session.run.options.artifacts_dir)
 

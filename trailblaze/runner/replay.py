@@ -169,6 +169,7 @@ class TrailReplay:
     async def run(self) -> TrailResult:
         session, trail = self.session, self.trail
         session.trail = trail
+        session.attempt = self.attempt
         session.memory = dict(trail.config.memory)
         timeout = effective_timeout(session, trail)
         session.device.default_timeout = timeout

@@ -63,8 +63,9 @@ SYSTEM_CHROMIUMS = (
     "google-chrome-stable",
 )
 VIEWPORT = {"width": 1280, "height": 720}
-#: ``--trace``: a Playwright trace per trail — always, never, or kept only when the trail failed
-TRACE_MODES = ("on", "off", "retain-on-failure")
+#: ``--trace``: a Playwright trace per trail — always, never, kept only when the trail failed, or
+#: recorded on a trail's first ``--retries`` retry only (Playwright Test's default)
+TRACE_MODES = ("on", "off", "retain-on-failure", "on-first-retry")
 #: console messages kept per trail (the newest; a chatty page must not fill the memory)
 CONSOLE_LIMIT = 1000
 #: what ``wait_for_selector`` may wait for (Playwright's element states)
@@ -250,6 +251,9 @@ class WebDevice(Device):
         self.trace = trace
         #: a trace of the current context is being recorded
         self.tracing = False
+        #: which run of the current trail this is (0 the first, 1 the first retry): set by the
+        #: web plugin when a trail starts, for ``on-first-retry``
+        self.attempt = 0
         #: what the trail's pages wrote to the console, and their uncaught errors
         self.console: deque[str] = deque(maxlen=CONSOLE_LIMIT)
         self.base_url = base_url
@@ -312,7 +316,7 @@ class WebDevice(Device):
         self._context.on("request", self._record_request)
         self._context.on("console", self._record_console)
         self._context.on("weberror", self._record_page_error)
-        if self.trace != "off":
+        if self.trace in ("on", "retain-on-failure") or (self.trace == "on-first-retry" and self.attempt == 1):
             # DOM snapshots show every action in the trace viewer; the screencast (screenshots=True)
             # cost ~10% of a passing run (benchmarks/run.py evidence)
             await self._context.tracing.start(screenshots=False, snapshots=True, title=title)
