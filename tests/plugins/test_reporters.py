@@ -23,10 +23,11 @@ STATUSES = {"passed", "failed", "error", "skipped", "healed", "incomplete", "fla
 
 
 def readme_example() -> dict[str, Any]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### JSON", 1)[1]
+    """The example of the reports page (docs/reports.md), the documented contract."""
+    page = (ROOT / "docs" / "reports.md").read_text(encoding="utf-8")
+    section = page.split("## JSON", 1)[1]
     block = re.search(r"```json\n(.*?)```", section, re.DOTALL)
-    assert block is not None, "the README's JSON section has no ```json example"
+    assert block is not None, "the reports page's JSON section has no ```json example"
     example: dict[str, Any] = json.loads(block.group(1))
     return example
 
