@@ -20,6 +20,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "base",
         (
+            "trailblaze._relocated",
             "trailblaze.errors",
             "trailblaze.limits",
             "trailblaze.fileio",

@@ -12,7 +12,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from trailblaze import _relocated
+
 __version__ = "0.1.0"
+# the import paths modules had before the layer folders (a DeprecationWarning, for one release)
+_relocated.install()
 
 _EXPORTS = {
     "Parser": "trailblaze.argparsing",
@@ -22,7 +26,7 @@ _EXPORTS = {
     "Attempt": "trailblaze.results",
     "Artifact": "trailblaze.results",
     "RunResult": "trailblaze.results",
-    "Status": "trailblaze.results",
+    "Status": "trailblaze.errors",
     "StepResult": "trailblaze.results",
     "ToolReport": "trailblaze.results",
     "TrailResult": "trailblaze.results",
@@ -124,13 +128,12 @@ if TYPE_CHECKING:
     from trailblaze.config import Config
     from trailblaze.devicecommands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.driver import Device, Driver, DriverOptions
-    from trailblaze.errors import ToolFailure
+    from trailblaze.errors import Status, ToolFailure
     from trailblaze.results import (
         AgentReport,
         Artifact,
         Attempt,
         RunResult,
-        Status,
         StepResult,
         ToolReport,
         TrailResult,

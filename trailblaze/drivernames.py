@@ -13,8 +13,8 @@ available drivers stays valid.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +78,33 @@ def upstream_key(key: str, aliases: Iterable[str]) -> str:
     if key.upper().replace("-", "_") in names:
         return key
     return next((name for name in names if _YAML_KEY.fullmatch(name)), key)
+
+
+@dataclass(frozen=True, slots=True)
+class DriverContext:
+    """A session's driver as ``drivers:``/``platforms:`` lists (of toolsets, MCP servers) match
+    it: its key, aliases and platform.
+
+    ``expand`` turns a ``drivers:`` entry into the driver keys it stands for (upstream's names
+    and platform shorthands included, see :meth:`trailblaze.driver.DriverRegistry.expand`);
+    without it, entries are compared with the key and aliases as written.
+    """
+
+    key: str
+    platform: str
+    aliases: tuple[str, ...] = ()
+    expand: Callable[[str], frozenset[str]] | None = field(default=None, compare=False)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(n.lower() for n in (self.key, *self.aliases))
+
+    def matches(self, drivers: Iterable[str] | None, platforms: Iterable[str] | None) -> bool:
+        if drivers is not None and not any(self.is_named(d) for d in drivers):
+            return False
+        return platforms is None or self.platform.lower() in {p.lower() for p in platforms}
+
+    def is_named(self, name: str) -> bool:
+        if self.expand is not None:
+            return self.key in self.expand(name)
+        return name.lower() in self.names

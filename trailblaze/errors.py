@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 
 class ExitCode(enum.IntEnum):
@@ -22,6 +23,13 @@ class ExitCode(enum.IntEnum):
     #: an unexpected exception: a bug in trailblaze or a plugin, never a verdict on the trails
     INTERNAL = 4
     INTERRUPTED = 130
+
+
+#: what became of a trail, a step or a tool call (an exit code sums up a run of them).
+#: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
+#: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended);
+#: ``flaky``: failed, then passed when ``--retries`` ran it again
+Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete", "flaky"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,17 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from trailblaze.errors import ExitCode
+from trailblaze.errors import ExitCode, Status
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from trailblaze.trail.model import Trail
 
-#: ``healed``: a recorded step failed and the agent of ``run --self-heal`` worked it out;
-#: ``incomplete``: ``record`` ended with steps still unrecorded (skipped, quit, input ended);
-#: ``flaky``: failed, then passed when ``--retries`` ran it again
-Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete", "flaky"]
 #: what a piece of evidence is: a screenshot, the screen's hierarchy (ARIA snapshot on the web,
 #: view hierarchy on phones), the page's console messages, a Playwright trace
 ArtifactKind = Literal["screenshot", "hierarchy", "console", "trace"]

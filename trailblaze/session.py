@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from trailblaze.results import RunResult
 
 if TYPE_CHECKING:
-    from trailblaze.agents.base import AgentRegistry
     from trailblaze.config import Config, TargetConfig
     from trailblaze.devicecommands import DeviceInfo
     from trailblaze.driver import Device, Driver, DriverRegistry
+    from trailblaze.registry import Registry
     from trailblaze.tools.registry import ToolRegistry
     from trailblaze.trail.model import Trail
     from trailblaze.workspace import Workspace
@@ -47,7 +47,7 @@ class ProjectView(Protocol):
     def drivers(self) -> DriverRegistry: ...
 
     @property
-    def agents(self) -> AgentRegistry: ...
+    def agents(self) -> Registry[Any]: ...
 
     def target_config(self, name: str | None, workspace: Workspace | None = None) -> TargetConfig | None: ...
 
@@ -160,6 +160,22 @@ class Session:
         """Something the session depends on broke (an MCP server died): the runner closes the
         session after the current trail, and the next trail on this lane gets a fresh one."""
         self.broken = self.broken or reason
+
+    def app_target(self) -> dict[str, Any] | None:
+        """The session's app target as upstream's scripted tools read it (``ctx.target``): its id,
+        display name and the app ids declared for the device's platform (then the target's own).
+        Which of them is installed is not checked: ``resolveAppId`` takes the first."""
+        if self.target is None:
+            return None
+        config = self.run.project.target_config(self.target, self.workspace)
+        if config is None:
+            return {"id": self.target, "appIds": []}
+        block = config.platform_block(self.info.platform, self.info.driver)
+        app_ids = [*(block.app_ids if block is not None else []), *([config.app_id] if config.app_id else [])]
+        target: dict[str, Any] = {"id": self.target, "appIds": list(dict.fromkeys([*app_ids, *config.app_ids]))}
+        if config.display_name:
+            target["displayName"] = config.display_name
+        return target
 
     @property
     def info(self) -> DeviceInfo:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from trailblaze.config import Config, TargetConfig, ToolsetConfig
-    from trailblaze.driver import DriverContext
+    from trailblaze.drivernames import DriverContext
 
 
 @functools.cache

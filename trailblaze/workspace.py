@@ -39,6 +39,7 @@ from trailblaze.config import PlatformConfig, TargetConfig, ToolsetConfig
 from trailblaze.errors import Location, TrailblazeError, UsageError
 from trailblaze.scriptedtools import ScriptedToolDef, ScriptFolder, read_folder
 from trailblaze.sourcefile import read_source
+from trailblaze.tools.bundled import TRAILMAPS
 from trailblaze.tools.yamltool import ToolDeclaration, find_tool_files, load_entries, load_tool_file
 from trailblaze.validation import describe_errors
 from trailblaze.yamlsource import PathKey, YamlDocument, load_path
@@ -47,7 +48,7 @@ CONFIG_DIR_ENV = "TRAILBLAZE_CONFIG_DIR"
 CONFIG_FILE = "trailblaze.yaml"
 MANIFEST = "trailmap.yaml"
 #: the trailmaps trailblaze ships (``dependencies: [trailblaze]`` and friends)
-BUNDLED = Path(__file__).resolve().parent / "trailmaps"
+BUNDLED = TRAILMAPS
 
 
 class _Strict(BaseModel):

@@ -25,7 +25,7 @@ def reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) ->
         problems.append(
             UsageError(f"target: {project.target!r} is not defined in targets: ({known})", doc.location(("target",)))
         )
-    from trailblaze.toolsets import builtin_toolsets
+    from trailblaze.tools.bundled import builtin_toolset_names
 
     lists: list[tuple[tuple[str | int, ...], list[str]]] = [(("tool_sets",), project.tool_sets)]
     lists += [(("targets", name, "tool_sets"), t.tool_sets) for name, t in project.targets.items()]
@@ -43,8 +43,8 @@ def reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) ->
     )
     for key_path, names in lists:
         for i, name in enumerate(names):
-            if name not in project.toolsets and name not in builtin_toolsets() and not servers:
-                known = ", ".join(sorted({*project.toolsets, *builtin_toolsets()}))
+            if name not in project.toolsets and name not in builtin_toolset_names() and not servers:
+                known = ", ".join(sorted({*project.toolsets, *builtin_toolset_names()}))
                 problems.append(
                     UsageError(f"tool_sets: unknown toolset {name!r} (toolsets: {known})", doc.location((*key_path, i)))
                 )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from trailblaze.driver import DriverContext
+from trailblaze.drivernames import DriverContext
 from trailblaze.errors import InfrastructureError, Location, UsageError
 
 if TYPE_CHECKING:

@@ -89,8 +89,8 @@ class McpTool(ToolImplementation):
         try:
             result = await self.connection.call(self.name, arguments, request_meta(ctx, self.calls, aware=self.aware))
         except InfrastructureError as exc:
-            if self.connection.dead and ctx.session is not None:
-                ctx.session.mark_broken(str(exc))  # the rest of its trails get a new session
+            if self.connection.dead and ctx.mark_broken is not None:
+                ctx.mark_broken(str(exc))  # the rest of its trails get a new session
             raise
         finally:
             self.calls.rpc.end(invocation)
@@ -192,21 +192,8 @@ def driver_type(ctx: ToolContext) -> str:
 
 
 def target_envelope(ctx: ToolContext) -> dict[str, Any] | None:
-    """The session's app target as upstream's scripted tools read it (``ctx.target``): its id,
-    display name and the app ids declared for the device's platform (then the target's own).
-    Which of them is installed is not checked: ``resolveAppId`` takes the first."""
-    session = ctx.session
-    if session is None or session.target is None:
-        return None
-    config = session.run.project.target_config(session.target, session.workspace)
-    if config is None:
-        return {"id": session.target, "appIds": []}
-    block = config.platform_block(ctx.device.platform, ctx.device.driver)
-    app_ids = [*(block.app_ids if block is not None else []), *([config.app_id] if config.app_id else [])]
-    target: dict[str, Any] = {"id": session.target, "appIds": list(dict.fromkeys([*app_ids, *config.app_ids]))}
-    if config.display_name:
-        target["displayName"] = config.display_name
-    return target
+    """The session's app target as upstream's scripted tools read it (``ctx.target``), if any."""
+    return ctx.app_target() if ctx.app_target is not None else None
 
 
 def envelope(ctx: ToolContext) -> dict[str, Any]:

@@ -108,14 +108,14 @@ SESSION_TOOLS: dict[str, tuple[str, str]] = {
         "(TRAILBLAZE_AS_AGENT mode); each is recorded as a trail step. Prefer few, complete steps.",
     ),
 }
+#: the session tools' names: the device's own tools of the same name are not offered beside them
+SESSION_TOOL_NAMES = frozenset(SESSION_TOOLS)
 #: the parameter every device tool gets: its text names the recorded step
 REASON = {"type": "string", "description": "Why, in a few words: the recorded step's text"}
 
 
 def tool_entries(state: ClientState) -> list[dict[str, Any]]:
     """The ``tools/list`` of a session in its current state, as wire-format JSON."""
-    from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES
-
     entries = [session_tool_entry(name) for name in SESSION_TOOLS if _offered(name, state)]
     specs = state.device_tools(SESSION_TOOL_NAMES)
     offered = agent_names(state)

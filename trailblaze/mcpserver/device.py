@@ -20,8 +20,9 @@ from trailblaze import masking
 from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, Location, TrailblazeError, UsageError
 from trailblaze.runner.agent_step import AgentStep
 from trailblaze.runner.checks import collect_trails, session_problems
-from trailblaze.runner.replay import ToolRunner, TrailReplay, effective_timeout
+from trailblaze.runner.replay import TrailReplay, effective_timeout, tool_runner
 from trailblaze.runner.run import Executor
+from trailblaze.runner.toolrunner import ToolRunner
 from trailblaze.session import PlannedTrail, Run, RunOptions, Session
 from trailblaze.trail.model import Step, StepKind, Trail, TrailConfig
 
@@ -69,7 +70,7 @@ class DeviceSession:
             timeout = effective_timeout(session, self.trail)
             session.device.default_timeout = timeout
             await session.device.start_trail(self.trail)
-            self.runner = ToolRunner(session, self.trail, timeout)
+            self.runner = tool_runner(session, self.trail, timeout)
         except BaseException:
             await self.close()
             raise
@@ -84,7 +85,7 @@ class DeviceSession:
         try:
             await self.executor.set_up_again(session, self.workspace)
         finally:
-            self.runner = ToolRunner(session, self.trail, timeout)  # its resolver holds the registry
+            self.runner = tool_runner(session, self.trail, timeout)  # its resolver holds the registry
 
     async def close(self) -> None:
         session, self.session, self.runner = self.session, None, None

@@ -24,14 +24,18 @@ import asyncio
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import processes
 from trailblaze.errors import ExitCode
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from trailblaze.mcpserver.prelude import SdkWire
     from trailblaze.mcpserver.server import McpApp
     from trailblaze.mcpserver.state import ClientState, Defaults
+    from trailblaze.mcpserver.stdio import StdinLines
     from trailblaze.runner.project import Project
 
 
@@ -143,9 +147,51 @@ async def _main(project: Project, defaults: Defaults, transport: Transport) -> i
 
 
 async def _stdio(opened: Opened) -> None:
-    from trailblaze.mcpserver import stdio
+    """Serve a session on this process's stdin/stdout: the prelude, then the SDK."""
+    from trailblaze.mcpserver.prelude import Prelude, SdkWire
+    from trailblaze.mcpserver.stdio import MAX_MESSAGE_BYTES, MessageTooLarge, stdin_lines, stdout_wire
 
-    await stdio.serve(opened)
+    with stdin_lines() as stdin, stdout_wire() as wire:
+        if stdin is not None and wire is not None:
+            stdin.reject = wire.reject
+            prelude = Prelude(stdin, wire, opened.new_state)
+            await prelude.run()
+            if not prelude.ended:  # else the client left after the opening: the SDK has nothing to serve
+                await _serve_sdk(opened.new_app(), prelude.replay(), SdkWire(wire, replayed=prelude.replayed), stdin)
+        else:
+            stdout = SdkWire(wire, replayed=False) if wire is not None else None
+            await _serve_sdk(opened.new_app(), stdin, stdout, stdin)
+    if stdin is not None and stdin.too_large:
+        raise MessageTooLarge(
+            f"the MCP client sent a message longer than {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB (the limit for one "
+            "JSON-RPC line on stdio); the session was closed"
+        )
+
+
+async def _serve_sdk(
+    app: McpApp, source: AsyncIterator[str] | None, stdout: SdkWire | None, lines: StdinLines | None
+) -> None:
+    """The session-based loop (the SDK's ``Server.run`` lets a client's first request choose the
+    sessionless 2026-07-28 protocol instead; see :mod:`.server`). ``source`` is what the SDK reads
+    (None: stdin, read by the SDK), ``stdout`` where it writes (None: the SDK claims stdout)."""
+    import mcp_types as types
+    from mcp.server.runner import serve_loop
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    server = app.server
+    async with (
+        stdio_server(stdin=source, stdout=stdout) as (read, write),  # type: ignore[arg-type]
+        server.lifespan(server) as lifespan_state,
+    ):
+        if lines is not None and lines.reject is None:
+
+            async def reject(request_id: Any, code: int, message: str) -> None:
+                error = types.ErrorData(code=code, message=message)
+                await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+
+            lines.reject = reject
+        await serve_loop(server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options())
 
 
 async def _http(app: McpApp, transport: Transport, stopper: object) -> None:

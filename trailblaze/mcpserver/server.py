@@ -196,8 +196,9 @@ class McpApp:
         return _result(reply)
 
     async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
+        from trailblaze.mcpserver.catalog import SESSION_TOOL_NAMES
         from trailblaze.mcpserver.handlers import HANDLERS
-        from trailblaze.mcpserver.session_tools import SESSION_TOOL_NAMES, ToolError, device_tool
+        from trailblaze.mcpserver.session_tools import ToolError, device_tool
 
         state = call.state
         if name == "runPrompt" and state.settings.mode is not Mode.TRAILBLAZE_AS_AGENT:

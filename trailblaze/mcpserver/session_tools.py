@@ -22,6 +22,7 @@ from trailblaze.agents.screen import render_screen
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.mcpserver import arguments as A
 from trailblaze.mcpserver import recording as rec
+from trailblaze.mcpserver.catalog import SESSION_TOOL_NAMES, tool_name
 from trailblaze.mcpserver.categories import (
     DESCRIPTIONS,
     PROFILES,
@@ -206,8 +207,6 @@ async def step(call: Call, arguments: dict[str, Any]) -> Reply:
         )
     calls = _tool_calls(args.tools) if args.tools is not None else None
     if calls is not None:  # a tool may be named as tools/list offers it (bank_signIn for bank.signIn)
-        from trailblaze.mcpserver.catalog import tool_name
-
         calls = [ToolCall(tool_name(state, c.name), c.args) for c in calls]
     async with state.lock:
         device = await _device(state)
@@ -1011,4 +1010,3 @@ HANDLERS: dict[str, Handler] = {
     "toolbox": toolbox,
     "runPrompt": run_prompt,
 }
-SESSION_TOOL_NAMES = frozenset(HANDLERS)

@@ -258,7 +258,7 @@ class ClientState:
             from trailblaze.runner.agent_step import session_hidden
 
             return session_hidden(self.device.live)
-        from trailblaze.driver import DriverContext
+        from trailblaze.drivernames import DriverContext
         from trailblaze.toolsets import hidden_tools
 
         project = self.project

@@ -12,9 +12,10 @@ with code 2 (:class:`MessageTooLarge`) — rather than taking the cut-off line f
 input and exiting 0 while the client is still writing.
 
 When stdin and stdout are pipes (or a terminal), the session's opening is answered by
-:mod:`.prelude` before the SDK is imported; stdout is then :class:`Wire`, written through the
-event loop, and fd 1 points at stderr, so what a browser or toolset server started here prints
-cannot corrupt the protocol. Otherwise (a file) the SDK reads and writes on its own.
+:mod:`.prelude` before the SDK is imported (:mod:`.serve` puts the two together); stdout is
+then :class:`Wire`, written through the event loop, and fd 1 points at stderr, so what a
+browser or toolset server started here prints cannot corrupt the protocol. Otherwise (a file)
+the SDK reads and writes on its own.
 """
 
 from __future__ import annotations
@@ -26,16 +27,11 @@ import json
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 from trailblaze import jsonsource
 from trailblaze.errors import InfrastructureError
-
-if TYPE_CHECKING:
-    from trailblaze.mcpserver.prelude import SdkWire
-    from trailblaze.mcpserver.serve import Opened
-    from trailblaze.mcpserver.server import McpApp
 
 #: the longest JSON-RPC message (one line) the stdio transport reads
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -47,53 +43,6 @@ Reject = Callable[[Any, int, str], Awaitable[None]]
 
 class MessageTooLarge(InfrastructureError):
     """The client sent a line longer than the limit; the session cannot go on."""
-
-
-async def serve(opened: Opened) -> None:
-    """Serve a session on this process's stdin/stdout: the prelude, then the SDK."""
-    from trailblaze.mcpserver.prelude import Prelude, SdkWire
-
-    with stdin_lines() as stdin, stdout_wire() as wire:
-        if stdin is not None and wire is not None:
-            stdin.reject = wire.reject
-            prelude = Prelude(stdin, wire, opened.new_state)
-            await prelude.run()
-            if not prelude.ended:  # else the client left after the opening: the SDK has nothing to serve
-                await _serve_sdk(opened.new_app(), prelude.replay(), SdkWire(wire, replayed=prelude.replayed), stdin)
-        else:
-            stdout = SdkWire(wire, replayed=False) if wire is not None else None
-            await _serve_sdk(opened.new_app(), stdin, stdout, stdin)
-    if stdin is not None and stdin.too_large:
-        raise MessageTooLarge(
-            f"the MCP client sent a message longer than {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB (the limit for one "
-            "JSON-RPC line on stdio); the session was closed"
-        )
-
-
-async def _serve_sdk(
-    app: McpApp, source: AsyncIterator[str] | None, stdout: SdkWire | None, lines: StdinLines | None
-) -> None:
-    """The session-based loop (the SDK's ``Server.run`` lets a client's first request choose the
-    sessionless 2026-07-28 protocol instead; see :mod:`.server`). ``source`` is what the SDK reads
-    (None: stdin, read by the SDK), ``stdout`` where it writes (None: the SDK claims stdout)."""
-    import mcp_types as types
-    from mcp.server.runner import serve_loop
-    from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
-
-    server = app.server
-    async with (
-        stdio_server(stdin=source, stdout=stdout) as (read, write),  # type: ignore[arg-type]
-        server.lifespan(server) as lifespan_state,
-    ):
-        if lines is not None and lines.reject is None:
-
-            async def reject(request_id: Any, code: int, message: str) -> None:
-                error = types.ErrorData(code=code, message=message)
-                await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
-
-            lines.reject = reject
-        await serve_loop(server, read, write, lifespan_state=lifespan_state, init_options=app.initialization_options())
 
 
 class StdinLines:

@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import Field
 
-from trailblaze import ToolContext, ToolFailure, tool
+from trailblaze.errors import ToolFailure
 from trailblaze.mobile.matching import describe, text_selector
 from trailblaze.selectors import ElementSelector, NodeSelector
 from trailblaze.tools import bounds
+from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import Count, Pixels
+from trailblaze.tools.model import ToolContext
 
 if TYPE_CHECKING:
     from trailblaze.android.driver import AndroidDevice

@@ -60,7 +60,7 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError] | None:
     missing script): found now instead of when a device is already open."""
     if not trailblaze_adds_session_tools(run.config):
         return None
-    from trailblaze.driver import DriverContext
+    from trailblaze.drivernames import DriverContext
     from trailblaze.errors import TrailblazeError
     from trailblaze.mcp.declarations import session_declarations
 

@@ -27,7 +27,7 @@ from trailblaze.trail.interpolate import references
 
 if TYPE_CHECKING:
     from trailblaze.devicecommands import ViewNode
-    from trailblaze.runner.replay import ToolRunner
+    from trailblaze.runner.toolrunner import ToolRunner
     from trailblaze.session import Session
     from trailblaze.trail.model import Step, Trail
 
@@ -69,7 +69,7 @@ def offered_tools(
 
 def session_hidden(session: Session) -> frozenset[str]:
     """The tools the session's toolsets keep from agents."""
-    from trailblaze.driver import DriverContext
+    from trailblaze.drivernames import DriverContext
     from trailblaze.toolsets import hidden_tools
 
     project = session.run.project

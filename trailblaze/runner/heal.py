@@ -24,7 +24,7 @@ from trailblaze.trail.writer import RecordingEdit, TrailFile
 
 if TYPE_CHECKING:
     from trailblaze.results import StepResult, TrailResult
-    from trailblaze.runner.replay import ToolRunner
+    from trailblaze.runner.toolrunner import ToolRunner
     from trailblaze.session import Session
     from trailblaze.trail.model import Step, Trail
 

@@ -41,8 +41,9 @@ from trailblaze.runner.agent_step import (
 )
 from trailblaze.runner.progress import RecordingProgress
 from trailblaze.runner.recordlock import locked_trails
-from trailblaze.runner.replay import ToolRunner, TrailReplay, effective_timeout, step_text
+from trailblaze.runner.replay import TrailReplay, effective_timeout, step_text, tool_runner
 from trailblaze.runner.run import Executor, execute, prepare
+from trailblaze.runner.toolrunner import ToolRunner
 from trailblaze.tools.model import ToolCall
 from trailblaze.tools.resolve import CallFailed, ExecutedCall
 from trailblaze.trail.loader import legacy_classifier, load_trail
@@ -363,7 +364,7 @@ class TrailRecorder(TrailReplay):
         text = self.file.render(list(self.edits.values()))
         arg_values = {key: str(value) for key, value in self.trail.arg_values.items()}
         trail = load_trail(Path(self.trail.path), text=text, arg_values=arg_values)
-        runner = ToolRunner(session, trail, effective_timeout(session, trail))
+        runner = tool_runner(session, trail, effective_timeout(session, trail))
         session.trail, session.memory = trail, dict(trail.config.memory)
         await session.device.start_trail(trail)
         try:

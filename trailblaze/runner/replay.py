@@ -7,22 +7,19 @@ status *error* and says how to record it. Steps after a failing one are reported
 from __future__ import annotations
 
 import functools
-import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import evidence
-from trailblaze.devicecommands import Commands, QueryOnlyCommands
 from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
 from trailblaze.limits import one_line
-from trailblaze.pathnames import path_component
 from trailblaze.results import Status, StepResult, ToolReport, TrailResult
+from trailblaze.runner.toolrunner import ToolRunner
 from trailblaze.session import PlannedTrail, Session
-from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
-from trailblaze.tools.resolve import CallFailed, ExecutedCall, Resolver
+from trailblaze.tools.model import ToolCall
+from trailblaze.tools.resolve import CallFailed
 from trailblaze.trail.interpolate import resolver, substitute
 from trailblaze.trail.model import Step, Trail
 
@@ -62,89 +59,6 @@ def no_recording_message(step: Step, trail: Trail, classifier: str, driver_key: 
     )
 
 
-class ToolRunner:
-    """Runs tool calls of one trail on a session: contexts, the hook, reports."""
-
-    def __init__(
-        self,
-        session: Session,
-        trail: Trail,
-        timeout: float,
-        on_report: Callable[[ToolReport], None] | None = None,
-    ) -> None:
-        self.session = session
-        self.trail = trail
-        self.timeout = timeout
-        self.on_report = on_report
-        #: receives each executable call with the arguments to record (the recorder listens here)
-        self.on_executed: Callable[[ExecutedCall], None] | None = None
-        self.hook = session.run.project.hook
-        self.resolver = Resolver(
-            registry=session.registry,
-            invoke=self._invoke,
-            make_context=self._context,
-            memory=session.memory,
-            environ=os.environ,
-            arg_values=trail.arg_values,
-            on_executed=self._executed,
-            secrets=session.secrets,
-        )
-
-    async def run(self, call: ToolCall) -> None:
-        await self.resolver.run(call)
-
-    async def _invoke(self, spec: ToolSpec, ctx: ToolContext, args: Any) -> ToolOutcome:
-        awaitable = self.hook.trailblaze_tool_call(call=ctx.call, ctx=ctx)
-        if awaitable is None:
-            raise TrailblazeError(f"no plugin ran the call to {spec.name} (is the core_tools plugin blocked?)")
-        outcome: ToolOutcome = await awaitable
-        return outcome
-
-    def _context(self, spec: ToolSpec, call: ToolCall, delegating: bool) -> ToolContext:
-        session = self.session
-        device = session.device
-        return ToolContext(
-            # the query-only proxy answers as Commands does (its actions refuse)
-            commands=cast(Commands, QueryOnlyCommands(device, spec.name)) if delegating else device,
-            driver=device,
-            device=session.info,
-            memory=session.memory,
-            session_id=session.id,
-            invocation_id=f"inv-{uuid.uuid4().hex[:16]}",
-            tool=spec,
-            call=call,
-            timeout=self.timeout,
-            trail_path=self.trail.path,
-            base_url=device.base_url,
-            artifacts_dir=_artifacts_for(session, self.trail),
-            session=session,
-            run_trail=functools.partial(replay_inline, session, self.trail, self.timeout),
-        )
-
-    def _executed(self, executed: ExecutedCall) -> None:
-        if self.on_executed is not None:
-            self.on_executed(executed)
-        report = ToolReport(
-            name=executed.call.name,
-            args=executed.display_args,
-            status=executed.status,
-            duration_ms=executed.duration_ms,
-            delegated_from=list(executed.delegated_from),
-            recordable=executed.recordable,
-            error=executed.error,
-        )
-        if self.on_report is not None:
-            self.on_report(report)
-        self.hook.trailblaze_tool_report(report=report, session=self.session)
-
-
-def _artifacts_for(session: Session, trail: Trail) -> Path | None:
-    root = session.run.options.artifacts_dir
-    if root is None:
-        return None
-    return root / path_component(trail.id)
-
-
 class TrailReplay:
     #: leave the device as the trail left it instead of closing its context (``trailblaze mcp``
     #: replays a trail and the client's session goes on from there)
@@ -173,7 +87,7 @@ class TrailReplay:
         session.memory = dict(trail.config.memory)
         timeout = effective_timeout(session, trail)
         session.device.default_timeout = timeout
-        runner = ToolRunner(session, trail, timeout, self._report)
+        runner = tool_runner(session, trail, timeout, self._report)
         self.hook.trailblaze_trail_start(trail=trail, session=session)
         start = time.perf_counter()
         try:
@@ -326,6 +240,13 @@ class TrailReplay:
                 self._exit_code = exc.exit_code
 
 
+def tool_runner(
+    session: Session, trail: Trail, timeout: float, on_report: Callable[[ToolReport], None] | None = None
+) -> ToolRunner:
+    """A tool runner for ``trail`` whose calls can run another trail inline (``runTrail``)."""
+    return ToolRunner(session, trail, timeout, on_report, functools.partial(replay_inline, session, trail, timeout))
+
+
 async def replay_inline(session: Session, caller: Trail, timeout: float, path: str) -> str:
     """``runTrail`` (``ctx.run_trail``): run another trail's recordings inside the current step,
     on the same session and memory. The path is relative to the calling trail's folder."""
@@ -340,7 +261,7 @@ async def replay_inline(session: Session, caller: Trail, timeout: float, path: s
         trail = load_trail((base / path).resolve(), arg_values={k: str(v) for k, v in outer_args.items()})
     except ErrorList as exc:  # a broken shared trail is a bad trail file, like a missing one (exit 3)
         raise UsageError(f"runTrail {path}: {exc.errors[0]}") from None
-    runner = ToolRunner(session, trail, timeout)
+    runner = tool_runner(session, trail, timeout)
     session.state["runTrail.depth"] = depth + 1
     try:
         for step in trail.all_steps:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,3 +25,17 @@ def register_trailmap(register: Callable[[Any], Any], trailmap: str) -> None:
             spec = composed_spec(declaration) if declaration.file.body == "tools" else class_spec(declaration, None)
             if spec is not None:
                 register(spec)
+
+
+@functools.cache
+def builtin_toolset_names() -> frozenset[str]:
+    """The names of the toolsets that ship with trailblaze (a file's ``id:``, else its name), for
+    the check of ``tool_sets:`` names in trailblaze.yaml, which needs no more than the names."""
+    from trailblaze.yamlsource import load_path
+
+    names = set()
+    for path in TRAILMAPS.glob("*/toolsets/*.yaml"):
+        data = load_path(path).data
+        named = data.get("id") if isinstance(data, dict) else None
+        names.add(named if isinstance(named, str) and named else path.stem)
+    return frozenset(names)

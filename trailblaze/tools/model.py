@@ -12,18 +12,31 @@ import abc
 import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from trailblaze.devicecommands import Commands, DeviceInfo
-    from trailblaze.driver import Device
     from trailblaze.errors import Location
-    from trailblaze.session import Session
 
 #: Arguments every tool accepts and ignores: the agent's explanation of why it chose the call.
 REASON_KEYS = frozenset({"reason", "reasoning"})
+
+
+class ToolDevice(Protocol):
+    """What tools may rely on of the driver's device object (``ctx.driver``, a
+    :class:`trailblaze.Device`): the tools the generic ``tap``/``assertVisible`` delegate to and
+    the URL ``/path`` navigation joins. Driver-specific tools narrow it with ``isinstance``."""
+
+    @property
+    def selector_tap_tool(self) -> str: ...
+
+    @property
+    def selector_assert_tool(self) -> str: ...
+
+    @property
+    def base_url(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +269,10 @@ class ToolContext:
     * ``timeout`` — seconds an action or assertion may wait for the UI in this call.
     * ``trail_path`` / ``base_url`` / ``artifacts_dir`` — where the trail is, what ``/path`` URLs
       join, where snapshots go.
-    * ``session`` — the :class:`trailblaze.Session` the call runs in (None outside one).
+    * ``mark_broken`` — tell the runner the session can no longer be trusted (an MCP server
+      died): it closes the session after the current trail (None outside a session).
+    * ``app_target`` — the session's app target as upstream's scripted tools read it (id,
+      display name, app ids), or None (None outside a session).
     * ``run_trail`` — run another trail's recordings inside this call (the ``runTrail`` tool);
       the runner sets it, so tools never import the runner.
     * ``run_tool`` — run any tool of the session by name and arguments, validated and resolved
@@ -267,7 +283,7 @@ class ToolContext:
     """
 
     commands: Commands
-    driver: Device
+    driver: ToolDevice
     device: DeviceInfo
     memory: dict[str, Any]
     session_id: str
@@ -278,7 +294,8 @@ class ToolContext:
     trail_path: Path | None = None
     base_url: str | None = None
     artifacts_dir: Path | None = None
-    session: Session | None = None
+    mark_broken: Callable[[str], None] | None = None
+    app_target: Callable[[], dict[str, Any] | None] | None = None
     run_trail: Callable[[str], Awaitable[str]] | None = None
     run_tool: Callable[[str, Mapping[str, Any]], Awaitable[Any]] | None = None
 

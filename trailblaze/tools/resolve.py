@@ -17,9 +17,8 @@ from typing import Any
 
 from trailblaze import masking
 from trailblaze.devicecommands import DelegationViolation
-from trailblaze.errors import ExitCode, Location, ToolFailure, TrailblazeError, UsageError
+from trailblaze.errors import ExitCode, Location, Status, ToolFailure, TrailblazeError, UsageError
 from trailblaze.limits import shorten
-from trailblaze.results import Status
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,

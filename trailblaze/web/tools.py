@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, Field, FiniteFloat, SecretStr
 
-from trailblaze import ToolContext, ToolFailure, masking, tool
-from trailblaze.errors import InfrastructureError
+from trailblaze import masking
+from trailblaze.errors import InfrastructureError, ToolFailure
 from trailblaze.pathnames import path_component
 from trailblaze.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
+from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import Pixels, WaitMs
 from trailblaze.tools.core import save_snapshot
+from trailblaze.tools.model import ToolContext
 from trailblaze.tools.params import Ref, Target, TimeoutMs
 from trailblaze.web import locators
 from trailblaze.web.driver import scroll_delta

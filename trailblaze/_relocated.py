@@ -1,0 +1,81 @@
+"""The import paths modules had before they moved into the layer folders, kept for one release.
+
+``import trailblaze.session`` still works: it warns (a DeprecationWarning naming the new path)
+and gives the very module object of ``trailblaze.api.session``, so classes, ``isinstance``
+checks and monkeypatching behave as before (``trailblaze.session.Session is
+trailblaze.api.session.Session``). A module inside a moved package is found the same way
+(``trailblaze.web.driver`` is ``trailblaze.drivers.web.driver``). ``trailblaze/__init__.py``
+installs the finder; an old path is only looked up when something imports it.
+
+relayout: keep — the table names the old paths on purpose; the move script regenerates it
+between its markers, from the moves that are done.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import sys
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+
+#: old module path -> new module path (a package's modules follow it)
+MOVED: dict[str, str] = {
+    # relayout: table start
+    # relayout: table end
+}
+
+
+def new_name(fullname: str) -> str | None:
+    """Where ``fullname`` lives now, if it is an old path or inside an old package."""
+    probe = fullname
+    while "." in probe:
+        if probe in MOVED:
+            return MOVED[probe] + fullname[len(probe) :]
+        probe = probe.rpartition(".")[0]
+    return None
+
+
+class _Alias:
+    """Loads an old path as the module at the new one: the same object under both names (an
+    ``importlib.abc.Loader`` by its methods: importing ``importlib.abc`` would cost start-up 5 ms)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.spec: importlib.machinery.ModuleSpec | None = None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = importlib.import_module(self.target)
+        self.spec = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # the import system gave the module the alias's spec: its own says where it really is
+        module.__spec__ = self.spec
+
+
+class RelocatedFinder:
+    """Finds old module paths: an ``importlib.abc.MetaPathFinder`` by its method, first on
+    ``sys.meta_path`` so that a folder left behind with only ``__pycache__`` in it cannot be
+    imported as an empty namespace package instead."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if not fullname.startswith("trailblaze."):
+            return None
+        new = new_name(fullname)
+        if new is None:
+            return None
+        warnings.warn(
+            f"{fullname} has moved to {new}: import it from there ({fullname} goes away in the next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.machinery.ModuleSpec(fullname, _Alias(new))  # type: ignore[arg-type]
+
+
+def install() -> None:
+    if not any(isinstance(finder, RelocatedFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, RelocatedFinder())
