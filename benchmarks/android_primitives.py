@@ -128,9 +128,9 @@ def measure(runs: int, *, nodelay: bool, direct_transport: str) -> list[Timing]:
     import adbutils
     import uiautomator2
 
-    from trailblaze.android.adb import ServerAddress, connect_server
-    from trailblaze.android.driver import AndroidDriver
-    from trailblaze.driver import DriverOptions
+    from trailblaze.api.driver import DriverOptions
+    from trailblaze.drivers.android.adb import ServerAddress, connect_server
+    from trailblaze.drivers.android.driver import AndroidDriver
 
     with stand_in() as phone:
         settle_the_app(phone)

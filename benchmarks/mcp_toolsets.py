@@ -37,8 +37,8 @@ def _config(servers: int) -> str:
 
 async def _session(project: Any) -> Any:
     from tests.support.null_driver import NullDriver
-    from trailblaze.driver import DriverOptions
-    from trailblaze.session import Run, RunOptions, Session
+    from trailblaze.api.driver import DriverOptions
+    from trailblaze.api.session import Run, RunOptions, Session
 
     driver = NullDriver(DriverOptions(config=project.config))
     device = await driver.open(None)

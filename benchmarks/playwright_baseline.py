@@ -15,8 +15,8 @@ from pathlib import Path
 
 from playwright.async_api import Page, async_playwright, expect
 
-from trailblaze.web.driver import CHROMIUM_ARGS, VIEWPORT, system_chromium
-from trailblaze.web.sample_server import SampleAppServer
+from trailblaze.drivers.web.driver import CHROMIUM_ARGS, VIEWPORT, system_chromium
+from trailblaze.drivers.web.sample_server import SampleAppServer
 
 
 async def submit_contact(page: Page, base: str) -> None:

@@ -187,8 +187,8 @@ def bench_engine(runs: int) -> list[Figure]:
     """CPU time to replay a 5,000-step trail on the null test driver (no device work at all)."""
     from tests.support.null_driver import NullDevice
     from tests.support.project import make_project, write
+    from trailblaze.api.session import RunOptions
     from trailblaze.runner.run import execute, prepare
-    from trailblaze.session import RunOptions
 
     steps = "".join(
         f"  - step: step {i}\n    recording:\n      test:\n        - null_tap: {{text: Home}}\n" for i in range(5000)

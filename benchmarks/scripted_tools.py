@@ -56,9 +56,9 @@ def _workspace(root: Path) -> None:
 async def _measure(root: Path, runs: int, calls: int) -> dict[str, list[float]]:
     from tests.support.null_driver import NullDriver
     from tests.support.project import make_project, write
-    from trailblaze.driver import DriverOptions
+    from trailblaze.api.driver import DriverOptions
+    from trailblaze.api.session import Run, RunOptions, Session
     from trailblaze.runner.replay import ToolRunner
-    from trailblaze.session import Run, RunOptions, Session
     from trailblaze.tools.model import ToolCall
     from trailblaze.trail.loader import load_trail
 

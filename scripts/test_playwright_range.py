@@ -28,10 +28,10 @@ SCRATCH = ROOT / ".venv-playwright"
 PIP = [sys.executable, "-m", "pip", "--quiet", "--quiet", "--disable-pip-version-check"]
 #: what reads Playwright's snapshots and turns refs and selectors into locators
 TESTS = (
-    "tests/web/test_aria.py",
-    "tests/web/test_elements.py",
-    "tests/web/test_locators.py",
-    "tests/web/test_stable.py",
+    "tests/drivers/web/test_aria.py",
+    "tests/drivers/web/test_elements.py",
+    "tests/drivers/web/test_locators.py",
+    "tests/drivers/web/test_stable.py",
 )
 
 

@@ -1,6 +1,6 @@
 """The ``trailblaze`` command as a user meets it: a subprocess, its output and its exit code.
 
-Trail semantics are in tests/runner, the web tools in tests/web/test_tools.py, the reports in
+Trail semantics are in tests/runner, the web tools in tests/drivers/web/test_tools.py, the reports in
 tests/plugins/test_reporters.py; this module holds the command-line contracts: options,
 exit codes, bad input, the subcommands, and interruption.
 """

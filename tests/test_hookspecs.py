@@ -10,7 +10,7 @@ import pytest
 from conftest import CliRunner
 
 from trailblaze import hookspecs
-from trailblaze.argparsing import Parser
+from trailblaze.core.argparsing import Parser
 from trailblaze.pluginmanager import DEFAULT_PLUGINS, ESSENTIAL_PLUGINS, collect_options, get_plugin_manager
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ import pytest
 
 import trailblaze
 from tests.support.project import make_project
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 from trailblaze.pluginmanager import DEFAULT_PLUGINS, ESSENTIAL_PLUGINS, get_plugin_manager
 
 

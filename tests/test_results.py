@@ -7,8 +7,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trailblaze.errors import ExitCode
-from trailblaze.results import AgentReport, Artifact, Attempt, RunResult, StepResult, ToolReport, TrailResult
+from trailblaze.api.results import AgentReport, Artifact, Attempt, RunResult, StepResult, ToolReport, TrailResult
+from trailblaze.core.errors import ExitCode
 
 TEXT = st.text(max_size=20)
 NAME = st.text(min_size=1, max_size=20)

@@ -19,36 +19,36 @@ __version__ = "0.1.0"
 _relocated.install()
 
 _EXPORTS = {
-    "Parser": "trailblaze.argparsing",
-    "OptionGroup": "trailblaze.argparsing",
-    "Config": "trailblaze.config",
-    "AgentReport": "trailblaze.results",
-    "Attempt": "trailblaze.results",
-    "Artifact": "trailblaze.results",
-    "RunResult": "trailblaze.results",
-    "Status": "trailblaze.errors",
-    "StepResult": "trailblaze.results",
-    "ToolReport": "trailblaze.results",
-    "TrailResult": "trailblaze.results",
-    "PlannedTrail": "trailblaze.session",
-    "Run": "trailblaze.session",
-    "RunOptions": "trailblaze.session",
-    "Session": "trailblaze.session",
-    "Agent": "trailblaze.agents.base",
-    "AgentSettings": "trailblaze.agents.base",
-    "CallResult": "trailblaze.agents.base",
-    "StepTask": "trailblaze.agents.base",
-    "Usage": "trailblaze.agents.base",
-    "Verdict": "trailblaze.agents.base",
-    "Commands": "trailblaze.devicecommands",
-    "DeviceInfo": "trailblaze.devicecommands",
-    "ScreenState": "trailblaze.devicecommands",
-    "ViewNode": "trailblaze.devicecommands",
-    "TrailblazeClient": "trailblaze.client",
-    "Device": "trailblaze.driver",
-    "Driver": "trailblaze.driver",
-    "DriverOptions": "trailblaze.driver",
-    "ToolFailure": "trailblaze.errors",
+    "Parser": "trailblaze.core.argparsing",
+    "OptionGroup": "trailblaze.core.argparsing",
+    "Config": "trailblaze.project.config",
+    "AgentReport": "trailblaze.api.results",
+    "Attempt": "trailblaze.api.results",
+    "Artifact": "trailblaze.api.results",
+    "RunResult": "trailblaze.api.results",
+    "Status": "trailblaze.core.errors",
+    "StepResult": "trailblaze.api.results",
+    "ToolReport": "trailblaze.api.results",
+    "TrailResult": "trailblaze.api.results",
+    "PlannedTrail": "trailblaze.api.session",
+    "Run": "trailblaze.api.session",
+    "RunOptions": "trailblaze.api.session",
+    "Session": "trailblaze.api.session",
+    "Agent": "trailblaze.api.agent",
+    "AgentSettings": "trailblaze.api.agent",
+    "CallResult": "trailblaze.api.agent",
+    "StepTask": "trailblaze.api.agent",
+    "Usage": "trailblaze.api.agent",
+    "Verdict": "trailblaze.api.agent",
+    "Commands": "trailblaze.device.commands",
+    "DeviceInfo": "trailblaze.device.commands",
+    "ScreenState": "trailblaze.device.commands",
+    "ViewNode": "trailblaze.device.commands",
+    "TrailblazeClient": "trailblaze.mcp.client.sdk",
+    "Device": "trailblaze.api.driver",
+    "Driver": "trailblaze.api.driver",
+    "DriverOptions": "trailblaze.api.driver",
+    "ToolFailure": "trailblaze.core.errors",
     "tool": "trailblaze.tools.authoring",
     "Delegate": "trailblaze.tools.model",
     "ToolCall": "trailblaze.tools.model",
@@ -122,14 +122,9 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     import pluggy
 
-    from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Usage, Verdict
-    from trailblaze.argparsing import OptionGroup, Parser
-    from trailblaze.client import TrailblazeClient
-    from trailblaze.config import Config
-    from trailblaze.devicecommands import Commands, DeviceInfo, ScreenState, ViewNode
-    from trailblaze.driver import Device, Driver, DriverOptions
-    from trailblaze.errors import Status, ToolFailure
-    from trailblaze.results import (
+    from trailblaze.api.agent import Agent, AgentSettings, CallResult, StepTask, Usage, Verdict
+    from trailblaze.api.driver import Device, Driver, DriverOptions
+    from trailblaze.api.results import (
         AgentReport,
         Artifact,
         Attempt,
@@ -138,7 +133,12 @@ if TYPE_CHECKING:
         ToolReport,
         TrailResult,
     )
-    from trailblaze.session import PlannedTrail, Run, RunOptions, Session
+    from trailblaze.api.session import PlannedTrail, Run, RunOptions, Session
+    from trailblaze.core.argparsing import OptionGroup, Parser
+    from trailblaze.core.errors import Status, ToolFailure
+    from trailblaze.device.commands import Commands, DeviceInfo, ScreenState, ViewNode
+    from trailblaze.mcp.client.sdk import TrailblazeClient
+    from trailblaze.project.config import Config
     from trailblaze.tools.authoring import tool
     from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolMetadata, ToolOutcome, ToolSpec
 

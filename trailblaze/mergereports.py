@@ -5,9 +5,9 @@ DeprecationWarning, until the next release."""
 
 import warnings
 
+from trailblaze.api.results import RunResult
 from trailblaze.reports.inputs import Shard, load_inputs
 from trailblaze.reports.merge import Merged, merge
-from trailblaze.results import RunResult
 
 run_result = RunResult.from_dict
 

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from trailblaze import hookspecs
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
-    from trailblaze.registry import Registry
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.core.registry import Registry
 
 #: Built-in plugins the runner cannot do without (its own options): never blocked.
 ESSENTIAL_PLUGINS: tuple[str, ...] = ("main",)
@@ -200,7 +200,7 @@ def _trace(pm: pluggy.PluginManager) -> None:
 
 def collect_options(plugins: Plugins) -> Parser:
     """What every plugin declares in ``trailblaze_addoption``: options, settings, sections."""
-    from trailblaze.argparsing import Parser
+    from trailblaze.core.argparsing import Parser
 
     parser = Parser()
     plugins.hook.trailblaze_addoption.call_historic(kwargs={"parser": parser})

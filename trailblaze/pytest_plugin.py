@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from trailblaze.results import TrailResult
+    from trailblaze.api.results import TrailResult
+    from trailblaze.api.session import PlannedTrail, RunOptions, Session
     from trailblaze.runner.project import Project
     from trailblaze.runner.run import Executor
-    from trailblaze.session import PlannedTrail, RunOptions, Session
 
 _STATE = pytest.StashKey["_TrailblazeRun"]()
 
@@ -118,7 +118,7 @@ class TrailFailed(Exception):
 
 class TrailFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        from trailblaze.errors import TrailblazeError
+        from trailblaze.core.errors import TrailblazeError
 
         state = self.config.stash[_STATE]
         try:
@@ -166,7 +166,7 @@ class TrailItem(pytest.Item):
             raise TrailFailed(_shown(f"{result.status}: {result.error or result.status}"))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        from trailblaze.errors import TrailblazeError
+        from trailblaze.core.errors import TrailblazeError
 
         if isinstance(excinfo.value, TrailFailed):
             return str(excinfo.value)
@@ -188,7 +188,7 @@ def _evidence(result: TrailResult, folder: Path | None) -> list[Path]:
 
 
 def _steps(result: TrailResult, evidence: list[Path]) -> str:
-    from trailblaze.limits import one_line
+    from trailblaze.core.limits import one_line
 
     lines = [f"{one_line(result.title)} on {result.driver} ({one_line(result.device or '')}): {result.status}"]
     lines += [f"  {s.status.upper():<8}{s.kind} {s.index + 1}: {one_line(s.text)}" for s in result.steps]
@@ -200,14 +200,14 @@ def _shown(text: str) -> str:
     """``text`` as pytest prints it for us: control characters (NUL, ESC) and bidirectional
     controls escaped, and no line a CI runner would take for a command — as ``trailblaze run``'s
     terminal shows it."""
-    from trailblaze.limits import inert_line, printable
+    from trailblaze.core.limits import inert_line, printable
 
     return "\n".join(inert_line(line) for line in printable(text).split("\n"))
 
 
 def _name(text: str) -> str:
     """``text`` on one line, shown as :func:`_shown` shows text (an item's name, its heading)."""
-    from trailblaze.limits import inert_line, one_line
+    from trailblaze.core.limits import inert_line, one_line
 
     return inert_line(one_line(text))
 
@@ -227,7 +227,7 @@ class _TrailblazeRun:
         self.options = self._run_options()
 
     def _run_options(self) -> RunOptions:
-        from trailblaze.session import RunOptions
+        from trailblaze.api.session import RunOptions
 
         option = self.pytest_config.getoption
         worker = getattr(self.pytest_config, "workerinput", {}).get("workerid", "main")
@@ -267,9 +267,9 @@ class _TrailblazeRun:
         return self.loop.run_until_complete(self._run(planned, device))
 
     async def _run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
+        from trailblaze.api.session import Run
         from trailblaze.runner.replay import TrailReplay
         from trailblaze.runner.run import Executor
-        from trailblaze.session import Run
 
         if self._executor is None:
             run = Run(self.project, self.options, self.project.config)

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 Schema = dict[str, Any]
-#: a Sphinx cross-reference in a docstring, :class:`~trailblaze.results.Artifact`: shown as `Artifact`
+#: a Sphinx cross-reference in a docstring, :class:`~trailblaze.api.results.Artifact`: shown as `Artifact`
 ROLE = re.compile(r":[a-z]+:`(~?)(?:[\w.]*\.)?(\w+)`")
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import ROOT, CliProcess, CliRunner, Project
 
-from trailblaze.web.sample_server import SampleAppServer
+from trailblaze.drivers.web.sample_server import SampleAppServer
 
 pytestmark = pytest.mark.browser
 

@@ -225,8 +225,8 @@ def test_an_unreachable_llm_is_an_infrastructure_error(cli: CliRunner, project: 
 
 def test_tools_are_offered_compactly_with_a_reason_argument() -> None:
     from trailblaze.agents.openai_chat import tool_schema
-    from trailblaze.config import Config, ProjectConfig
     from trailblaze.pluginmanager import get_plugin_manager
+    from trailblaze.project.config import Config, ProjectConfig
     from trailblaze.runner.project import Project
 
     registry = Project(Config(ProjectConfig(), None), get_plugin_manager(autoload=False)).tools

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trailblaze.agents.screen import render_screen
-from trailblaze.web.aria import parse_snapshot
+from trailblaze.drivers.web.aria import parse_snapshot
 
 SNAPSHOT = """\
 - generic [ref=e1]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailblaze.devicecommands import DeviceInfo, QueryOnlyCommands, ScreenState, ViewNode, action, query
-from trailblaze.driver import Device
-from trailblaze.errors import ToolFailure
+from trailblaze.api.driver import Device
+from trailblaze.core.errors import ToolFailure
+from trailblaze.device.commands import DeviceInfo, QueryOnlyCommands, ScreenState, ViewNode, action, query
 from trailblaze.tools.model import ToolCall, ToolContext, ToolImplementation, ToolMetadata, ToolOutcome, ToolSpec
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from trailblaze.client import TrailblazeClient, close_connections
-from trailblaze.mcp import wire
-from trailblaze.mcp.rpc import CallbackServer, openrpc
+from trailblaze.mcp.client import wire
+from trailblaze.mcp.client.rpc import CallbackServer, openrpc
+from trailblaze.mcp.client.sdk import TrailblazeClient, close_connections
 
 SPEC = Path(__file__).resolve().parents[2] / "sdks" / "callback-api.openrpc.json"
 #: what the Python client has besides the API's methods
@@ -46,7 +46,7 @@ def test_the_python_client_has_exactly_the_apis_methods_with_its_parameters() ->
         for name, member in inspect.getmembers(TrailblazeClient)
         if not name.startswith("_") and name not in CLIENT_HELPERS
     }
-    assert public == set(methods), "trailblaze.client.TrailblazeClient and the callback API differ"
+    assert public == set(methods), "trailblaze.mcp.client.sdk.TrailblazeClient and the callback API differ"
     for name, method in methods.items():
         function = getattr(TrailblazeClient, name)
         assert inspect.iscoroutinefunction(function), name

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.errors import InfrastructureError, Location
-from trailblaze.mcp.connection import Connection
-from trailblaze.mcp.declarations import ServerDecl
+from trailblaze.core.errors import InfrastructureError, Location
+from trailblaze.mcp.client.connection import Connection
+from trailblaze.mcp.client.declarations import ServerDecl
 
 from .conftest import SERVERS, alive
 

@@ -11,9 +11,9 @@ import pytest
 from conftest import CliRunner, Project
 
 from tests.support.config import load_config
-from trailblaze.errors import ErrorList, InfrastructureError, UsageError
-from trailblaze.mcp import declarations
-from trailblaze.mcp.declarations import DriverContext, group_by_spawn, session_declarations
+from trailblaze.core.errors import ErrorList, InfrastructureError, UsageError
+from trailblaze.mcp.client import declarations
+from trailblaze.mcp.client.declarations import DriverContext, group_by_spawn, session_declarations
 
 from .conftest import Recorded
 

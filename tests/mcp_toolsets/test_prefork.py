@@ -1,4 +1,4 @@
-"""Python script servers are forks of the prefork helper, and cannot tell (trailblaze.mcp.prefork)."""
+"""Python script servers are forks of the prefork helper, and cannot tell (trailblaze.mcp.client.prefork)."""
 
 from __future__ import annotations
 

@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator, Mapping
 import httpx
 import pytest
 
-from trailblaze.client import CommandFailed, TrailblazeClient, TrailblazeRPCError, close_connections
-from trailblaze.devicecommands import ViewNode
-from trailblaze.errors import ToolFailure, TrailblazeError, UsageError
-from trailblaze.mcp import rpc, wire
-from trailblaze.mcp.rpc import CallbackServer, Invocation
+from trailblaze.core.errors import ToolFailure, TrailblazeError, UsageError
+from trailblaze.device.commands import ViewNode
+from trailblaze.mcp.client import rpc, wire
+from trailblaze.mcp.client.rpc import CallbackServer, Invocation
+from trailblaze.mcp.client.sdk import CommandFailed, TrailblazeClient, TrailblazeRPCError, close_connections
 
 from .support import PaperDevice, tool_context
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from trailblaze import masking
-from trailblaze.mcp import stdio
-from trailblaze.mcp.stdio import StderrLog, StdioTransport
+from trailblaze.device import masking
+from trailblaze.mcp.client import stdio
+from trailblaze.mcp.client.stdio import StderrLog, StdioTransport
 
 from .conftest import SERVERS, alive
 

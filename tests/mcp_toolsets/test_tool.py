@@ -12,7 +12,7 @@ from conftest import CliRunner, Project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trailblaze.mcp.tool import ref_cycle
+from trailblaze.mcp.client.tool import ref_cycle
 
 from .conftest import Recorded
 

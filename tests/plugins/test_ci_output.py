@@ -134,7 +134,7 @@ def test_escape_sequences_in_errors_never_reach_the_terminal(cli: CliRunner, pro
 
 
 def test_printable_escapes_control_characters_and_keeps_lines() -> None:
-    from trailblaze.limits import printable
+    from trailblaze.core.limits import printable
 
     assert printable("a\x1b[31mb\x9b\x07\r\nc\td é 😀") == "a\\x1b[31mb\\x9b\\x07\\r\nc\td é 😀"
     assert printable("plain text") == "plain text"

@@ -1,7 +1,7 @@
 """The tools every driver has (the ``core_tools`` plugin), replayed on the web driver.
 
 One run holds a trail that uses each of them successfully and one trail per way they fail.
-(``tap`` and ``assertVisible`` are in tests/web/test_tools.py, with the refs they take.)
+(``tap`` and ``assertVisible`` are in tests/drivers/web/test_tools.py, with the refs they take.)
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ PLUGIN = """
 from pathlib import Path
 
 import trailblaze
-from trailblaze.results import Artifact
+from trailblaze.api.results import Artifact
 
 
 async def _note(folder: Path, name: str, text: str) -> list[Artifact]:

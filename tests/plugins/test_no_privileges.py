@@ -56,7 +56,7 @@ STDOUT_REPORT = """
 from pathlib import Path
 
 import trailblaze
-from trailblaze.reportfiles import RESULTS_JSON
+from trailblaze.core.reportfiles import RESULTS_JSON
 
 
 class Tally:

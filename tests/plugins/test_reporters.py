@@ -460,8 +460,8 @@ def test_the_terminal_prints_text_from_trails_and_pages_as_text(
 ) -> None:
     """What the terminal prints comes from trails, pages and servers: square brackets are not
     markup and ``:x:`` is not an emoji code, in the plain lines and in a terminal's table."""
+    from trailblaze.api.results import RunResult, TrailResult
     from trailblaze.plugins.terminal import TerminalReporter
-    from trailblaze.results import RunResult, TrailResult
 
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich: a terminal, so the summary table is drawn
     monkeypatch.delenv("NO_COLOR", raising=False)

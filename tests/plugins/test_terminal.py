@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from trailblaze.errors import Location
+from trailblaze.api.results import AgentReport, Attempt, RunResult, StepResult, ToolReport, TrailResult
+from trailblaze.core.errors import Location
 from trailblaze.plugins.github_report import GithubReport, job_summary
 from trailblaze.plugins.terminal import TerminalReporter
 from trailblaze.pytest_plugin import _shown, _steps
-from trailblaze.results import AgentReport, Attempt, RunResult, StepResult, ToolReport, TrailResult
 
 LOG_COMMAND = re.compile(r"^\s*(::|##\[|##vso\[)")
 #: what an attacker writes: workflow commands after line breaks of every kind, controls, bidi marks

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from conftest import CliRunner, Project
 
+from trailblaze.drivers.web.driver import CHROMIUM_ARGS
 from trailblaze.reports.html import render
-from trailblaze.web.driver import CHROMIUM_ARGS
 
 pytestmark = pytest.mark.usefixtures("browser")
 

@@ -1,3 +1,4 @@
+# relayout: keep — the old paths are what this test imports
 """The reports' old module paths keep working for one release, each with a DeprecationWarning
 that names the new one."""
 

@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_reportfiles import RUNS
 
-from trailblaze.errors import UsageError
+from trailblaze.api.results import RunResult
+from trailblaze.core.errors import UsageError
 from trailblaze.reports.resultsdoc import MAX_PROBLEMS, check
-from trailblaze.results import RunResult
 
 WHERE = Path("shard.json")
 

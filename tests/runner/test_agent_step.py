@@ -11,8 +11,8 @@ from trailblaze.trail.loader import load_trail
 
 
 def _registry() -> ToolRegistry:
-    from trailblaze.config import Config, ProjectConfig
     from trailblaze.pluginmanager import get_plugin_manager
+    from trailblaze.project.config import Config, ProjectConfig
     from trailblaze.runner.project import Project
 
     project = Project(Config(ProjectConfig(), None), get_plugin_manager(autoload=False))

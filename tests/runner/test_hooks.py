@@ -11,7 +11,7 @@ import pytest
 
 import trailblaze
 from tests.support.project import make_project, run, write
-from trailblaze.errors import ErrorList
+from trailblaze.core.errors import ErrorList
 from trailblaze.trail.model import Step, Trail
 
 TRAIL = """
@@ -176,7 +176,7 @@ def test_collect_file_lets_a_plugin_read_other_files(tmp_path: Path) -> None:
     class Collector:
         @trailblaze.hookimpl(tryfirst=True)
         def trailblaze_collect_file(self, path: Path, root: Path, arg_values: Any, require_args: bool) -> Any:
-            from trailblaze.errors import Location
+            from trailblaze.core.errors import Location
             from trailblaze.tools.model import ToolCall
             from trailblaze.trail.model import Trail, TrailConfig
 
@@ -257,7 +257,7 @@ def test_collect_file_is_offered_every_file_and_told_which_were_named(tmp_path: 
 
         @trailblaze.hookimpl
         def trailblaze_collect_file(self, path: Path, given: bool) -> Any:
-            from trailblaze.errors import Location
+            from trailblaze.core.errors import Location
             from trailblaze.tools.model import ToolCall
             from trailblaze.trail.model import TrailConfig
 
@@ -298,7 +298,7 @@ class RefusesOnSundays:
 
     @trailblaze.hookimpl
     def trailblaze_check_run(self, run: trailblaze.Run) -> list[Any]:
-        from trailblaze.errors import UsageError
+        from trailblaze.core.errors import UsageError
 
         self.planned = [(p.trail.id, p.driver_key) for p in run.planned]
         return [UsageError("no trails on Sundays", p.trail.config_location()) for p in run.planned]
@@ -306,8 +306,8 @@ class RefusesOnSundays:
 
 def test_check_run_problems_stop_run_and_validate_before_a_device_opens(tmp_path: Path) -> None:
     from tests.support.null_driver import ACTIONS
+    from trailblaze.api.session import RunOptions
     from trailblaze.runner.validate import validate
-    from trailblaze.session import RunOptions
 
     write(tmp_path, "trails/demo.trail.yaml", TRAIL)
     project = make_project(tmp_path, "driver: null-test\n")
@@ -360,8 +360,8 @@ def test_adds_session_tools_defers_unknown_tool_names_to_the_session(tmp_path: P
 
 
 def test_pause_live_is_called_before_printing_for_a_person(tmp_path: Path) -> None:
+    from trailblaze.api.session import RunOptions
     from trailblaze.runner.record import RecordOptions, record_trails
-    from trailblaze.session import RunOptions
 
     write(tmp_path, "trails/demo.trail.yaml", TRAIL)
     project = make_project(tmp_path, "driver: null-test\n")
@@ -394,8 +394,8 @@ class OnlyTheFirst:
 def test_modify_plan_deselects_for_run_but_not_for_validate(tmp_path: Path) -> None:
     import asyncio
 
+    from trailblaze.api.session import RunOptions
     from trailblaze.runner.run import execute, prepare
-    from trailblaze.session import RunOptions
 
     write(tmp_path, "trails/a.trail.yaml", TRAIL.replace("hooks/demo", "hooks/a"))
     write(tmp_path, "trails/b.trail.yaml", TRAIL.replace("hooks/demo", "hooks/b"))

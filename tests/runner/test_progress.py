@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 from trailblaze.runner.progress import RecordingProgress
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.loader import load_trail

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.project.test_workspace import upstream_workspace
 from tests.support.project import make_project, write
-from tests.test_workspace import upstream_workspace
-from trailblaze.errors import TrailblazeError
+from trailblaze.core.errors import TrailblazeError
 from trailblaze.runner.project import Project
 
 OPEN = "id: {id}\ndescription: Open a page.\ntools:\n  - web_navigate: {{url: /forms.html}}\n"

@@ -9,8 +9,8 @@ import pytest
 
 from tests.support import null_driver
 from tests.support.project import make_project, run, write
-from trailblaze.errors import ErrorList, UsageError
-from trailblaze.results import RunResult
+from trailblaze.api.results import RunResult
+from trailblaze.core.errors import ErrorList, UsageError
 
 
 def trails(root: Path, count: int, *, fail: set[int] = frozenset()) -> None:  # type: ignore[assignment]
@@ -177,8 +177,8 @@ def test_an_interrupted_run_reports_the_trail_that_was_running(tmp_path: Path) -
     import asyncio
 
     import trailblaze
+    from trailblaze.api.session import RunOptions
     from trailblaze.runner.run import execute, prepare
-    from trailblaze.session import RunOptions
 
     trails(tmp_path, 3)
     project = make_project(tmp_path, "driver: null-test\n")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trailblaze.argparsing import Parser
-from trailblaze.config import Config
-from trailblaze.config import load_config as load_core
+from trailblaze.core.argparsing import Parser
 from trailblaze.pluginmanager import collect_options, get_plugin_manager
+from trailblaze.project.config import Config
+from trailblaze.project.config import load_config as load_core
 
 
 def builtin_parser() -> Parser:

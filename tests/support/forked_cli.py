@@ -29,8 +29,8 @@ PRELOAD = (
     "trailblaze.plugins.core_tools",
     "trailblaze.plugins.web_playwright",
     "trailblaze.plugins.mobile_tools",
-    "trailblaze.web.tools",
-    "trailblaze.mobile.tools",
+    "trailblaze.drivers.web.tools",
+    "trailblaze.drivers.mobile.tools",
     "regex",
 )
 
@@ -85,9 +85,9 @@ def _preload() -> None:
 
     for name in PRELOAD:
         __import__(name)
-    from trailblaze.mobile.tools import MOBILE_TOOLS
+    from trailblaze.drivers.mobile.tools import MOBILE_TOOLS
+    from trailblaze.drivers.web.tools import WEB_TOOLS
     from trailblaze.tools.core import CORE_TOOLS
-    from trailblaze.web.tools import WEB_TOOLS
 
     for tool in (*CORE_TOOLS, *WEB_TOOLS, *MOBILE_TOOLS):
         spec_of(tool)

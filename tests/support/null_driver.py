@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import trailblaze
 from trailblaze import Device, DeviceInfo, Driver, ToolContext, ToolFailure, ViewNode
-from trailblaze.devicecommands import action, query
+from trailblaze.device.commands import action, query
 
 #: Everything every NullDevice did, in order: (device id, action, argument).
 ACTIONS: list[tuple[str, str, Any]] = []
@@ -71,7 +71,7 @@ class NullDriver(Driver):
 
     async def open(self, device_id: str | None) -> NullDevice:
         if device_id is not None and device_id not in self.DEVICES:
-            raise trailblaze.errors.InfrastructureError(f"null device {device_id!r} is not connected")
+            raise trailblaze.core.errors.InfrastructureError(f"null device {device_id!r} is not connected")
         await asyncio.sleep(0)
         return NullDevice(device_id or self.DEVICES[0], self.SCREEN)
 

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from trailblaze.results import RunResult
+from trailblaze.api.results import RunResult
+from trailblaze.api.session import RunOptions
 from trailblaze.runner.project import Project, load_project
 from trailblaze.runner.run import execute, prepare
-from trailblaze.session import RunOptions
 
 
 def make_project(

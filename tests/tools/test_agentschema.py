@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from trailblaze.config import Config, ProjectConfig
 from trailblaze.pluginmanager import get_plugin_manager
+from trailblaze.project.config import Config, ProjectConfig
 from trailblaze.runner.project import Project
 from trailblaze.tools.agentschema import AGENT_NAME, MCP_NAME, AgentNames, agent_schema, parse_json_arguments
 from trailblaze.tools.authoring import spec_of, tool

@@ -8,7 +8,7 @@ from typing import Any
 
 from conftest import CliRunner
 
-from trailblaze.limits import MAX_PAUSE_SECONDS, MAX_WAIT_SECONDS
+from trailblaze.core.limits import MAX_PAUSE_SECONDS, MAX_WAIT_SECONDS
 
 #: numbers that bound nothing: a value compared with another, and a wait clamped as upstream's is
 UNBOUNDED = {("assertMath", "expected"), ("web_wait", "seconds")}

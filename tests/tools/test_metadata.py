@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from trailblaze.errors import InfrastructureError
+from trailblaze.core.errors import InfrastructureError
 from trailblaze.tools import metadata
 from trailblaze.tools.model import ToolMetadata
 

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 import trailblaze
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 from trailblaze.tools.authoring import spec_of
 from trailblaze.tools.registry import ToolRegistry
 

@@ -8,8 +8,8 @@ import pytest
 
 import trailblaze
 from tests.support.null_driver import ACTIONS, NullDevice
-from trailblaze.devicecommands import QueryOnlyCommands
-from trailblaze.errors import ExitCode
+from trailblaze.core.errors import ExitCode
+from trailblaze.device.commands import QueryOnlyCommands
 from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolOutcome, ToolSpec
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze.tools.resolve import CallFailed, ExecutedCall, Resolver

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.core.errors import TrailblazeError, UsageError
 from trailblaze.trail.discovery import discover
 from trailblaze.trail.loader import load_trail
 

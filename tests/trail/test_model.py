@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from trailblaze.errors import Location
+from trailblaze.core.errors import Location
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.model import ANY_CLASSIFIER, Step
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.loader import load_trail
 from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile, call_text

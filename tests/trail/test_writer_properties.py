@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from trailblaze.core.interpolate import references
 from trailblaze.tools.model import ToolCall
-from trailblaze.trail.interpolate import references
 from trailblaze.trail.loader import load_trail
 from trailblaze.trail.writer import RecordingEdit, TrailFile
 from trailblaze.trail.yamlstyle import plain

@@ -38,16 +38,16 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
-from trailblaze.agents.base import Agent, CallResult, StepTask, Verdict
 from trailblaze.agents.terminal_input import say, stdin_lines, step_word
-from trailblaze.errors import UsageError
-from trailblaze.web import stable
+from trailblaze.api.agent import Agent, CallResult, StepTask, Verdict
+from trailblaze.core.errors import UsageError
+from trailblaze.drivers.web import stable
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Frame, Page
 
-    from trailblaze.session import Session
-    from trailblaze.web.driver import WebDevice
+    from trailblaze.api.session import Session
+    from trailblaze.drivers.web.driver import WebDevice
 
 BINDING = "__trailblazeRecord"
 #: a navigation this soon after a recorded action is that action's doing, not the address bar

@@ -12,8 +12,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from trailblaze.errors import TrailblazeError
-from trailblaze.yamlsource import load_text
+from trailblaze.core.errors import TrailblazeError
+from trailblaze.core.yamlsource import load_text
 
 
 class CallSyntaxError(ValueError):

@@ -22,13 +22,13 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, ClassVar
 
-from trailblaze.agents.base import Agent, AgentSettings, StepTask, Verdict
 from trailblaze.agents.calls import CallSyntaxError, parse_call
 from trailblaze.agents.screen import render_screen
 from trailblaze.agents.terminal_input import say, stdin_lines, step_word
+from trailblaze.api.agent import Agent, AgentSettings, StepTask, Verdict
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze.api.session import Session
 
 HELP = """\
 commands:

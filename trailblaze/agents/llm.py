@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from trailblaze.limits import MAX_COUNT, MAX_WAIT_SECONDS
+from trailblaze.core.limits import MAX_COUNT, MAX_WAIT_SECONDS
 
 if TYPE_CHECKING:
-    from trailblaze.config import Config
+    from trailblaze.project.config import Config
 
 SECTION = "llm"
 #: the variables that configure the agent without ``llm:``

@@ -28,18 +28,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from trailblaze import jsonsource
-from trailblaze.agents.base import Agent, AgentSettings, StepTask, Usage, Verdict
 from trailblaze.agents.llm import llm_config, llm_configured
 from trailblaze.agents.screen import render_screen
-from trailblaze.errors import InfrastructureError, UsageError
+from trailblaze.api.agent import Agent, AgentSettings, StepTask, Usage, Verdict
+from trailblaze.core import jsonsource
+from trailblaze.core.errors import InfrastructureError, UsageError
 from trailblaze.tools.agentschema import AgentNames, agent_schema
 
 if TYPE_CHECKING:
     import httpx
 
-    from trailblaze.config import Config
-    from trailblaze.session import Session
+    from trailblaze.api.session import Session
+    from trailblaze.project.config import Config
     from trailblaze.tools.model import ToolSpec
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from trailblaze.devicecommands import ViewNode
+from trailblaze.device.commands import ViewNode
 
 #: more lines than this are cut (with a note): a screen is read, not archived
 MAX_LINES = 400

@@ -14,7 +14,7 @@ import threading
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from trailblaze.agents.base import StepTask, Verdict, VerdictStatus
+    from trailblaze.api.agent import StepTask, Verdict, VerdictStatus
 
 _lock = threading.Lock()
 _readers: dict[int, LineReader] = {}
@@ -98,7 +98,7 @@ def step_word(word: str, rest: str, task: StepTask, *, gave_up: str) -> Verdict 
     """The words every person-driven agent understands. ``done``, ``skip``, ``quit`` and
     ``fail`` end the step: their :class:`Verdict` (``rest`` is the explanation; ``gave_up`` the
     one ``fail`` gets without). ``undo`` drops the last call: True. Any other word: False."""
-    from trailblaze.agents.base import Verdict
+    from trailblaze.api.agent import Verdict
 
     endings: dict[str, VerdictStatus] = {"done": "complete", "skip": "skipped", "quit": "quit", "fail": "failed"}
     if word in endings:

@@ -8,7 +8,7 @@ command line, as pytest does), before click parses. ``trailblaze --version`` and
 no plugin option, so they start as quickly as ``pytest --version``. Plugins add commands through
 ``trailblaze_register_commands``.
 
-Expected errors are :class:`~trailblaze.errors.TrailblazeError` and become one readable message
+Expected errors are :class:`~trailblaze.core.errors.TrailblazeError` and become one readable message
 and an exit code at the single boundary in :func:`main`; anything else is an internal error
 (exit 4) whose traceback goes to a log file (:mod:`trailblaze.cli.crashlog`).
 """

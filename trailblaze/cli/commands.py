@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Option, Parser
+    from trailblaze.core.argparsing import Option, Parser
 
 PLUGIN_HELP = "Load plugin module NAME; `-p no:NAME` blocks a plugin (built-in or installed)."
 CONFIG_HELP = "Use this trailblaze.yaml instead of searching up from the working directory."

@@ -46,7 +46,7 @@ def trail_paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> 
 def driver_names(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     """Driver keys and aliases (upstream's names) the loaded plugins register."""
     try:
-        from trailblaze.driver import DriverRegistry
+        from trailblaze.api.driver import DriverRegistry
         from trailblaze.pluginmanager import collect, get_plugin_manager
 
         # the command line's plugins (-p, trailblaze.yaml's plugins:), built by the CLI's state

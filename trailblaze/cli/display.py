@@ -60,7 +60,7 @@ def print_tool(spec: ToolSpec, *, as_json: bool = False) -> None:
     if as_json:
         click.echo(json.dumps(spec.to_registry(), indent=2))
         return
-    from trailblaze.limits import printable
+    from trailblaze.core.limits import printable
     from trailblaze.tools.toolpage import tool_page
 
     click.echo(printable(tool_page(spec)))

@@ -11,7 +11,7 @@ import click
 from trailblaze import __version__
 from trailblaze.cli.commands import CONFIG_HELP, PLUGIN_HELP, ProjectCommand, _given, examples
 from trailblaze.cli.state import State, _state
-from trailblaze.errors import TrailblazeError
+from trailblaze.core.errors import TrailblazeError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -74,7 +74,7 @@ def schema(kind: str, plugin_args: tuple[str, ...], config: Path | None, **optio
     `# yaml-language-server: $schema=trail.schema.json` at the top of a file."""
     import json
 
-    from trailblaze.schema import config_schema, trail_schema
+    from trailblaze.project.schema import config_schema, trail_schema
 
     project = _project("schema", options)
     if kind == "config":

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 import click
 
 from trailblaze.cli.group import cli
-from trailblaze.errors import ErrorList, ExitCode, TrailblazeError
+from trailblaze.core.errors import ErrorList, ExitCode, TrailblazeError
 
 
 def _print_error(exc: TrailblazeError) -> None:
     err = sys.stderr
     prefix = click.style("error:", fg="red", bold=True) if err.isatty() else "error:"
     errors = exc.shown if isinstance(exc, ErrorList) else [exc]
-    from trailblaze.limits import inert_line, printable
+    from trailblaze.core.limits import inert_line, printable
 
     for error in errors:
         for i, line in enumerate(printable(str(error)).split("\n")):
@@ -31,12 +31,12 @@ def _print_error(exc: TrailblazeError) -> None:
 def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
     """A bug (ours or a plugin's): one line, the traceback in a log file, exit 4."""
     from trailblaze.cli.crashlog import write_crash_log
-    from trailblaze.projectfile import find_config
+    from trailblaze.project.projectfile import find_config
 
     config = find_config()
     log = write_crash_log(exc, argv, config.parent if config is not None else None)
     where = f"; the traceback is in {log}" if log is not None else ""
-    from trailblaze.limits import printable
+    from trailblaze.core.limits import printable
 
     click.echo(printable(f"internal error: {type(exc).__name__}: {exc}{where}"), err=True)
     return int(ExitCode.INTERNAL)

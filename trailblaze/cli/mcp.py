@@ -9,7 +9,7 @@ import click
 
 from trailblaze.cli.commands import examples, project_command
 from trailblaze.cli.state import _project
-from trailblaze.limits import MAX_WORKERS
+from trailblaze.core.limits import MAX_WORKERS
 
 
 @project_command(
@@ -83,8 +83,8 @@ def mcp_command(
     run` replays without an LLM. stdio by default; `--http` serves Streamable HTTP on
     127.0.0.1 (`/mcp`, and `/ping` for health checks).
     """
-    from trailblaze.mcpserver.serve import Transport, check_transport, run
-    from trailblaze.mcpserver.state import defaults_from
+    from trailblaze.mcp.server.serve import Transport, check_transport, run
+    from trailblaze.mcp.server.state import defaults_from
 
     transport = Transport(use_http, host, port, token, list(allowed_hosts), idle_timeout)
     check_transport(transport)

@@ -24,10 +24,10 @@ def merge_reports(inputs: tuple[Path, ...], plugin_args: tuple[str, ...], config
     and plugins' reports that take merge-reports). Exits as that one run would have: 0, 1, 2
     or 130; 3 for a missing or bad input.
     """
-    from trailblaze.limits import one_line
+    from trailblaze.api.session import Run, RunOptions
+    from trailblaze.core.limits import one_line
     from trailblaze.reports.inputs import load_inputs
     from trailblaze.reports.merge import merge
-    from trailblaze.session import Run, RunOptions
 
     project = _project("merge-reports", options)  # the reporters claim their files before any input is read
     merged = merge(load_inputs(inputs))

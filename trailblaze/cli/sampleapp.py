@@ -12,6 +12,6 @@ from trailblaze.cli.commands import examples
 @click.option("--host", default="127.0.0.1", show_default=True)
 def sample_app(port: int, host: str) -> int:
     """Serve the bundled sample web app (what `base_url: sample-app` runs against)."""
-    from trailblaze.web.sample_server import serve
+    from trailblaze.drivers.web.sample_server import serve
 
     return serve(host, port, click.echo)

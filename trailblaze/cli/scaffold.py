@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 
 CONFIG = """\
 # trailblaze.yaml: project settings (README, "Configuration").

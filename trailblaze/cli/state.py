@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
+    from trailblaze.core.argparsing import Parser
     from trailblaze.pluginmanager import Plugins
     from trailblaze.runner.project import Project
 
@@ -27,14 +27,14 @@ class State:
         self._project: Project | None = None
 
     def config_file(self) -> Path | None:
-        from trailblaze.projectfile import find_config
+        from trailblaze.project.projectfile import find_config
 
         return self.config_path or find_config()
 
     def plugins(self) -> Plugins:
         if self._plugins is None:
             from trailblaze.pluginmanager import get_plugin_manager
-            from trailblaze.projectfile import plugins_listed_in
+            from trailblaze.project.projectfile import plugins_listed_in
 
             path = self.config_file()
             listed = plugins_listed_in(path) if path is not None and path.exists() else []

@@ -32,7 +32,7 @@ def run(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | No
     project = _project("run", options)
     if project.config.getoption("list_only", False):
         from trailblaze.runner.plan import prepare
-        from trailblaze.selection import print_listing
+        from trailblaze.runner.selection import print_listing
 
         # the plan as the run would have it, after --shard and plugins' trailblaze_modify_plan
         print_listing(prepare(project, run_options(project.config, paths, artifacts=False), select=True))

@@ -11,14 +11,14 @@ from trailblaze import hookimpl
 
 @hookimpl
 def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
-    from trailblaze.android.driver import AndroidDriver
+    from trailblaze.drivers.android.driver import AndroidDriver
 
     register(AndroidDriver)
 
 
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
-    from trailblaze.mobile.tools import ANDROID_TOOLS
+    from trailblaze.drivers.mobile.tools import ANDROID_TOOLS
     from trailblaze.tools.bundled import register_trailmap
 
     for fn in ANDROID_TOOLS:

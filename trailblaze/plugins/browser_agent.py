@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.project.config import Config
 
 AGENT = "browser"
 

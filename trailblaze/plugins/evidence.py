@@ -1,7 +1,7 @@
 """Built-in plugin: evidence of failed steps, and ``--screenshot on|off|only-on-failure``.
 
 After a step fails, while the screen still shows what it failed on, this plugin saves into the
-trail's artifacts folder (:mod:`trailblaze.evidence`):
+trail's artifacts folder (:mod:`trailblaze.runner.evidence`):
 
 * ``step-N.png`` (``.jpg`` from phones that send JPEG): a screenshot, unless ``--screenshot off``;
 * the screen's hierarchy: ``step-N.aria.yaml``, the page's ARIA snapshot, on the web;
@@ -23,10 +23,10 @@ from trailblaze import hookimpl
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from trailblaze.argparsing import Parser
-    from trailblaze.devicecommands import ViewNode
-    from trailblaze.results import Artifact, ArtifactKind, StepResult
-    from trailblaze.session import Run, Session
+    from trailblaze.api.results import Artifact, ArtifactKind, StepResult
+    from trailblaze.api.session import Run, Session
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.device.commands import ViewNode
     from trailblaze.trail.model import Step
 
 SCREENSHOT_MODES = ("on", "off", "only-on-failure")
@@ -62,7 +62,7 @@ def trailblaze_run_start(run: Run) -> None:
     config = run.config
     if folder is None or folder.parent != config.root / ".trailblaze" / "artifacts":
         return
-    from trailblaze.evidence import prune_runs
+    from trailblaze.runner.evidence import prune_runs
 
     prune_runs(folder.parent, keep=config.getini("artifacts_keep"), current=folder)
 
@@ -75,7 +75,7 @@ def trailblaze_step_evidence(
     failed = result.status in ("failed", "error")
     if not failed and (mode != "on" or result.status == "skipped"):
         return None
-    from trailblaze.evidence import step_stem
+    from trailblaze.runner.evidence import step_stem
 
     return _save(session, result, folder, step_stem(step), screenshot=mode != "off", failed=failed)
 
@@ -85,7 +85,7 @@ async def _save(
 ) -> list[Artifact]:
     """Save each piece of the step's evidence; one that cannot be taken or written is named in
     ``result.evidence_errors`` and the others are still saved."""
-    from trailblaze import masking
+    from trailblaze.device import masking
 
     folder.mkdir(parents=True, exist_ok=True)
     secrets = session.secrets
@@ -93,8 +93,8 @@ async def _save(
     device = session.device
     page = getattr(device, "page", None) if session.info.platform == "web" else None
     if page is not None:  # the web: Playwright's own screenshot and ARIA snapshot
-        from trailblaze.web import aria
-        from trailblaze.web.driver import WebDevice
+        from trailblaze.drivers.web import aria
+        from trailblaze.drivers.web.driver import WebDevice
 
         # a page whose script does not return answers nothing: no screenshot or snapshot to wait for
         stuck = isinstance(device, WebDevice) and device.stuck and not await device.answers()
@@ -144,9 +144,9 @@ class _Saved:
 
     async def write(self, kind: ArtifactKind, path: Path, content: bytes | Callable[[], Awaitable[bytes]]) -> None:
         """Write ``content`` (bytes, or what capturing it returns) to ``path``."""
-        from trailblaze.evidence import not_saved
-        from trailblaze.fileio import write_whole
-        from trailblaze.results import Artifact
+        from trailblaze.api.results import Artifact
+        from trailblaze.core.fileio import write_whole
+        from trailblaze.runner.evidence import not_saved
 
         try:
             write_whole(path, content if isinstance(content, bytes) else await content())
@@ -158,7 +158,7 @@ class _Saved:
 
 def _add_nearest(result: StepResult, screen: ViewNode) -> None:
     """Say what the screen shows that reads most like what the failed call looked for."""
-    from trailblaze.evidence import nearest_on_screen, wanted_texts
+    from trailblaze.runner.evidence import nearest_on_screen, wanted_texts
 
     failing = next((t for t in reversed(result.tools) if t.status in ("failed", "error")), None)
     if failing is None or failing.status != "failed" or not result.error:

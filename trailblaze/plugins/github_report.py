@@ -19,12 +19,12 @@ import sys
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.limits import one_line, printable
+from trailblaze.core.limits import one_line, printable
 
 if TYPE_CHECKING:
-    from trailblaze.config import Config
-    from trailblaze.results import RunResult, Status, TrailResult
-    from trailblaze.session import Run, Session
+    from trailblaze.api.results import RunResult, Status, TrailResult
+    from trailblaze.api.session import Run, Session
+    from trailblaze.project.config import Config
     from trailblaze.trail.model import Trail
 
 PLUGIN_NAME = "github_report.writer"

@@ -20,15 +20,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
-from trailblaze.fileio import write_atomic
+from trailblaze.core.fileio import write_atomic
 
 if TYPE_CHECKING:
     import click
 
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
-    from trailblaze.results import RunResult
-    from trailblaze.session import Run
+    from trailblaze.api.results import RunResult
+    from trailblaze.api.session import Run
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.project.config import Config
 
 PLUGIN_NAME = "html_report.writer"
 DEFAULT_FOLDER = Path("trailblaze-report")
@@ -152,10 +152,10 @@ def trailblaze_configure(config: Config) -> None:
     if config.command not in ("run", "merge-reports") or (given is None and settings.path is None):
         return
     if given is not None and str(given) == "-":
-        from trailblaze.errors import UsageError
+        from trailblaze.core.errors import UsageError
 
         raise UsageError("--html -: the report is a page with its files, written to a folder or file")
-    from trailblaze.reportfiles import HTML_PAGE
+    from trailblaze.core.reportfiles import HTML_PAGE
 
     path = Path(given) if given is not None else config.root / str(settings.path)
     config.report_paths.claim("--html" if given is not None else "html.path", path, HTML_PAGE)

@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
+    from trailblaze.core.argparsing import Parser
 
 
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
-    from trailblaze.ios.settings import SECTION, IosConfig
+    from trailblaze.drivers.ios.settings import SECTION, IosConfig
 
     parser.add_section(SECTION, IosConfig, "WebDriverAgents: devices, a list of URLs (each one a device)")
 
 
 @hookimpl
 def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
-    from trailblaze.ios.driver import IosDriver
+    from trailblaze.drivers.ios.driver import IosDriver
 
     register(IosDriver)

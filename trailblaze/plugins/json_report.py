@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.fileio import write_atomic
+from trailblaze.core.fileio import write_atomic
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
-    from trailblaze.results import RunResult
-    from trailblaze.session import Run
+    from trailblaze.api.results import RunResult
+    from trailblaze.api.session import Run
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.project.config import Config
 
 PLUGIN_NAME = "json_report.writer"
 
@@ -67,7 +67,7 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_configure(config: Config) -> None:
     path = config.getoption("json")
     if path is not None:
-        from trailblaze.reportfiles import RESULTS_JSON
+        from trailblaze.core.reportfiles import RESULTS_JSON
 
         config.report_paths.claim("--json", path, RESULTS_JSON)
         config.pluginmanager.register(JsonReport(path), PLUGIN_NAME)

@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.fileio import write_atomic
+from trailblaze.core.fileio import write_atomic
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
 
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
-    from trailblaze.results import RunResult, TrailResult
-    from trailblaze.session import Run
+    from trailblaze.api.results import RunResult, TrailResult
+    from trailblaze.api.session import Run
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.project.config import Config
 
 PLUGIN_NAME = "junit_report.writer"
 
@@ -101,7 +101,7 @@ def _attempts(case: ET.Element, trail: TrailResult) -> None:
 def _attachments(trail: TrailResult, artifacts_dir: str | None) -> str:
     """The trail's evidence as ``[[ATTACHMENT|path]]`` lines, which Jenkins' JUnit attachments
     plugin and GitLab's test reports link from the test case."""
-    from trailblaze.evidence import shown
+    from trailblaze.runner.evidence import shown
 
     files = [a for step in trail.steps for a in step.artifacts] + trail.artifacts
     return "".join(f"\n[[ATTACHMENT|{shown(a, artifacts_dir)}]]" for a in files)
@@ -190,10 +190,10 @@ def trailblaze_configure(config: Config) -> None:
     path = config.getoption("junit")
     if path is not None:
         if str(path) == "-":
-            from trailblaze.errors import UsageError
+            from trailblaze.core.errors import UsageError
 
             raise UsageError("--junit -: JUnit XML is written to a file (only --json - writes to stdout)")
-        from trailblaze.reportfiles import JUNIT_XML
+        from trailblaze.core.reportfiles import JUNIT_XML
 
         config.report_paths.claim("--junit", path, JUNIT_XML)
         config.pluginmanager.register(JunitReport(path), PLUGIN_NAME)

@@ -14,18 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
-from trailblaze.limits import MAX_WAIT_SECONDS, MAX_WORKERS
+from trailblaze.core.limits import MAX_WAIT_SECONDS, MAX_WORKERS
 
 if TYPE_CHECKING:
     import click
 
-    from trailblaze.argparsing import Parser
+    from trailblaze.core.argparsing import Parser
 
 LISTING = ("tools", "devices")
 
 
 def seconds_type() -> click.ParamType:
-    """A number of seconds > 0 and at most an hour (:data:`~trailblaze.limits.MAX_WAIT_SECONDS`):
+    """A number of seconds > 0 and at most an hour (:data:`~trailblaze.core.limits.MAX_WAIT_SECONDS`):
     not nan, not inf (``--timeout nan`` compared false with every bound and let every wait end at
     once; ``1e308`` became ``Infinity`` in Playwright's JSON)."""
     import click

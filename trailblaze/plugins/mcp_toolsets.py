@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Annotated
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
-    from trailblaze.errors import TrailblazeError
-    from trailblaze.session import Run, Session
+    from trailblaze.api.session import Run, Session
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.core.errors import TrailblazeError
+    from trailblaze.project.config import Config
 
 
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
     from pydantic import Field
 
-    from trailblaze.config import McpServers
+    from trailblaze.project.config import McpServers
 
     #: port of the callback server MCP tools call back on (127.0.0.1); None: a free one
     callback_port = Annotated[int | None, Field(ge=1, le=65535)]
@@ -60,9 +60,9 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError] | None:
     missing script): found now instead of when a device is already open."""
     if not trailblaze_adds_session_tools(run.config):
         return None
-    from trailblaze.drivernames import DriverContext
-    from trailblaze.errors import TrailblazeError
-    from trailblaze.mcp.declarations import session_declarations
+    from trailblaze.core.errors import TrailblazeError
+    from trailblaze.device.drivernames import DriverContext
+    from trailblaze.mcp.client.declarations import session_declarations
 
     problems: list[TrailblazeError] = []
     seen: set[str] = set()
@@ -86,6 +86,6 @@ def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
 
 
 async def _attach(session: Session) -> None:
-    from trailblaze.mcp.attach import attach
+    from trailblaze.mcp.client.attach import attach
 
     await attach(session)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
+    from trailblaze.core.argparsing import Parser
 
 
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
-    from trailblaze.mobile.settings import SETTLE_TIMEOUT, SettleTimeout
+    from trailblaze.drivers.mobile.settings import SETTLE_TIMEOUT, SettleTimeout
 
     parser.addini(
         SETTLE_TIMEOUT,
@@ -27,7 +27,7 @@ def trailblaze_addoption(parser: Parser) -> None:
 
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
-    from trailblaze.mobile.tools import MOBILE_TOOLS
+    from trailblaze.drivers.mobile.tools import MOBILE_TOOLS
     from trailblaze.tools.bundled import register_trailmap
 
     for fn in MOBILE_TOOLS:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
+    from trailblaze.core.argparsing import Parser
 
 
 @hookimpl

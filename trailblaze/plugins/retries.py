@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from trailblaze import hookimpl
-from trailblaze.limits import MAX_RETRIES
+from trailblaze.core.limits import MAX_RETRIES
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
+    from trailblaze.core.argparsing import Parser
 
 
 @hookimpl

@@ -1,7 +1,7 @@
 """Built-in plugin: which trails a run takes — ``-k``, ``--include-tags``,
 ``--exclude-tags``, ``--last-failed`` — and ``--list`` to see them without running.
 
-The choosing is :mod:`trailblaze.selection`'s; this plugin declares the options (the runner reads
+The choosing is :mod:`trailblaze.runner.selection`'s; this plugin declares the options (the runner reads
 them by name, :mod:`trailblaze.runner.options`), and after each ``trailblaze run`` records which
 trails failed for the next ``--last-failed``. ``-p no:selection`` leaves them out (every trail runs).
 """
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.argparsing import Parser
-    from trailblaze.results import RunResult
-    from trailblaze.session import Run
+    from trailblaze.api.results import RunResult
+    from trailblaze.api.session import Run
+    from trailblaze.core.argparsing import Parser
 
 
 @hookimpl
@@ -63,6 +63,6 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_run_finish(run: Run, result: RunResult) -> None:
     if run.config.command != "run":
         return
-    from trailblaze.selection import write_last_failed
+    from trailblaze.runner.selection import write_last_failed
 
     write_last_failed(run.config.root, result)

@@ -1,7 +1,7 @@
 """Built-in plugin: ``--shard i/n`` runs this CI job's share of the selected trails.
 
 A CI matrix starts ``trailblaze run --shard 1/4`` … ``--shard 4/4`` on machines that know
-nothing of each other; together they run every trail once (:mod:`trailblaze.sharding` decides
+nothing of each other; together they run every trail once (:mod:`trailblaze.runner.sharding` decides
 who runs what, from the trail ids and, with ``--shard-durations FILE``, a previous run's
 results JSON). ``trailblaze merge-reports``, which this plugin adds, joins the shards' reports
 afterwards and hands the merged run to the reporters.
@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 
 if TYPE_CHECKING:
     import click
 
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
-    from trailblaze.session import Run
+    from trailblaze.api.session import Run
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.project.config import Config
 
 PLUGIN_NAME = "shard.selection"
 
@@ -37,7 +37,7 @@ class ShardSelection:
 
     @hookimpl
     def trailblaze_modify_plan(self, run: Run) -> None:
-        from trailblaze import sharding
+        from trailblaze.runner import sharding
 
         known = sharding.durations_from(self.durations) if self.durations is not None else None
         shard_of = sharding.assign([p.trail.id for p in run.planned], self.total, known)
@@ -74,7 +74,7 @@ def trailblaze_configure(config: Config) -> None:
         if durations is not None:
             raise UsageError("--shard-durations goes with --shard I/N")
         return
-    from trailblaze.sharding import parse_spec
+    from trailblaze.runner.sharding import parse_spec
 
     index, total = parse_spec(spec)
     config.pluginmanager.register(ShardSelection(index, total, durations), PLUGIN_NAME)

@@ -14,8 +14,8 @@ interleaves into half-lines nor loses whose it is.
 
 What trails, pages and servers wrote is text, never terminal or CI-log commands: a step's text,
 an id, a title, a tool's name is shown on one line (line breaks and control characters escaped,
-:func:`~trailblaze.limits.one_line`), and no printed line — of an error quoting a page, say —
-can start a GitHub Actions workflow command (:func:`~trailblaze.limits.inert_line`).
+:func:`~trailblaze.core.limits.one_line`), and no printed line — of an error quoting a page, say —
+can start a GitHub Actions workflow command (:func:`~trailblaze.core.limits.inert_line`).
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.limits import inert_line, one_line, printable
+from trailblaze.core.limits import inert_line, one_line, printable
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.status import Status
 
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
-    from trailblaze.reportfiles import ReportPaths
-    from trailblaze.results import RunResult, StepResult, ToolReport, TrailResult
-    from trailblaze.results import Status as TrailStatus
-    from trailblaze.session import Run, Session
+    from trailblaze.api.results import RunResult, StepResult, ToolReport, TrailResult
+    from trailblaze.api.results import Status as TrailStatus
+    from trailblaze.api.session import Run, Session
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.core.reportfiles import ReportPaths
+    from trailblaze.project.config import Config
     from trailblaze.trail.model import Step, Trail
 
 _STYLE = {
@@ -275,7 +275,7 @@ class TerminalReporter:
         if not written:
             return
         self._line("reports: " + ", ".join(f"{c.kind.label} {one_line(_shown(c.path))}" for c in written))
-        from trailblaze.reportfiles import HTML_PAGE
+        from trailblaze.core.reportfiles import HTML_PAGE
 
         html = next((c for c in written if c.kind is HTML_PAGE), None)
         if html is not None:

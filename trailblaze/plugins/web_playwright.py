@@ -18,13 +18,13 @@ from trailblaze import hookimpl
 if TYPE_CHECKING:
     import click
 
-    from trailblaze.argparsing import Parser
-    from trailblaze.config import Config
-    from trailblaze.errors import TrailblazeError
-    from trailblaze.results import Artifact, TrailResult
-    from trailblaze.session import PlannedTrail, Run, Session
+    from trailblaze.api.results import Artifact, TrailResult
+    from trailblaze.api.session import PlannedTrail, Run, Session
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.core.errors import TrailblazeError
+    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.project.config import Config
     from trailblaze.trail.model import Trail
-    from trailblaze.web.driver import WebDevice
 
 #: the commands that open a browser
 BROWSING = ("run", "record", "mcp")
@@ -34,7 +34,7 @@ BROWSING = ("run", "record", "mcp")
 def trailblaze_addoption(parser: Parser) -> None:
     import click
 
-    from trailblaze.config import BaseUrl
+    from trailblaze.project.config import BaseUrl
 
     group = parser.getgroup("web", "Web driver (playwright-native)")
     group.addoption("--headed", is_flag=True, help="Show the browser window.", commands=BROWSING)
@@ -72,7 +72,7 @@ def trailblaze_addoption(parser: Parser) -> None:
         help="Use the Chromium at this DevTools endpoint instead of launching one (web: cdp:).",
         commands=BROWSING,
     )
-    from trailblaze.web.remote import SECTION, RemoteBrowserConfig
+    from trailblaze.drivers.web.remote import SECTION, RemoteBrowserConfig
 
     parser.add_section(SECTION, RemoteBrowserConfig, "a remote browser: connect/cdp, connect_headers, connect_timeout")
     parser.addini("base_url", "'/path' URLs join this; 'sample-app' serves the bundled app", type=BaseUrl)
@@ -83,8 +83,8 @@ def trailblaze_addoption(parser: Parser) -> None:
 @hookimpl
 def trailblaze_configure(config: Config) -> None:
     """A ``base_url`` that cannot work is misuse, found before anything runs."""
-    from trailblaze.config import SAMPLE_APP, base_url_problem, url_problem
-    from trailblaze.errors import ErrorList, UsageError
+    from trailblaze.core.errors import ErrorList, UsageError
+    from trailblaze.project.config import SAMPLE_APP, base_url_problem, url_problem
 
     problems: list[TrailblazeError] = []
     problem = base_url_problem(config.getini("base_url"), config.root)
@@ -98,7 +98,7 @@ def trailblaze_configure(config: Config) -> None:
     connect, cdp = config.getoption("connect", None), config.getoption("cdp", None)
     if connect and cdp:
         problems.append(UsageError("--connect and --cdp exclude each other"))
-    from trailblaze.web.remote import endpoint_problem
+    from trailblaze.drivers.web.remote import endpoint_problem
 
     for option, url in (("--connect", connect), ("--cdp", cdp)):
         problem = endpoint_problem(option, url) if url else None
@@ -110,15 +110,15 @@ def trailblaze_configure(config: Config) -> None:
 
 @hookimpl
 def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
-    from trailblaze.web.driver import PlaywrightDriver
+    from trailblaze.drivers.web.driver import PlaywrightDriver
 
     register(PlaywrightDriver)
 
 
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
+    from trailblaze.drivers.web.tools import WEB_TOOLS
     from trailblaze.tools.bundled import register_trailmap
-    from trailblaze.web.tools import WEB_TOOLS
 
     for fn in WEB_TOOLS:
         register(fn)
@@ -131,7 +131,7 @@ def trailblaze_session_setup(session: Session) -> None:
     from there, unless ``--base-url`` was given."""
     if session.info.platform != "web":
         return
-    from trailblaze.web.driver import PlaywrightDriver, WebDevice
+    from trailblaze.drivers.web.driver import PlaywrightDriver, WebDevice
 
     driver, device = session.driver, session.device
     if not (isinstance(driver, PlaywrightDriver) and isinstance(device, WebDevice)):
@@ -145,7 +145,7 @@ def trailblaze_session_setup(session: Session) -> None:
 
 @hookimpl
 def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
-    from trailblaze.errors import UsageError
+    from trailblaze.core.errors import UsageError
 
     config = run.config
     web = [p for p in run.planned if p.skip_reason is None and _is_web(run, p)]
@@ -156,7 +156,7 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
     if web:
         problems.extend(_header_problems(config))
     if web and config.getoption("headed"):
-        from trailblaze.web.driver import display_problem
+        from trailblaze.drivers.web.driver import display_problem
 
         problem = display_problem()
         if problem is not None:
@@ -172,9 +172,9 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
 def _header_problems(config: Config) -> list[TrailblazeError]:
     """A remote browser's ``connect_headers`` naming a ``${VAR}`` that is not set: misuse,
     found before the run with its place in trailblaze.yaml (not when the browser connects)."""
-    from trailblaze.errors import UsageError
-    from trailblaze.web.remote import SECTION, expand_headers
-    from trailblaze.web.settings import WebSettings
+    from trailblaze.core.errors import UsageError
+    from trailblaze.drivers.web.remote import SECTION, expand_headers
+    from trailblaze.drivers.web.settings import WebSettings
 
     settings = WebSettings.from_config(config)
     if not (settings.connect or settings.cdp):
@@ -211,7 +211,7 @@ def base_url_for(run: Run, planned: PlannedTrail) -> str | None:
 def relative_urls(trail: Trail) -> list[TrailblazeError]:
     """``web_navigate`` calls to ``/path`` in a session without a ``base_url``: they could only
     fail, so they are misuse found now rather than a failed step later."""
-    from trailblaze.errors import UsageError
+    from trailblaze.core.errors import UsageError
 
     problems: list[TrailblazeError] = []
     for step in trail.all_steps:
@@ -231,7 +231,7 @@ def relative_urls(trail: Trail) -> list[TrailblazeError]:
 @hookimpl
 def trailblaze_trail_start(trail: Trail, session: Session) -> None:
     """Tell the browser which run of the trail this is, for ``--trace on-first-retry``."""
-    from trailblaze.web.driver import WebDevice
+    from trailblaze.drivers.web.driver import WebDevice
 
     if isinstance(session.device, WebDevice):
         session.device.attempt = session.attempt
@@ -246,7 +246,7 @@ def trailblaze_trail_evidence(
     retry's outcome, as Playwright Test does; else drop it (stopping without a path writes nothing)."""
     if session.info.platform != "web":
         return None
-    from trailblaze.web.driver import WebDevice
+    from trailblaze.drivers.web.driver import WebDevice
 
     device = session.device
     if not isinstance(device, WebDevice) or not device.tracing:
@@ -264,9 +264,9 @@ async def _stop_trace(
     disk) is removed and named in ``result.evidence_errors``."""
     import contextlib
 
-    from trailblaze import masking
-    from trailblaze.evidence import not_saved
-    from trailblaze.results import Artifact
+    from trailblaze.api.results import Artifact
+    from trailblaze.device import masking
+    from trailblaze.runner.evidence import not_saved
 
     try:
         written = await device.stop_trace(path)

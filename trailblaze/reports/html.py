@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from trailblaze.reportfiles import HTML_GENERATOR
+from trailblaze.core.reportfiles import HTML_GENERATOR
 
 #: screenshots larger than this are linked instead of inlined
 MAX_INLINE_IMAGE = 2_000_000

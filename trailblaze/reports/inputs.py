@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trailblaze import jsonsource
-from trailblaze.errors import Location, UsageError
-from trailblaze.results import RESULTS_VERSION
+from trailblaze.api.results import RESULTS_VERSION
+from trailblaze.core import jsonsource
+from trailblaze.core.errors import Location, UsageError
 
 
 @dataclass(slots=True)

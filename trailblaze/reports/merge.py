@@ -9,7 +9,7 @@ shard's folder is looked for beside its JSON by name (where CI's download puts a
 in (a report written inside its artifacts folder), then where the shard's report says it is.
 A folder found none of these ways keeps the paths as the shard wrote them, with a warning.
 Error messages that name evidence files are rewritten the same way. The HTML report copies
-the files checked here (:attr:`~trailblaze.results.RunResult.evidence_files`) under ``data/``
+the files checked here (:attr:`~trailblaze.api.results.RunResult.evidence_files`) under ``data/``
 next to itself.
 
 A shard's report may come from a job nobody reviewed, so it names nothing else on this
@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import ExitCode
+from trailblaze.api.results import RESULTS_VERSION, RunResult, exit_code_of
+from trailblaze.core.errors import ExitCode
 from trailblaze.reports.inputs import Shard
-from trailblaze.results import RESULTS_VERSION, RunResult, exit_code_of
 
 #: the statuses the merged summary counts, in the order the results JSON lists them
 SUMMARY_STATUSES = ("passed", "failed", "error", "skipped", "healed", "incomplete", "flaky")

@@ -8,7 +8,7 @@ a number, ``1`` is not ``true``); every number anywhere in the document is finit
 :data:`MAX_DURATION_MS`, so sums stay finite. A problem is a usage error naming the file and
 the field. Keys this trailblaze does not know are kept (documents gain keys, README). Messages
 (errors, skip reasons, agents' explanations) are cut to the run's own bound,
-:data:`trailblaze.limits.MESSAGE_CHARS`.
+:data:`trailblaze.core.limits.MESSAGE_CHARS`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import ErrorList, Location, UsageError
-from trailblaze.limits import shorten
+from trailblaze.core.errors import ErrorList, Location, UsageError
+from trailblaze.core.limits import shorten
 
 #: the longest duration a report may give (ms): about 31 years
 MAX_DURATION_MS = 1e12
@@ -31,11 +31,11 @@ _MESSAGE_KEYS = frozenset({"error", "skip_reason", "explanation"})
 
 
 def check(document: dict[str, Any], path: Path) -> None:
-    """Raise a :class:`~trailblaze.errors.UsageError` (or several) naming ``path`` and the field
+    """Raise a :class:`~trailblaze.core.errors.UsageError` (or several) naming ``path`` and the field
     when ``document`` is not a results document this trailblaze can merge; cut its messages."""
     from pydantic import ValidationError
 
-    from trailblaze.validation import describe_errors
+    from trailblaze.core.validation import describe_errors
 
     problems = [UsageError(f"{field}: expected a finite number, got {value}") for field, value in _non_finite(document)]
     if not problems:
@@ -92,7 +92,7 @@ def _model() -> Any:
 
     from pydantic import BaseModel, ConfigDict, Field
 
-    from trailblaze.results import RESULTS_VERSION
+    from trailblaze.api.results import RESULTS_VERSION
 
     Status = Literal["passed", "failed", "error", "skipped", "healed", "incomplete", "flaky"]
     Duration = Annotated[float, Field(ge=0, le=MAX_DURATION_MS)]

@@ -9,7 +9,7 @@ values), and any page open in the user's browser can send requests to 127.0.0.1.
 answers only what a report needs: ``GET`` and ``HEAD`` of regular files inside the report's
 folder — a symbolic link is followed only when it ends inside the folder, a folder is never
 listed (404), a FIFO or device is never opened — and only to requests that pass the guard
-``trailblaze mcp --http`` uses (:mod:`trailblaze.localguard`): a ``Host`` that is not a local
+``trailblaze mcp --http`` uses (:mod:`trailblaze.core.localguard`): a ``Host`` that is not a local
 name on its port is refused with 421 (DNS rebinding), an ``Origin`` of a page elsewhere with 403.
 """
 
@@ -23,7 +23,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import UsageError
+from trailblaze.core.errors import UsageError
 
 HOST = "127.0.0.1"
 
@@ -35,7 +35,7 @@ class _ReportHandler(SimpleHTTPRequestHandler):
         """Requests are not worth a line each in the terminal."""
 
     def send_head(self) -> Any:
-        from trailblaze.localguard import LOCAL_NAMES, host_ok, origin_ok, with_port
+        from trailblaze.core.localguard import LOCAL_NAMES, host_ok, origin_ok, with_port
 
         hosts = with_port(LOCAL_NAMES, getattr(self.server, "server_port", 0))
         if not host_ok(self.headers.get("Host"), hosts):

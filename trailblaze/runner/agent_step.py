@@ -1,4 +1,4 @@
-"""One step worked out by an agent: the :class:`~trailblaze.agents.base.StepTask` Trailblaze
+"""One step worked out by an agent: the :class:`~trailblaze.api.agent.StepTask` Trailblaze
 hands to agents, used by ``trailblaze record`` and by ``trailblaze run --self-heal``.
 
 Every call the agent makes runs at once through the session's resolver, like a recorded call
@@ -16,19 +16,19 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import masking
-from trailblaze.agents.base import Agent, AgentSettings, CallResult, StepTask, Verdict
-from trailblaze.errors import ToolFailure
-from trailblaze.results import AgentReport
+from trailblaze.api.agent import Agent, AgentSettings, CallResult, StepTask, Verdict
+from trailblaze.api.results import AgentReport
+from trailblaze.core.errors import ToolFailure
+from trailblaze.core.interpolate import references
+from trailblaze.device import masking
 from trailblaze.tools.agentschema import parse_json_arguments
 from trailblaze.tools.model import REASON_KEYS, ToolCall, ToolSpec
 from trailblaze.tools.resolve import CallFailed, ExecutedCall
-from trailblaze.trail.interpolate import references
 
 if TYPE_CHECKING:
-    from trailblaze.devicecommands import ViewNode
+    from trailblaze.api.session import Session
+    from trailblaze.device.commands import ViewNode
     from trailblaze.runner.toolrunner import ToolRunner
-    from trailblaze.session import Session
     from trailblaze.trail.model import Step, Trail
 
 #: the tool an agent ends a step with; it is never executed or recorded
@@ -44,7 +44,7 @@ def offered_tools(
     registry: Iterable[ToolSpec], kind: str, groups: Sequence[str] | None, hidden: Set[str] = frozenset()
 ) -> list[ToolSpec]:
     """The tools an agent is offered for a step: those exposed to LLMs on this device and not
-    ``hidden`` by the session's toolsets (:func:`trailblaze.toolsets.hidden_tools`), narrowed
+    ``hidden`` by the session's toolsets (:func:`trailblaze.project.toolsets.hidden_tools`), narrowed
     to ``groups`` (tools without a group always stay; a tool whose groups are all off by
     default — seed 000's ``defaultEnabled: false`` — only when ``groups`` names one), verification
     tools only on a ``verify:`` step — and ``objectiveStatus`` to end the step."""
@@ -69,8 +69,8 @@ def offered_tools(
 
 def session_hidden(session: Session) -> frozenset[str]:
     """The tools the session's toolsets keep from agents."""
-    from trailblaze.drivernames import DriverContext
-    from trailblaze.toolsets import hidden_tools
+    from trailblaze.device.drivernames import DriverContext
+    from trailblaze.project.toolsets import hidden_tools
 
     project = session.run.project
     driver = session.driver

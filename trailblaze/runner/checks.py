@@ -23,17 +23,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.drivernames import unavailable_driver
-from trailblaze.errors import ErrorList, Location, TrailblazeError, UsageError
-from trailblaze.limits import one_line
+from trailblaze.core.errors import ErrorList, Location, TrailblazeError, UsageError
+from trailblaze.core.limits import one_line
+from trailblaze.device.drivernames import unavailable_driver
 from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.discovery import find_files, resolved_path
 from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail
 
 if TYPE_CHECKING:
+    from trailblaze.api.session import Run, Session
     from trailblaze.runner.project import Project
-    from trailblaze.session import Run, Session
 
 
 # -- collecting ------------------------------------------------------------------------------------------

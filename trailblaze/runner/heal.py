@@ -23,9 +23,9 @@ from trailblaze.trail.model import classifier_to_record
 from trailblaze.trail.writer import RecordingEdit, TrailFile
 
 if TYPE_CHECKING:
-    from trailblaze.results import StepResult, TrailResult
+    from trailblaze.api.results import StepResult, TrailResult
+    from trailblaze.api.session import Session
     from trailblaze.runner.toolrunner import ToolRunner
-    from trailblaze.session import Session
     from trailblaze.trail.model import Step, Trail
 
 

@@ -13,17 +13,17 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import processes
-from trailblaze.devicecommands import DeviceInfo
-from trailblaze.driver import Device, DriverOptions
-from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
+from trailblaze.api.driver import Device, DriverOptions
+from trailblaze.api.session import Run, RunOptions, Session
+from trailblaze.core import processes
+from trailblaze.core.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
+from trailblaze.device.commands import DeviceInfo
 from trailblaze.runner.project import Project
-from trailblaze.session import Run, RunOptions, Session
 from trailblaze.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from trailblaze.project.workspace import Workspace
     from trailblaze.tools.model import ToolSpec
-    from trailblaze.workspace import Workspace
 
 LISTING_DEVICE_ID = "(listing)"
 

@@ -2,7 +2,7 @@
 
 The options themselves are declared by plugins — the runner's own by ``main``, ``--retries`` by
 ``retries``, ``-k`` and the tags by ``selection`` — and read here by name, as any option is
-(``config.getoption``), into the :class:`~trailblaze.session.RunOptions` the library takes, so
+(``config.getoption``), into the :class:`~trailblaze.api.session.RunOptions` the library takes, so
 the CLI only parses. An option whose plugin is blocked (``-p no:retries``) has its default.
 """
 
@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.selection import split_tags
-from trailblaze.session import RunOptions
+from trailblaze.api.session import RunOptions
+from trailblaze.runner.selection import split_tags
 
 if TYPE_CHECKING:
-    from trailblaze.config import Config
+    from trailblaze.project.config import Config
 
 
 def new_artifacts_dir(root: Path) -> Path:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import sys
 
-from trailblaze import selection
-from trailblaze.errors import ErrorList, TrailblazeError, UsageError
-from trailblaze.runner import checks
+from trailblaze.api.session import PlannedTrail, Run, RunOptions
+from trailblaze.core.errors import ErrorList, TrailblazeError, UsageError
+from trailblaze.runner import checks, selection
 from trailblaze.runner.project import Project
-from trailblaze.session import PlannedTrail, Run, RunOptions
 from trailblaze.trail.model import Trail
 
 

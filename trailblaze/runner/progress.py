@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trailblaze import jsonsource
-from trailblaze.errors import Location, UsageError
-from trailblaze.fileio import write_atomic
+from trailblaze.core import jsonsource
+from trailblaze.core.errors import Location, UsageError
+from trailblaze.core.fileio import write_atomic
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.model import Step, Trail
 from trailblaze.trail.writer import RecordingEdit

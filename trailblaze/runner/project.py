@@ -12,19 +12,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.config import Config, TargetConfig, load_config
-from trailblaze.driver import DriverRegistry
-from trailblaze.drivernames import unavailable_driver
-from trailblaze.errors import ErrorList, TrailblazeError, UsageError
+from trailblaze.api.driver import DriverRegistry
+from trailblaze.core.errors import ErrorList, TrailblazeError, UsageError
+from trailblaze.device.drivernames import unavailable_driver
 from trailblaze.pluginmanager import Plugins, collect, collect_options, get_plugin_manager
-from trailblaze.projectfile import find_config, plugins_listed_in
+from trailblaze.project.config import Config, TargetConfig, load_config
+from trailblaze.project.projectfile import find_config, plugins_listed_in
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze.trail.model import Trail
 
 if TYPE_CHECKING:
-    from trailblaze.agents.base import AgentRegistry
-    from trailblaze.argparsing import Parser
-    from trailblaze.workspace import Workspace
+    from trailblaze.api.agent import AgentRegistry
+    from trailblaze.core.argparsing import Parser
+    from trailblaze.project.workspace import Workspace
 
 
 def load_project(
@@ -116,7 +116,7 @@ class Project:
     def workspace_for(self, path: Path | None = None) -> Workspace | None:
         """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path`` (default:
         the working directory), loaded once."""
-        from trailblaze.workspace import find_workspace, load_workspace
+        from trailblaze.project.workspace import find_workspace, load_workspace
 
         found = find_workspace(path if path is not None else Path.cwd())
         if found is None:
@@ -149,9 +149,9 @@ class Project:
 
     def _add_scripted_tools(self, registry: ToolRegistry, workspace: Workspace) -> list[TrailblazeError]:
         """The workspace's scripted tools, each run by its folder's server (see
-        :mod:`trailblaze.mcp.scripted`); one a target lists is offered to agents."""
-        from trailblaze.errors import InfrastructureError, Location
-        from trailblaze.mcp.scripted import ScriptedTool
+        :mod:`trailblaze.mcp.client.scripted`); one a target lists is offered to agents."""
+        from trailblaze.core.errors import InfrastructureError, Location
+        from trailblaze.mcp.client.scripted import ScriptedTool
         from trailblaze.tools import metadata
         from trailblaze.tools.model import ToolSpec
 
@@ -192,7 +192,7 @@ class Project:
         tool folders hold — for ``trailblaze mcp``'s ``toolbox(action=RELOAD)``. trailblaze.yaml
         itself is not read again. When a file has problems they are raised and the tools stay as
         they were."""
-        from trailblaze.workspace import load_workspace
+        from trailblaze.project.workspace import load_workspace
 
         saved = (self.__dict__.get("tools"), dict(self._workspaces), dict(self._workspace_tools))
         self.__dict__.pop("tools", None)
@@ -254,7 +254,7 @@ class Project:
     @functools.cached_property
     def agents(self) -> AgentRegistry:
         """Every agent the plugins registered (``record``, ``run --self-heal``)."""
-        from trailblaze.agents.base import AgentRegistry
+        from trailblaze.api.agent import AgentRegistry
 
         registry = AgentRegistry()
         collect(self.plugins, "trailblaze_register_agents", registry)

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.agents.base import AgentSettings
-from trailblaze.errors import ErrorList, ExitCode, Location, TrailblazeError, UsageError
-from trailblaze.results import RunResult, StepResult, TrailResult
+from trailblaze.api.agent import AgentSettings
+from trailblaze.api.results import RunResult, StepResult, TrailResult
+from trailblaze.core.errors import ErrorList, ExitCode, Location, TrailblazeError, UsageError
 from trailblaze.runner.agent_step import (
     agent_for,
     carry_reason,
@@ -51,8 +51,8 @@ from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail, classifier_to_re
 from trailblaze.trail.writer import RecordingEdit, TrailChangedError, TrailFile, unwritable_steps
 
 if TYPE_CHECKING:
+    from trailblaze.api.session import PlannedTrail, Run, RunOptions, Session
     from trailblaze.runner.project import Project
-    from trailblaze.session import PlannedTrail, Run, RunOptions, Session
 
 
 def _echo(text: str, err: bool = False) -> None:

@@ -23,13 +23,13 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from trailblaze.errors import Location, UsageError
+from trailblaze.core.errors import Location, UsageError
 
 
 @contextlib.contextmanager
 def locked_trails(root: Path, trail_paths: Iterable[Path]) -> Iterator[None]:
     """Hold the lock of each trail file in ``trail_paths`` (in the project at ``root``) for the
-    ``with`` block; a :class:`~trailblaze.errors.UsageError` when another process holds one."""
+    ``with`` block; a :class:`~trailblaze.core.errors.UsageError` when another process holds one."""
     held: list[int] = []
     try:
         for path in sorted({p.resolve() for p in trail_paths}):  # one order for all: no two runs wait on each other

@@ -12,15 +12,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import evidence
-from trailblaze.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
-from trailblaze.limits import one_line
-from trailblaze.results import Status, StepResult, ToolReport, TrailResult
+from trailblaze.api.results import Status, StepResult, ToolReport, TrailResult
+from trailblaze.api.session import PlannedTrail, Session
+from trailblaze.core.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
+from trailblaze.core.interpolate import resolver, substitute
+from trailblaze.core.limits import one_line
+from trailblaze.runner import evidence
 from trailblaze.runner.toolrunner import ToolRunner
-from trailblaze.session import PlannedTrail, Session
 from trailblaze.tools.model import ToolCall
 from trailblaze.tools.resolve import CallFailed
-from trailblaze.trail.interpolate import resolver, substitute
 from trailblaze.trail.model import Step, Trail
 
 if TYPE_CHECKING:

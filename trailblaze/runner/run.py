@@ -26,18 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from trailblaze import processes
-from trailblaze.driver import Driver, DriverOptions
-from trailblaze.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
-from trailblaze.results import Attempt, RunResult, TrailResult
+from trailblaze.api.driver import Driver, DriverOptions
+from trailblaze.api.results import Attempt, RunResult, TrailResult
+from trailblaze.api.session import PlannedTrail, Run, RunOptions, Session
+from trailblaze.core import processes
+from trailblaze.core.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.runner import checks
 from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
 from trailblaze.runner.replay import TrailReplay
-from trailblaze.session import PlannedTrail, Run, RunOptions, Session
 
 if TYPE_CHECKING:
-    from trailblaze.workspace import Workspace
+    from trailblaze.project.workspace import Workspace
 
 __all__ = ["Executor", "execute", "prepare", "run_trails"]
 
@@ -359,7 +359,7 @@ async def _gather(results: list[Awaitable[Any] | None]) -> None:
 async def execute(run: Run, executor: Executor | None = None) -> RunResult:
     """Run the plan. Ctrl-C and SIGTERM stop it in order (servers' shutdown waits shortened,
     the finished trails reported, exit 130); a second one stops Trailblaze at once. Nothing
-    the run started outlives it (:mod:`trailblaze.processes`)."""
+    the run started outlives it (:mod:`trailblaze.core.processes`)."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     remove = processes.install_interrupts(loop, task) if task is not None else None
@@ -376,7 +376,7 @@ def run_trails(project: Project, options: RunOptions) -> RunResult:
     if (options.agent or options.save_recording) and not options.self_heal:
         raise UsageError("--agent and --save-recording go with --self-heal")
     if options.self_heal:  # an unknown agent or bad LLM settings fail before a browser starts
-        from trailblaze.agents.base import AgentSettings
+        from trailblaze.api.agent import AgentSettings
 
         options = dataclasses.replace(options, agent=project.default_agent_name(options.agent))
         project.agents.resolve(options.agent or "")(AgentSettings(project.config))

@@ -12,11 +12,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast
 
-from trailblaze.devicecommands import Commands, QueryOnlyCommands
-from trailblaze.errors import TrailblazeError
-from trailblaze.pathnames import path_component
-from trailblaze.results import ToolReport
-from trailblaze.session import Session
+from trailblaze.api.results import ToolReport
+from trailblaze.api.session import Session
+from trailblaze.core.errors import TrailblazeError
+from trailblaze.core.pathnames import path_component
+from trailblaze.device.commands import Commands, QueryOnlyCommands
 from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
 from trailblaze.tools.resolve import ExecutedCall, Resolver
 from trailblaze.trail.model import Trail

@@ -24,10 +24,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from trailblaze.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
+from trailblaze.api.session import PlannedTrail, RunOptions
+from trailblaze.core.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
-from trailblaze.session import PlannedTrail, RunOptions
 from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.model import Trail
 

@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from trailblaze import jsonsource
+from trailblaze.core import jsonsource
 
 #: what LLM APIs accept as a function name (OpenAI's and Anthropic's rule)
 AGENT_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -77,7 +77,7 @@ def agent_schema(schema: Mapping[str, Any], platform: str | None = None) -> dict
 
 def selector_parameter(kind: str, platform: str | None, description: str | None = None) -> dict[str, Any]:
     """A selector parameter in one line: the platform's matcher fields and the relations."""
-    from trailblaze import selectors
+    from trailblaze.device import selectors
 
     relations = f"relations {', '.join(_RELATIONS)} (selectors) and index"
     if kind == "ElementSelector":

@@ -1,4 +1,4 @@
-"""The types of a built-in tool's numbers, each with an upper bound (:mod:`trailblaze.limits`).
+"""The types of a built-in tool's numbers, each with an upper bound (:mod:`trailblaze.core.limits`).
 
 A tool's arguments are checked against its schema when a trail loads, so a number past its
 bound is a ``file:line:col`` message from ``validate`` and ``run`` alike (exit 3), and the bound
@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from trailblaze.limits import MAX_COUNT, MAX_GESTURE_MS, MAX_PAUSE_SECONDS, MAX_PIXELS, MAX_WAIT_SECONDS
+from trailblaze.core.limits import MAX_COUNT, MAX_GESTURE_MS, MAX_PAUSE_SECONDS, MAX_PIXELS, MAX_WAIT_SECONDS
 
 #: a call's own timeout, in milliseconds
 WaitMs = Annotated[int, Field(ge=0, le=MAX_WAIT_SECONDS * 1000)]

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import ErrorList
+from trailblaze.core.errors import ErrorList
 
 TRAILMAPS = Path(__file__).resolve().parent.parent / "trailmaps"
 
@@ -31,7 +31,7 @@ def register_trailmap(register: Callable[[Any], Any], trailmap: str) -> None:
 def builtin_toolset_names() -> frozenset[str]:
     """The names of the toolsets that ship with trailblaze (a file's ``id:``, else its name), for
     the check of ``tool_sets:`` names in trailblaze.yaml, which needs no more than the names."""
-    from trailblaze.yamlsource import load_path
+    from trailblaze.core.yamlsource import load_path
 
     names = set()
     for path in TRAILMAPS.glob("*/toolsets/*.yaml"):

@@ -20,11 +20,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from trailblaze import limits, masking
-from trailblaze.errors import ToolFailure, UsageError
-from trailblaze.fileio import write_whole
-from trailblaze.pathnames import path_component
-from trailblaze.selectors import ElementSelector, NodeSelector
+from trailblaze.core import limits
+from trailblaze.core.errors import ToolFailure, UsageError
+from trailblaze.core.fileio import write_whole
+from trailblaze.core.pathnames import path_component
+from trailblaze.device import masking
+from trailblaze.device.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import PauseSeconds, WaitMs
 from trailblaze.tools.model import Delegate, ToolContext
@@ -291,7 +292,7 @@ EXPRESSION_SECONDS = 1.0
 
 def _evaluate(expression: str) -> float:
     """The value of an arithmetic expression. Bounded: at most
-    :data:`~trailblaze.limits.EXPRESSION_CHARS` characters, each operation evaluated once (on
+    :data:`~trailblaze.core.limits.EXPRESSION_CHARS` characters, each operation evaluated once (on
     floats, so no number grows without bound), within :data:`EXPRESSION_SECONDS`."""
     bound = limits.EXPRESSION_CHARS.get_int()
     if len(expression) > bound:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from trailblaze.errors import InfrastructureError
+from trailblaze.core.errors import InfrastructureError
 from trailblaze.tools.model import ToolMetadata
 
 PREFIX = "trailblaze/"

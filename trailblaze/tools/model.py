@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from trailblaze.devicecommands import Commands, DeviceInfo
-    from trailblaze.errors import Location
+    from trailblaze.core.errors import Location
+    from trailblaze.device.commands import Commands, DeviceInfo
 
 #: Arguments every tool accepts and ignores: the agent's explanation of why it chose the call.
 REASON_KEYS = frozenset({"reason", "reasoning"})

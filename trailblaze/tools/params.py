@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from trailblaze.selectors import ElementSelector, NodeSelector
+from trailblaze.device.selectors import ElementSelector, NodeSelector
 from trailblaze.tools.bounds import WaitMs
 
 #: the element an agent saw on the screen, by its ephemeral ref

@@ -14,7 +14,7 @@ from typing import Any, cast, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from trailblaze.devicecommands import BlockingCommands, Commands
+from trailblaze.device.commands import BlockingCommands, Commands
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,

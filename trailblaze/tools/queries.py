@@ -13,7 +13,7 @@ from typing import Annotated, Any, Protocol, cast
 
 from pydantic import Field
 
-from trailblaze.errors import ToolFailure
+from trailblaze.core.errors import ToolFailure
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import Count, WaitMs
 from trailblaze.tools.model import Delegate, ToolContext

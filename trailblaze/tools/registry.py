@@ -1,7 +1,7 @@
 """The tool registry: every tool by its advertised name, and which source gave it.
 
 Names are registered exactly as advertised. Two sources offering one name is an error that
-names both (:class:`trailblaze.registry.Registry`).
+names both (:class:`trailblaze.core.registry.Registry`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
-from trailblaze.drivernames import driver_of_tool
-from trailblaze.errors import Location, UsageError
-from trailblaze.registry import Registry
+from trailblaze.core.errors import Location, UsageError
+from trailblaze.core.registry import Registry
+from trailblaze.device.drivernames import driver_of_tool
 from trailblaze.tools.authoring import spec_of
 from trailblaze.tools.model import ToolSpec
 

@@ -15,10 +15,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from trailblaze import masking
-from trailblaze.devicecommands import DelegationViolation
-from trailblaze.errors import ExitCode, Location, Status, ToolFailure, TrailblazeError, UsageError
-from trailblaze.limits import shorten
+from trailblaze.core.errors import ExitCode, Location, Status, ToolFailure, TrailblazeError, UsageError
+from trailblaze.core.interpolate import Reference, has_references, resolver, substitute
+from trailblaze.core.limits import shorten
+from trailblaze.device import masking
+from trailblaze.device.commands import DelegationViolation
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,
@@ -29,7 +30,6 @@ from trailblaze.tools.model import (
     strip_reason,
 )
 from trailblaze.tools.registry import ToolRegistry
-from trailblaze.trail.interpolate import Reference, has_references, resolver, substitute
 
 MAX_DELEGATION_DEPTH = 16
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from trailblaze import javaregex
+from trailblaze.core import javaregex
 from trailblaze.tools.model import REASON_KEYS, ToolCall
 
 #: a step's text is a sentence: longer ones are cut

@@ -43,8 +43,10 @@ from pydantic import (
     model_validator,
 )
 
-from trailblaze.drivernames import driver_of_tool
-from trailblaze.errors import Location, TrailblazeError, UsageError
+from trailblaze.core.errors import Location, TrailblazeError, UsageError
+from trailblaze.core.validation import describe_errors
+from trailblaze.core.yamlsource import PathKey, YamlDocument, load_path
+from trailblaze.device.drivernames import driver_of_tool
 from trailblaze.tools.model import (
     Delegate,
     ToolArgumentError,
@@ -55,8 +57,6 @@ from trailblaze.tools.model import (
     ToolSpec,
     strip_reason,
 )
-from trailblaze.validation import describe_errors
-from trailblaze.yamlsource import PathKey, YamlDocument, load_path
 
 if TYPE_CHECKING:
     from trailblaze.tools.registry import ToolRegistry

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import TrailblazeError, UsageError
-from trailblaze.sourcefile import file_kind
+from trailblaze.core.errors import TrailblazeError, UsageError
+from trailblaze.core.interpolate import has_references, resolver, substitute
+from trailblaze.core.sourcefile import file_kind
 from trailblaze.tools.model import ToolArgumentError, ToolCall, ToolSpec, strip_reason
 from trailblaze.tools.registry import ToolRegistry
-from trailblaze.trail.interpolate import has_references, resolver, substitute
 from trailblaze.trail.model import Step, Trail
 
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from trailblaze.errors import Location, TrailblazeError, UsageError
+from trailblaze.core.errors import Location, TrailblazeError, UsageError
 
 #: Folders never searched: VCS data, dependencies, our own state, build output, virtualenvs.
 SKIP_DIRS = frozenset(

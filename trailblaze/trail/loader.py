@@ -14,12 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trailblaze.errors import ErrorList, Location, TrailblazeError, UsageError
+from trailblaze.core.errors import ErrorList, Location, TrailblazeError, UsageError
+from trailblaze.core.interpolate import NAMESPACES, references
+from trailblaze.core.validation import describe_errors
+from trailblaze.core.yamlsource import PathKey, YamlDocument, load_path, load_text
 from trailblaze.tools.model import ToolCall
-from trailblaze.trail.interpolate import NAMESPACES, references
 from trailblaze.trail.model import ANY_CLASSIFIER, ArgDecl, Step, StepKind, Trail, TrailConfig
-from trailblaze.validation import describe_errors
-from trailblaze.yamlsource import PathKey, YamlDocument, load_path, load_text
 
 _STEP_KEYS = {"step", "verify", "recording", "recordable", "maxRetries"}
 _LEGACY_PROMPT_KEYS = {"step", "verify", "recording", "recordable", "maxRetries"}

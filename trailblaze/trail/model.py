@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze.errors import Location
-from trailblaze.limits import MAX_WAIT_SECONDS
+from trailblaze.core.errors import Location
+from trailblaze.core.limits import MAX_WAIT_SECONDS
 from trailblaze.tools.model import ToolCall
 
 StepKind = Literal["step", "verify", "trailhead"]

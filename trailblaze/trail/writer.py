@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import Location, TrailblazeError, UsageError
-from trailblaze.fileio import write_atomic
-from trailblaze.sourcefile import read_source
+from trailblaze.core.errors import Location, TrailblazeError, UsageError
+from trailblaze.core.fileio import write_atomic
+from trailblaze.core.sourcefile import read_source
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.model import Step, Trail
 from trailblaze.trail.yamlstyle import Call, Calls, Layout, call_text, emit_key, emit_value, plain
@@ -428,7 +428,7 @@ def _line_end(text: str, index: int) -> int:
 
 
 def _plain_value(text: str, node: Node, path: str | None) -> Any:
-    from trailblaze.yamlsource import load_text
+    from trailblaze.core.yamlsource import load_text
 
     return load_text(text[node.start_mark.index : node.end_mark.index], path).data
 

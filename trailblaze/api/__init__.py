@@ -1,0 +1,1 @@
+"""The live objects hooks receive: the session, the driver and device, agents, results."""

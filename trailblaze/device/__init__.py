@@ -1,0 +1,1 @@
+"""What tools and drivers share: the device commands, the screen model, selectors, masking."""

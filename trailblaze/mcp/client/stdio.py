@@ -1,0 +1,420 @@
+"""The stdio transport: a server subprocess Trailblaze owns, from spawn to the last kill.
+
+Written here rather than taken from the SDK because Trailblaze needs what the SDK's does not
+give: every stderr line in a per-session log file and a rolling tail for error messages, a
+clear fault when the server writes something that is not JSON-RPC to stdout (instead of a
+handshake that times out), and seed 003's shutdown — close stdin, wait up to 5 s, SIGTERM the
+process group, wait 2 s, SIGKILL. The server runs in its own process group, so a launcher
+(``npx``, a shell script) and everything it started go down together, and Ctrl-C in the
+terminal reaches Trailblaze only: Trailblaze then shuts the servers down in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import signal
+import subprocess
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp.shared.message import SessionMessage
+
+from trailblaze.core import limits, processes
+from trailblaze.core.limits import shorten
+from trailblaze.mcp.client import prefork
+
+#: stderr lines an error message quotes, and how much of each
+TAIL_LINES = 20
+TAIL_LINE_CHARS = 300
+#: a stderr "line" longer than this is cut into pieces as it arrives (nothing waits for its end)
+STDERR_CHUNK = 64 * 1024
+#: seconds a server has to exit after its stdin closes, then after SIGTERM (seed 003)
+GRACE_S = 5.0
+TERM_S = 2.0
+_POLL_S = 0.01
+
+#: notifications read off the pipe and not handed to the SDK: nothing here acts on a server's
+#: log messages or progress, and the SDK starts a task for each one it gets (some 200 µs): a
+#: server that sent 200,000 before its answer was reported as one that "did not answer within 10s"
+DRAINED = frozenset({"notifications/message", "notifications/progress"})
+
+#: process groups of servers still running, killed at interpreter exit if anything slipped through
+_LIVE: set[int] = set()
+
+
+def kill_all() -> None:
+    """SIGKILL every server still running (and the prefork helpers): Trailblaze is ending now."""
+    for pgid in list(_LIVE):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+    prefork.kill_helpers()
+
+
+atexit.register(kill_all)
+processes.on_die_now(kill_all)
+
+
+class StderrLog:
+    """A server's stderr: appended to ``path`` as it arrives, the last lines kept for errors.
+
+    Both are bounded: error messages quote the last :data:`TAIL_LINES` lines, each cut to
+    :data:`TAIL_LINE_CHARS`; the file is rotated when it reaches
+    :data:`~trailblaze.core.limits.LOG_BYTES` (the previous one is kept as ``<name>.1``)."""
+
+    def __init__(self, path: Path | None, lines: int = TAIL_LINES, redact: Callable[[str], str] | None = None) -> None:
+        self.path = path
+        #: masks secrets in what the server writes (it may print the arguments it was given)
+        self._redact = redact
+        self._tail: deque[str] = deque(maxlen=lines)
+        self._file: IO[str] | None = None
+        self._limit = limits.LOG_BYTES.get_int()
+        self._written = 0
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8", buffering=1)
+            self._written = self._file.tell()
+
+    def write(self, line: str) -> None:
+        if self._redact is not None:
+            line = self._redact(line)
+        self._tail.append(shorten(line, TAIL_LINE_CHARS))
+        if self._file is not None:
+            if self._written + len(line) + 1 > self._limit and self._written > 0:
+                self._rotate()
+            self._file.write(line + "\n")
+            self._written += len(line.encode("utf-8", "replace")) + 1
+
+    def _rotate(self) -> None:
+        assert self._file is not None and self.path is not None
+        self._file.close()
+        os.replace(self.path, self.path.with_name(self.path.name + ".1"))
+        self._file = self.path.open("a", encoding="utf-8", buffering=1)
+        self._written = 0
+
+    @property
+    def lines(self) -> list[str]:
+        return list(self._tail)
+
+    def describe(self) -> str:
+        """The tail, ready to append to an error message (empty when the server said nothing)."""
+        lines = [line for line in self._tail if line.strip()]
+        where = f" (full log: {self.path})" if self.path is not None else ""
+        if not lines:
+            return f"\nthe server wrote nothing to stderr{where}"
+        body = "\n".join(f"  | {line}" for line in lines)
+        return f"\nlast {len(lines)} stderr lines{where}:\n{body}"
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class StdioTransport:
+    """An MCP transport (an async context manager yielding the SDK's read and write streams)
+    over a subprocess. After it closes, :attr:`returncode` and :attr:`fault` say what happened."""
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str | None,
+        log: StderrLog,
+        *,
+        fork: bool = False,
+    ) -> None:
+        self.command = command
+        #: start it as a fork of the prefork helper when the session has one (see prefork)
+        self.fork = fork
+        self.args = list(args)
+        self.env = dict(env)
+        self.cwd = cwd
+        self.log = log
+        self.process: anyio.abc.Process | None = None
+        #: set when the server broke the protocol (what it wrote to stdout)
+        self.fault: str | None = None
+        #: skip the polite wait at shutdown (the server is already known to be broken)
+        self.abort = False
+        #: log and progress notifications the server sent (read and set aside: see DRAINED)
+        self.notifications = 0
+        self._cm: contextlib.AbstractAsyncContextManager[Any] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode if self.process is not None else None
+
+    async def __aenter__(self) -> Any:
+        self._cm = self._run()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._cm is not None
+        return await self._cm.__aexit__(exc_type, exc, tb)
+
+    @contextlib.asynccontextmanager
+    async def _run(self) -> AsyncIterator[Any]:
+        process = await self._start()
+        self.process = process
+        _LIVE.add(process.pid)
+        read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+        async def stdout_reader() -> None:
+            # linear in the size of a message: each byte is appended and searched once (a 50 MB
+            # result used to be re-scanned and re-copied for every 64 KB chunk: 15 s)
+            assert process.stdout is not None
+            buffer = bytearray()
+            scanned = 0
+            async with read_writer:
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    async for chunk in process.stdout:
+                        buffer += chunk
+                        while True:
+                            end = buffer.find(b"\n", scanned)
+                            if end < 0:
+                                scanned = len(buffer)
+                                break
+                            line = bytes(buffer[:end])
+                            del buffer[: end + 1]
+                            scanned = 0
+                            if not line.strip():
+                                continue
+                            try:
+                                message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                            except ValueError:
+                                text = line.decode("utf-8", "replace")
+                                self.fault = f"wrote something that is not JSON-RPC to stdout: {text[:200]!r}"
+                                self.abort = True
+                                return  # closing the read stream fails what is pending
+                            if isinstance(message, mcp_types.JSONRPCNotification) and message.method in DRAINED:
+                                self.notifications += 1  # a sign of life, and nothing the session acts on
+                                continue
+                            await read_writer.send(SessionMessage(message))
+
+        stderr_done = anyio.Event()
+
+        async def stderr_reader() -> None:
+            assert process.stderr is not None
+            buffer = b""
+            try:
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    async for chunk in process.stderr:
+                        buffer += chunk
+                        *lines, buffer = buffer.split(b"\n")
+                        if len(buffer) > STDERR_CHUNK:  # a "line" without end: log it in pieces
+                            lines.append(buffer)
+                            buffer = b""
+                        for line in lines:
+                            self.log.write(line.decode("utf-8", "replace").rstrip("\r"))
+                if buffer:
+                    self.log.write(buffer.decode("utf-8", "replace"))
+            finally:
+                stderr_done.set()
+
+        async def stdin_writer() -> None:
+            assert process.stdin is not None
+            try:
+                async with write_reader:
+                    async for message in write_reader:
+                        data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                        await process.stdin.send(data.encode("utf-8"))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await read_writer.aclose()
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(stdout_reader)
+                tg.start_soon(stderr_reader)
+                tg.start_soon(stdin_writer)
+                try:
+                    yield read_stream, write_stream
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        read_stream.close()
+                        write_stream.close()
+                        await self._stop(process)
+                        with anyio.move_on_after(1):  # the last words on stderr often say why
+                            await stderr_done.wait()
+                        for stream in (process.stdout, process.stderr):
+                            if stream is not None:
+                                with contextlib.suppress(Exception):
+                                    await stream.aclose()
+                    tg.cancel_scope.cancel()
+        finally:
+            self.log.close()  # the tail stays readable; the file is complete
+
+    async def _start(self) -> anyio.abc.Process:
+        helper = prefork.current() if self.fork else None
+        if helper is not None:
+            with contextlib.suppress(OSError):  # the helper is gone: spawn it the usual way
+                return await helper.spawn(self.args, self.env, self.cwd)
+        process = await asyncio.create_subprocess_exec(
+            self.command,
+            *self.args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+            preexec_fn=processes.die_with_parent_setup(),  # one prctl call: no lock is taken
+        )
+        return SpawnedProcess(process)
+
+    async def _stop(self, process: anyio.abc.Process) -> None:
+        """Seed 003's shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL it.
+
+        Bounded in time, and safe against cancellation: if the wait is interrupted, the group is
+        killed at once rather than left running. After Ctrl-C, SIGTERM comes with the closed
+        stdin and SIGKILL half a second later: a server hung in a call is gone within a second.
+        """
+        pgid = process.pid
+        try:
+            if process.stdin is not None:
+                with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await process.stdin.aclose()
+            hurried = processes.hurried()
+            if hurried:  # interrupted: the user wants out, not a polite wait for each server
+                _signal_group(pgid, signal.SIGTERM)
+            exited = not self.abort and await _wait_exit(process, GRACE_S)
+            if not exited and not hurried:
+                _signal_group(pgid, signal.SIGTERM)
+                exited = await _wait_exit(process, TERM_S)
+            if not exited:
+                _signal_group(pgid, signal.SIGKILL)
+                await _wait_exit(process, TERM_S)
+            if _group_alive(pgid):  # the server is gone, but something it started is not
+                _signal_group(pgid, signal.SIGTERM)
+                start = anyio.current_time()
+                while _group_alive(pgid) and anyio.current_time() - start < processes.grace(TERM_S):  # noqa: ASYNC110 - a process group has no event to wait on
+                    await anyio.sleep(_POLL_S)
+                _signal_group(pgid, signal.SIGKILL)
+        except BaseException:
+            _signal_group(pgid, signal.SIGKILL)
+            raise
+        finally:
+            _LIVE.discard(pgid)
+
+
+async def _wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
+    """Whether the process exited within ``timeout`` (polls: ``wait()`` also waits for pipes).
+    Once the run is interrupted the wait is shortened, also while it is under way."""
+    start = anyio.current_time()
+    while process.returncode is None:
+        if anyio.current_time() - start >= processes.grace(timeout):
+            return False
+        await anyio.sleep(_POLL_S)
+    return True
+
+
+class SpawnedProcess(anyio.abc.Process):
+    """A server spawned as a subprocess (asyncio's, for ``preexec_fn``), as anyio sees one."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self._process = process
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        self._stdin = _StreamWriter(process.stdin)
+        self._stdout = _StreamReader(process.stdout)
+        self._stderr = _StreamReader(process.stderr)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
+
+    async def wait(self) -> int:
+        return await self._process.wait()
+
+    def send_signal(self, signal: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self._process.send_signal(signal)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    @property
+    def stdin(self) -> anyio.abc.ByteSendStream:
+        return self._stdin
+
+    @property
+    def stdout(self) -> anyio.abc.ByteReceiveStream:
+        return self._stdout
+
+    @property
+    def stderr(self) -> anyio.abc.ByteReceiveStream:
+        return self._stderr
+
+    async def aclose(self) -> None:
+        await self._stdin.aclose()
+        await self._stdout.aclose()
+        await self._stderr.aclose()
+
+
+class _StreamReader(anyio.abc.ByteReceiveStream):
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        data = await self._reader.read(max_bytes)
+        if not data:
+            raise anyio.EndOfStream
+        return data
+
+    async def aclose(self) -> None:
+        transport = getattr(self._reader, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+
+class _StreamWriter(anyio.abc.ByteSendStream):
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._closed = False
+
+    async def send(self, item: bytes) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        self._writer.write(item)
+        await self._writer.drain()
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._writer.close()
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,1 @@
+"""What is on disk: trailblaze.yaml, workspaces and trailmaps, toolsets, the schema."""

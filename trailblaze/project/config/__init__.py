@@ -1,0 +1,60 @@
+"""``trailblaze.yaml``: the project configuration, found by walking up from the working directory.
+
+The core's keys are :class:`ProjectConfig`'s; plugins add their own top-level settings and
+sections in ``trailblaze_addoption`` (``parser.addini``, ``parser.add_section``), and the file is
+validated against all of them at once, so a plugin's key gets the same ``file:line:col`` errors
+and an unknown key is still refused. Keys are accepted in ``snake_case`` and in the seeds'
+``camelCase`` (``trails_dir`` or ``trailsDir``, ``mcp_servers`` or ``mcpServers``). Relative
+paths in the file resolve against the folder that holds it, so a project behaves the same from
+any working directory.
+
+:class:`Config` is what plugins get in ``trailblaze_configure``: the file's values, and the
+command line's options (``config.getoption``).
+
+The models are :mod:`.models`, the runtime :class:`Config` :mod:`.runtime`, reading the file
+:mod:`.loading` (checked across keys by :mod:`.checks`), and what a ``base_url`` may be
+:mod:`.urls`; this module gathers the names plugins and the rest of trailblaze use.
+"""
+
+from __future__ import annotations
+
+from trailblaze.project.config.loading import file_model, load_config
+from trailblaze.project.config.models import (
+    PLATFORM_KEYS,
+    REGISTERED_PLATFORMS,
+    McpServerConfig,
+    McpServers,
+    PlatformConfig,
+    ProjectConfig,
+    TargetConfig,
+    ToolsetConfig,
+    WaitSeconds,
+    server_entries,
+)
+from trailblaze.project.config.runtime import Config
+from trailblaze.project.config.urls import SAMPLE_APP, BaseUrl, base_url_problem, check_base_url, url_problem
+from trailblaze.project.projectfile import CONFIG_NAME, find_config, plugins_listed_in
+
+__all__ = [
+    "CONFIG_NAME",
+    "PLATFORM_KEYS",
+    "REGISTERED_PLATFORMS",
+    "SAMPLE_APP",
+    "BaseUrl",
+    "Config",
+    "McpServerConfig",
+    "McpServers",
+    "PlatformConfig",
+    "ProjectConfig",
+    "TargetConfig",
+    "ToolsetConfig",
+    "WaitSeconds",
+    "base_url_problem",
+    "check_base_url",
+    "file_model",
+    "find_config",
+    "load_config",
+    "plugins_listed_in",
+    "server_entries",
+    "url_problem",
+]

@@ -1,0 +1,234 @@
+"""The models of ``trailblaze.yaml``'s core keys: MCP servers, toolsets, targets and their
+platform blocks, and :class:`ProjectConfig`, the file as a whole before plugins add their keys."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from trailblaze.core.limits import MAX_WAIT_SECONDS
+from trailblaze.project.config.urls import check_base_url
+
+#: a number of seconds something may wait: more than 0, at most an hour, not NaN or infinite
+WaitSeconds = Annotated[float, Field(gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        loc_by_alias=False,
+    )
+
+
+class McpServerConfig(_Section):
+    """One MCP server: spawned (``command:`` or ``script:``) or reached over HTTP (``url:``).
+
+    ``env:`` values and ``headers:`` may use ``${VAR}`` to take a value from Trailblaze's own
+    environment (tokens stay out of the file). Relative ``script:``/``working_dir:`` paths, and a
+    ``command:`` holding a slash, resolve against the folder of the file that declares them.
+    """
+
+    name: str | None = Field(default=None, min_length=1)
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    working_dir: str | None = None
+    script: str | None = None
+    transport: Literal["stdio", "http"] | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_s: WaitSeconds = Field(default=60.0, description="seconds one tools/call may take")
+    startup_timeout_s: WaitSeconds = Field(default=30.0, description="seconds to spawn/connect and handshake")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> McpServerConfig:
+        kinds = [k for k in ("command", "script", "url") if getattr(self, k)]
+        if len(kinds) != 1:
+            raise ValueError("an MCP server needs exactly one of command:, script: or url:")
+        if self.url and self.transport not in (None, "http"):
+            raise ValueError("url: is for transport: http")
+        if (self.command or self.script) and self.transport == "http":
+            raise ValueError("transport: http needs url: (Trailblaze connects; it does not spawn)")
+        if self.url and (self.args or self.env or self.working_dir):
+            raise ValueError("args:, env: and working_dir: are for spawned servers (command: or script:), not url:")
+        if self.headers and not self.url:
+            raise ValueError("headers: is for transport: http servers (url:)")
+        if self.script and self.working_dir:
+            raise ValueError("working_dir: is for command: entries; a script: runs in its own folder")
+        if self.script and not self.script.endswith((".py", ".ts", ".js", ".mjs", ".cjs", ".mts")):
+            raise ValueError("script: must be a .py, .ts or .js file (use command: for anything else)")
+        return self
+
+    @property
+    def kind(self) -> Literal["stdio", "http"]:
+        return "http" if self.url else "stdio"
+
+
+#: ``mcp_servers:`` as a list of entries, or (seed 000) a mapping from each server's name to its
+#: entry. The tags appear in pydantic's error locations and are dropped from messages.
+McpServers = Annotated[
+    Annotated[list[McpServerConfig], Tag("list[server]")] | Annotated[dict[str, McpServerConfig], Tag("dict[server]")],
+    Discriminator(lambda value: "dict[server]" if isinstance(value, dict) else "list[server]"),
+]
+
+
+def server_entries(
+    servers: list[McpServerConfig] | dict[str, McpServerConfig],
+) -> list[tuple[str | int, McpServerConfig]]:
+    """Each server with its key in the file (an index, or its name in the mapping form, which
+    is also its ``name:`` unless it sets one)."""
+    if isinstance(servers, dict):
+        return [(key, s if s.name else s.model_copy(update={"name": key})) for key, s in servers.items()]
+    return list(enumerate(servers))
+
+
+def _check_meta_overlay(meta: dict[str, Any], where: str) -> dict[str, Any]:
+    from trailblaze.tools.metadata import check_overlay
+
+    check_overlay(meta, where)
+    return meta
+
+
+class ToolsetConfig(_Section):
+    """A curated set of tools (seed 002): optional own servers, a filter and metadata overlays.
+
+    A toolset applies to a session when it is listed in ``tool_sets:`` (at the root or in the
+    active target) or is ``always_enabled``, and its ``platforms:``/``drivers:`` include the
+    session's. Only then do its ``mcp_servers:`` spawn. ``tools:`` limits which of those
+    servers' tools register; ``default_meta:``/``tool_meta:`` add ``trailblaze/*`` metadata the
+    servers do not ship themselves (what a server ships wins).
+    """
+
+    #: upstream's toolset files name themselves; in trailblaze.yaml the key is the name
+    id: str | None = None
+    description: str = ""
+    platforms: list[str] | None = None
+    drivers: list[str] | None = None
+    always_enabled: bool = False
+    tools: list[str] = Field(default_factory=list)
+    mcp_servers: McpServers = Field(default_factory=list)
+    default_meta: dict[str, Any] = Field(default_factory=dict)
+    tool_meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("default_meta")
+    @classmethod
+    def _default_meta(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _check_meta_overlay(value, "default_meta")
+
+    @field_validator("tool_meta")
+    @classmethod
+    def _tool_meta(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for tool, meta in value.items():
+            _check_meta_overlay(meta, f"tool_meta.{tool}")
+        return value
+
+
+#: the platform blocks a target may have (upstream's keys; ``compose`` is its desktop driver's),
+#: and the platform of every registered driver (a plugin's driver adds its own)
+PLATFORM_KEYS = ("android", "ios", "web", "compose", "desktop")
+#: the validation context's key for a callable returning the registered drivers' platforms,
+#: called only when a target names a platform outside :data:`PLATFORM_KEYS`
+REGISTERED_PLATFORMS = "registered_platforms"
+
+
+class PlatformConfig(_Section):
+    """A target's settings for one platform (upstream's ``PlatformConfig``)."""
+
+    app_ids: list[str] = Field(default_factory=list)
+    #: toolsets sessions on this platform use (they gate which tools an agent is offered)
+    tool_sets: list[str] = Field(default_factory=list)
+    #: tools offered on this platform in addition to its toolsets'
+    tools: list[str] = Field(default_factory=list)
+    #: tools never offered on this platform
+    excluded_tools: list[str] = Field(default_factory=list)
+    #: the drivers this block is for (default: every driver of the platform)
+    drivers: list[str] | None = None
+    base_url: str | None = None
+    min_build_version: str | None = None
+    icon: str | None = None
+
+
+class TargetConfig(_Section):
+    """An app under test (seed 002's *target*)."""
+
+    display_name: str | None = None
+    app_id: str | None = None
+    app_ids: list[str] = Field(default_factory=list)
+    base_url: str | None = None
+
+    _base_url = field_validator("base_url")(check_base_url)
+    mcp_servers: McpServers = Field(default_factory=list)
+    tool_sets: list[str] = Field(default_factory=list)
+    #: per-platform settings: ``{android: {app_ids: [...], tool_sets: [...]}, web: {...}}``
+    platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
+    #: guidance for agents working on this app (upstream: the target's ``system_prompt_file``)
+    system_prompt: str | None = None
+
+    @field_validator("platforms")
+    @classmethod
+    def _platform_keys(cls, value: dict[str, PlatformConfig], info: ValidationInfo) -> dict[str, PlatformConfig]:
+        unknown = sorted(set(value) - set(PLATFORM_KEYS))
+        if not unknown:
+            return value
+        registered = (info.context or {}).get(REGISTERED_PLATFORMS)
+        known = list(dict.fromkeys([*PLATFORM_KEYS, *(registered() if registered is not None else ())]))
+        unknown = [key for key in unknown if key not in known]
+        if unknown:
+            raise ValueError(f"unknown platform(s) {', '.join(unknown)} (known: {', '.join(known)})")
+        return value
+
+    def platform_block(self, platform: str, driver_key: str, expand: Any = None) -> PlatformConfig | None:
+        """The block for a session on ``platform``/``driver_key``: one naming the driver in its
+        ``drivers:``, else the platform's own."""
+        for block in self.platforms.values():
+            if block.drivers and expand is not None and any(driver_key in expand(d) for d in block.drivers):
+                return block
+        return self.platforms.get(platform)
+
+    @property
+    def web_base_url(self) -> str | None:
+        """The URL web sessions of this target start from: ``base_url:``, else the web block's."""
+        web = self.platforms.get("web")
+        return self.base_url or (web.base_url if web is not None else None)
+
+    @property
+    def all_app_ids(self) -> list[str]:
+        found = [*([self.app_id] if self.app_id else []), *self.app_ids]
+        found += [a for block in self.platforms.values() for a in block.app_ids]
+        return list(dict.fromkeys(found))
+
+
+class ProjectConfig(_Section):
+    """The core's keys. Plugins' keys (``base_url``, ``browser``, ``llm``, ``mcp_servers``…) are
+    added to a subclass of this model when the file is loaded (see :func:`load_config`)."""
+
+    trails_dir: str = "trails"
+    driver: str | None = None
+    #: seed 000's ``platform:``: the default driver for that platform when ``driver:`` is not set
+    platform: Literal["android", "ios", "web", "ANDROID", "IOS", "WEB"] | None = None
+    device: str | None = None
+    target: str | None = None
+    timeout: WaitSeconds = Field(default=10.0, description="seconds actions and assertions wait for the UI")
+    plugins: list[str] = Field(default_factory=list)
+    #: tools defined in YAML: paths of ``*.tool.yaml`` files or folders of them, or inline tools
+    tools: list[str | dict[str, Any]] = Field(default_factory=list)
+    args: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    targets: dict[str, TargetConfig] = Field(default_factory=dict)
+    toolsets: dict[str, ToolsetConfig] = Field(default_factory=dict)
+    #: toolsets every session uses (a target's ``tool_sets`` add to these)
+    tool_sets: list[str] = Field(default_factory=list)
+    agent: str | None = Field(default=None, description="default agent for `record` and `run --self-heal`")

@@ -1,0 +1,90 @@
+"""Toolsets as upstream uses them: named lists of tools that decide what an agent is offered.
+
+Upstream ships toolsets of its own (``core_interaction``, ``navigation``, ``web_core``…; here in
+``trailblaze/trailmaps/<id>/toolsets/``) and targets name the ones their sessions use, per
+platform (``targets: {app: {platforms: {android: {tool_sets: [core_interaction, memory]}}}}``).
+A toolset applies to a session when it is named (at the root's ``tool_sets:``, the target's, or
+the target's block for the session's platform) or ``always_enabled``, and its
+``drivers:``/``platforms:`` include the session's.
+
+Gating: once a session names a toolset that lists tools, the tools listed by any *other*
+toolset are no longer offered to agents on it (replay can still run every tool), so a target
+that names ``core_interaction`` and ``memory`` offers those, the always-enabled ones, its
+platform's ``tools:``, and whatever no toolset lists (a plugin's own tools) — minus its
+``excluded_tools:``. A session that names no such toolset is offered everything, as before.
+Toolsets that bring MCP servers filter their servers' tools instead (see :mod:`trailblaze.mcp`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trailblaze.device.drivernames import DriverContext
+    from trailblaze.project.config import Config, TargetConfig, ToolsetConfig
+
+
+@functools.cache
+def builtin_toolsets() -> dict[str, ToolsetConfig]:
+    """Upstream's own toolsets, by name."""
+    from trailblaze.core.yamlsource import load_path
+    from trailblaze.project.config import ToolsetConfig
+    from trailblaze.tools.bundled import TRAILMAPS
+
+    found: dict[str, ToolsetConfig] = {}
+    for path in sorted(TRAILMAPS.glob("*/toolsets/*.yaml")):
+        toolset = ToolsetConfig.model_validate(load_path(path).data)
+        found[toolset.id or path.stem] = toolset
+    return found
+
+
+def known_toolsets(config: Config, extra: dict[str, ToolsetConfig] | None = None) -> dict[str, ToolsetConfig]:
+    """Every toolset a name may refer to; the project's own (and a workspace's) win over the
+    built-in ones of the same name."""
+    return {**builtin_toolsets(), **(extra or {}), **config.project.toolsets}
+
+
+def named_toolsets(config: Config, target: TargetConfig | None, driver: DriverContext) -> list[str]:
+    """The toolsets a session names: the root's, the target's, and its platform block's."""
+    names = list(config.project.tool_sets)
+    if target is not None:
+        names += target.tool_sets
+        block = target.platform_block(driver.platform, driver.key, driver.expand)
+        if block is not None:
+            names += block.tool_sets
+    return list(dict.fromkeys(names))
+
+
+def applying(toolsets: dict[str, ToolsetConfig], names: Iterable[str], driver: DriverContext) -> list[str]:
+    """Of ``names`` plus the always-enabled toolsets, those whose drivers/platforms include the
+    session's (unknown names are left out: configuration checks report them)."""
+    wanted = [*names, *(n for n, t in toolsets.items() if t.always_enabled)]
+    return [
+        name
+        for name in dict.fromkeys(wanted)
+        if name in toolsets and driver.matches(toolsets[name].drivers, toolsets[name].platforms)
+    ]
+
+
+def hidden_tools(
+    config: Config,
+    target: TargetConfig | None,
+    driver: DriverContext,
+    extra: dict[str, ToolsetConfig] | None = None,
+) -> frozenset[str]:
+    """The tools agents are not offered on this session (see the module docstring)."""
+    named = named_toolsets(config, target, driver)
+    block = target.platform_block(driver.platform, driver.key, driver.expand) if target is not None else None
+    excluded = set(block.excluded_tools) if block is not None else set()
+    if not named:  # nothing gates: the toolset files need not be read
+        return frozenset(excluded)
+    toolsets = known_toolsets(config, extra)
+    listing = {name: t for name, t in toolsets.items() if t.tools and not t.mcp_servers}
+    if not any(name in listing for name in named):
+        return frozenset(excluded)
+    offered = {tool for name in applying(listing, named, driver) for tool in listing[name].tools}
+    offered |= set(block.tools) if block is not None else set()
+    gated = {tool for t in listing.values() for tool in t.tools}
+    return frozenset((gated - offered) | excluded)
