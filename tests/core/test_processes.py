@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import CliProcess, CliRunner, Project, processes_with
 
-HUNG = Path(__file__).parent / "mcp_toolsets" / "servers" / "hung.py"
+HUNG = Path(__file__).parents[1] / "mcp_toolsets" / "servers" / "hung.py"
 NULL = ("-p", "tests.support.null_driver")
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and /proc: Linux")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-PEERS = Path(__file__).resolve().parents[1] / "mcp_toolsets" / "peers"
+PEERS = Path(__file__).resolve().parents[2] / "mcp_toolsets" / "peers"
 
 
 @pytest.fixture

@@ -162,7 +162,7 @@ def test_ctrl_c_while_a_toolset_server_hangs_in_a_call_stops_it_at_once(
     server gets SIGTERM with its closed stdin and SIGKILL half a second later; a second Ctrl-C
     ends trailblaze at once, as pytest's does."""
     marker = f"mcp-hung-{presses}"
-    hung = Path(__file__).parents[1] / "mcp_toolsets" / "servers" / "hung.py"
+    hung = Path(__file__).parents[2] / "mcp_toolsets" / "servers" / "hung.py"
     project.write("trailblaze.yaml", f"driver: null-test\nmcp_servers:\n  - {{script: {hung}, name: hung}}\n")
     probe = project.root / "probe.jsonl"
     env = {"TRAILBLAZE_TEST_MARKER": marker, "PROBE_OUT": str(probe)}

@@ -20,7 +20,7 @@ from trailblaze.trail.loader import load_trail
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
-PAGES = Path(__file__).resolve().parents[1] / "web" / "pages"
+PAGES = Path(__file__).resolve().parents[2] / "drivers" / "web" / "pages"
 ORIGINAL = (PAGES / "original").as_uri()
 REDESIGNED = (PAGES / "redesigned").as_uri()
 

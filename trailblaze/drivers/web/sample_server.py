@@ -10,7 +10,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-SAMPLE_APP_DIR = Path(__file__).resolve().parent.parent / "sample_app"
+SAMPLE_APP_DIR = Path(__file__).resolve().parents[2] / "sample_app"
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
