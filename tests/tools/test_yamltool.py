@@ -13,7 +13,8 @@ import pytest
 from tests.conftest import CliRunner, Project
 from tests.support.project import make_project, run, write
 from trailblaze.core.errors import ErrorList
-from trailblaze.tools.yamltool import OMIT, composed_spec, fill, load_tool_file
+from trailblaze.tools.yamlcompose import composed_spec, fill
+from trailblaze.tools.yamltool import OMIT, load_tool_file
 
 #: upstream's eraseText.tool.yaml, byte for byte in shape (trailblaze-common/…/trailblaze/tools/)
 ERASE_TEXT = """

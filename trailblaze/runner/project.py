@@ -101,7 +101,8 @@ class Project:
         collect(self.plugins, "trailblaze_register_tools", registry)
         entries = self.config.project.tools
         if entries and self.config.doc is not None:
-            from trailblaze.tools.yamltool import add_declarations, load_entries
+            from trailblaze.tools.yamlchecks import add_declarations
+            from trailblaze.tools.yamltool import load_entries
 
             loaded = load_entries(entries, self.config.doc, ("tools",), self.config.root, "yaml:trailblaze.yaml")
             problems = loaded.problems + add_declarations(
@@ -134,7 +135,8 @@ class Project:
             return self.tools
         registry = self._workspace_tools.get(workspace.config_file)
         if registry is None:
-            from trailblaze.tools.yamltool import add_declarations, unavailable_spec
+            from trailblaze.tools.yamlchecks import add_declarations
+            from trailblaze.tools.yamlcompose import unavailable_spec
 
             registry = ToolRegistry(list(self.tools))
             workspace.problems += add_declarations(

@@ -15,7 +15,8 @@ TRAILMAPS = Path(__file__).resolve().parent.parent / "trailmaps"
 
 def register_trailmap(register: Callable[[Any], Any], trailmap: str) -> None:
     """Register every tool file of a bundled trailmap (a broken one is a bug: it fails loudly)."""
-    from trailblaze.tools.yamltool import class_spec, composed_spec, find_tool_files, load_tool_file
+    from trailblaze.tools.yamlcompose import class_spec, composed_spec
+    from trailblaze.tools.yamltool import find_tool_files, load_tool_file
 
     for path in find_tool_files(TRAILMAPS / trailmap / "tools"):
         loaded = load_tool_file(path, f"yaml:trailmaps/{trailmap}/tools/{path.name}")

@@ -25,12 +25,11 @@ way; their ``shortcut:``/``trailhead:`` waypoint contracts are kept but not enfo
 
 from __future__ import annotations
 
-import importlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -38,7 +37,6 @@ from pydantic import (
     Field,
     StrictBool,
     ValidationError,
-    create_model,
     field_validator,
     model_validator,
 )
@@ -46,28 +44,16 @@ from pydantic import (
 from trailblaze.core.errors import Location, TrailblazeError, UsageError
 from trailblaze.core.validation import describe_errors
 from trailblaze.core.yamlsource import PathKey, YamlDocument, load_path
-from trailblaze.device.drivernames import driver_of_tool
-from trailblaze.tools.model import (
-    Delegate,
-    ToolArgumentError,
-    ToolContext,
-    ToolImplementation,
-    ToolMetadata,
-    ToolOutcome,
-    ToolSpec,
-    strip_reason,
-)
-
-if TYPE_CHECKING:
-    from trailblaze.tools.registry import ToolRegistry
 
 #: file suffixes that hold one tool each (upstream's trailmap tool layout)
+
+
 TOOL_SUFFIXES = (".tool.yaml", ".shortcut.yaml", ".trailhead.yaml")
 PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_TOKEN = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
-_WHOLE_TOKEN = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}\Z")
+TOKEN = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
+WHOLE_TOKEN = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}\Z")
 #: parameter types (upstream's names and their JSON-schema / Python equivalents)
-_TYPES: dict[str, tuple[str, type]] = {
+PARAM_TYPES: dict[str, tuple[str, type]] = {
     "string": ("string", str),
     "integer": ("integer", int),
     "int": ("integer", int),
@@ -109,8 +95,8 @@ class ToolParameter(BaseModel):
     @field_validator("type")
     @classmethod
     def _type(cls, value: str) -> str:
-        if value.lower() not in _TYPES:
-            raise ValueError(f"unknown type {value!r} (known: {', '.join(sorted(set(_TYPES)))})")
+        if value.lower() not in PARAM_TYPES:
+            raise ValueError(f"unknown type {value!r} (known: {', '.join(sorted(set(PARAM_TYPES)))})")
         return value.lower()
 
     @property
@@ -260,7 +246,7 @@ def _body_problems(declaration: ToolDeclaration) -> list[TrailblazeError]:
             )
             continue
         for path, text in _strings(args, ("tools", i, name)):
-            for match in _TOKEN.finditer(text):
+            for match in TOKEN.finditer(text):
                 prefix, _, param = match.group(1).strip().partition(".")
                 where = declaration.location(*path)
                 if prefix == "memory" and PARAM_NAME.match(param):
@@ -286,345 +272,6 @@ def _strings(value: Any, path: PathKey) -> Iterable[tuple[PathKey, str]]:
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _strings(item, (*path, i))
-
-
-# -- turning declarations into tools ----------------------------------------------------------------
-
-
-def composed_spec(declaration: ToolDeclaration) -> ToolSpec:
-    """The delegating tool a ``tools:`` file defines."""
-    tool_file = declaration.file
-    model = _arguments_model(tool_file)
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    return ToolSpec(
-        name=tool_file.id,
-        description=(tool_file.description or "").strip(),
-        input_schema=schema,
-        metadata=ToolMetadata(
-            exposed_to_llm=tool_file.surface_to_llm is not False,
-            recordable=False,  # a delegating tool records what it delegates to …
-            record_delegates=tool_file.is_recordable is not False,  # … unless it says not to
-            delegating=True,
-            requires_host=bool(tool_file.requires_host),
-            verification=bool(tool_file.is_verification),
-        ),
-        implementation=ComposedTool(tool_file, model),
-        source=declaration.source,
-    )
-
-
-def class_spec(declaration: ToolDeclaration, existing: ToolSpec | None) -> ToolSpec | None:
-    """The tool a ``class:`` file names: a ``module:function`` here, or — for upstream's Kotlin
-    class names — the tool this project already has under that id (None: nothing to add), or
-    an unavailable tool saying why."""
-    from trailblaze.tools.authoring import spec_of
-
-    tool_file = declaration.file
-    target = tool_file.class_ or ""
-    module_name, sep, attr = target.partition(":")
-    if sep and module_name and attr:
-        try:
-            obj = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise UsageError(f"class: {target}: {exc}", declaration.location("class")) from None
-        spec = spec_of(obj)
-        if spec is None:
-            raise UsageError(f"class: {target} is not a @trailblaze.tool function", declaration.location("class"))
-        if spec.name != tool_file.id:
-            raise UsageError(
-                f"class: {target} is the tool {spec.name!r}, but this file declares id {tool_file.id!r}",
-                declaration.location("id"),
-            )
-        if existing is not None and existing.implementation is spec.implementation:  # a plugin registers it already
-            return None
-        return spec.with_source(declaration.source)
-    if existing is not None:  # upstream's declaration of a tool this project implements itself
-        return None
-    reason = f"is implemented upstream by {target}, which this project does not have"
-    return unavailable_spec(tool_file.id, reason, declaration.source)
-
-
-def unavailable_spec(name: str, reason: str, source: str) -> ToolSpec:
-    """A tool whose name is known but which cannot run here; validation reports ``reason``."""
-    return ToolSpec(
-        name=name,
-        description=f"not available: {name} {reason}",
-        input_schema={"type": "object", "additionalProperties": True},
-        metadata=ToolMetadata(exposed_to_llm=False),
-        implementation=Unavailable(name, reason),
-        source=source,
-        unavailable=reason,
-    )
-
-
-class Unavailable(ToolImplementation):
-    def __init__(self, name: str, reason: str) -> None:
-        self.name = name
-        self.reason = reason
-
-    def validate(self, args: Mapping[str, Any]) -> Any:
-        return args
-
-    async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
-        raise UsageError(f"{self.name} {self.reason}")
-
-
-def _arguments_model(tool_file: ToolFile) -> type[BaseModel]:
-    fields: dict[str, Any] = {}
-    for param in tool_file.parameters:
-        python_type = _TYPES[param.type][1]
-        if python_type is float:
-            python_type = float | int  # type: ignore[assignment]
-        description = param.description
-        if param.required:
-            fields[param.name] = (python_type, Field(description=description))
-        else:
-            default = param.default if param.has_default else None
-            fields[param.name] = (python_type | None, Field(default=default, description=description))
-    return create_model(f"{tool_file.id}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
-
-
-class ComposedTool(ToolImplementation):
-    """A ``tools:`` body: fill the tokens, return the calls as delegates."""
-
-    def __init__(self, tool_file: ToolFile, model: type[BaseModel]) -> None:
-        self.file = tool_file
-        self.model = model
-
-    def validate(self, args: Mapping[str, Any]) -> Any:
-        from trailblaze.tools.python import pydantic_problems
-
-        try:
-            return self.model.model_validate(dict(args))
-        except ValidationError as exc:
-            raise ToolArgumentError(self.file.id, pydantic_problems(exc)) from None
-
-    async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
-        given = strip_reason(args)
-        self.validate(given)
-        values = self.values(given)
-        delegates = []
-        for item in self.file.tools or []:
-            ((name, call_args),) = item.items()
-            filled = fill(call_args or {}, values)
-            delegates.append(Delegate(name, filled if isinstance(filled, dict) else {}))
-        return ToolOutcome(delegates=delegates)
-
-    def values(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Each parameter's value: the caller's, else the declared default, else omitted."""
-        values: dict[str, Any] = {}
-        for param in self.file.parameters:
-            value = given.get(param.name)
-            if value is not None:
-                values[param.name] = value
-            elif param.has_default:
-                values[param.name] = param.default
-            else:
-                values[param.name] = OMIT
-        return values
-
-
-def fill(value: Any, values: Mapping[str, Any]) -> Any:
-    """``value`` with ``{{params.x}}`` filled in (see the module docstring); OMIT when dropped."""
-    if isinstance(value, str):
-        whole = _WHOLE_TOKEN.match(value)
-        if whole is not None:
-            name = _param_name(whole.group(1))
-            return value if name is None else values[name]
-
-        def splice(match: re.Match[str]) -> str:
-            name = _param_name(match.group(1))
-            if name is None:
-                return match.group(0)
-            found = values[name]
-            if found is OMIT or found is None:
-                return ""
-            if isinstance(found, bool):
-                return "true" if found else "false"
-            return str(found)
-
-        return _TOKEN.sub(splice, value)
-    if isinstance(value, dict):
-        return {k: v for k, v in ((k, fill(v, values)) for k, v in value.items()) if v is not OMIT}
-    if isinstance(value, list):
-        return [v for v in (fill(item, values) for item in value) if v is not OMIT]
-    return value
-
-
-def _param_name(token: str) -> str | None:
-    prefix, _, name = token.strip().partition(".")
-    return name if prefix == "params" else None
-
-
-def delegate_names(tool_file: ToolFile) -> Sequence[tuple[int, str]]:
-    """The tools a ``tools:`` body calls, with their index in the list."""
-    found = []
-    for i, item in enumerate(tool_file.tools or []):
-        if isinstance(item, dict) and len(item) == 1:
-            found.append((i, next(iter(item))))
-    return found
-
-
-# -- registering ----------------------------------------------------------------------------------
-
-
-def add_declarations(
-    registry: ToolRegistry, declarations: Iterable[ToolDeclaration], *, allow_unknown: bool = False
-) -> list[TrailblazeError]:
-    """Register the tools ``declarations`` define; return the problems (file:line each).
-
-    A composition's delegates must name registered tools (``allow_unknown``: tools MCP servers
-    only offer once a session starts may also be named). A composition is offered on the
-    platforms and drivers all of its delegates are offered on."""
-    problems: list[TrailblazeError] = []
-    composed: list[tuple[ToolDeclaration, ToolSpec]] = []
-    for declaration in declarations:
-        try:
-            if declaration.file.body == "tools":
-                spec: ToolSpec | None = composed_spec(declaration)
-            elif declaration.file.body == "class":
-                spec = class_spec(declaration, registry.get(declaration.file.id))
-            else:
-                continue  # a shortcut/trailhead block for a tool defined elsewhere: nothing to register
-            if spec is None:
-                continue
-            registry.add(spec)
-        except UsageError as exc:
-            problems.append(UsageError(exc.message, exc.location or declaration.location("id")))
-            continue
-        if declaration.file.body == "tools":
-            composed.append((declaration, spec))
-    for declaration, spec in composed:
-        for i, name in delegate_names(declaration.file):
-            if name in registry or allow_unknown:
-                continue
-            upstream = driver_of_tool(name)
-            if upstream is not None:  # upstream's composition for a driver this project lacks
-                reason = f"calls {name}, a tool of {upstream.label}, which this project does not have"
-                spec.unavailable, spec.implementation = reason, Unavailable(spec.name, reason)
-                continue
-            try:
-                registry.require(name, declaration.location("tools", i, name))
-            except UsageError as exc:
-                problems.append(UsageError(f"{declaration.file.id} calls {exc.message}", exc.location))
-    # a composition whose calls cannot work is reported where a trail calls it (as run would fail
-    # there), not for every trail of the project: upstream's workspaces ship a few such files
-    broken = {d.file.id: _broken_call(registry, d) for d, _ in composed}
-    broken.update(_cycles([declaration for declaration, _ in composed]))
-    _mark_unavailable(registry, [spec for _, spec in composed], {k: v for k, v in broken.items() if v})
-    _scope_compositions(registry, [spec for _, spec in composed if isinstance(spec.implementation, ComposedTool)])
-    return problems
-
-
-def _broken_call(registry: ToolRegistry, declaration: ToolDeclaration) -> str | None:
-    """Why a composition's calls cannot work, as far as its file says (with the call's
-    location): arguments the called tool does not take or needs, and types of the values written
-    out (a ``{{params.x}}`` value is only known when the tool is called)."""
-    from trailblaze.tools.model import ToolArgumentError, strip_reason
-
-    for i, item in enumerate(declaration.file.tools or []):
-        if not (isinstance(item, dict) and len(item) == 1):
-            continue
-        name, args = next(iter(item.items()))
-        inner = registry.get(name)
-        if inner is None or inner.unavailable or not isinstance(args, dict | None):
-            continue
-        given = strip_reason(args or {})
-        templated = {key for key, value in given.items() if _templated(value)}
-        try:
-            inner.validate(given)
-        except ToolArgumentError as exc:
-            found = [
-                (field, message)
-                for field, message in exc.problems
-                if message in ("unknown argument", "required")
-                or (field.split(".")[0] not in templated and (field or not templated))
-            ]
-            if found:
-                details = "; ".join(f"{field}: {message}" if field else message for field, message in found)
-                return f"calls {name} with invalid arguments: {details} ({declaration.location('tools', i, name)})"
-    return None
-
-
-def _mark_unavailable(registry: ToolRegistry, specs: list[ToolSpec], broken: dict[str, str]) -> None:
-    """Make the broken compositions, and those calling them, tools that cannot run, saying why."""
-    bad = dict(broken)
-    changed = True
-    while changed:
-        changed = False
-        for spec in specs:
-            if spec.name in bad or not isinstance(spec.implementation, ComposedTool):
-                continue
-            callee = next((name for _, name in delegate_names(spec.implementation.file) if name in bad), None)
-            if callee is not None:
-                bad[spec.name] = f"calls {callee}, which {bad[callee]}"
-                changed = True
-    for spec in specs:
-        if spec.name in bad:
-            spec.unavailable, spec.implementation = bad[spec.name], Unavailable(spec.name, bad[spec.name])
-
-
-def _templated(value: Any) -> bool:
-    if isinstance(value, str):
-        return _TOKEN.search(value) is not None
-    if isinstance(value, dict):
-        return any(_templated(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_templated(v) for v in value)
-    return False
-
-
-def _cycles(declarations: Sequence[ToolDeclaration]) -> dict[str, str]:
-    """Compositions that call themselves, directly or through others (they would never end),
-    each with the cycle and where it starts."""
-    calls = {d.file.id: [name for _, name in delegate_names(d.file)] for d in declarations}
-    where = {d.file.id: d for d in declarations}
-    found: dict[str, str] = {}
-    for start in calls:
-        stack: list[tuple[str, list[str]]] = [(start, [start])]
-        seen: set[str] = set()
-        while stack and start not in found:
-            current, chain = stack.pop()
-            for callee in calls.get(current, []):
-                if callee == start:
-                    first = chain[1] if len(chain) > 1 else start  # the call of start's that goes round
-                    index = next(i for i, name in delegate_names(where[start].file) if name == first)
-                    cycle = " → ".join((*chain, start))
-                    found[start] = (
-                        f"is in a delegation cycle, {cycle}, which never ends ({where[start].location('tools', index)})"
-                    )
-                    break
-                if callee in calls and callee not in seen:
-                    seen.add(callee)
-                    stack.append((callee, [*chain, callee]))
-    return found
-
-
-def _scope_compositions(registry: ToolRegistry, specs: list[ToolSpec]) -> None:
-    """Narrow each composition to where all its delegates exist, until nothing changes (a
-    composition may call another)."""
-    changed = True
-    while changed:
-        changed = False
-        for spec in specs:
-            assert isinstance(spec.implementation, ComposedTool)  # the caller passes compositions only
-            platforms, drivers = spec.metadata.platforms, spec.metadata.drivers
-            for _, name in delegate_names(spec.implementation.file):
-                inner = registry.get(name)
-                if inner is None:
-                    continue
-                platforms = _narrow(platforms, inner.metadata.platforms)
-                drivers = _narrow(drivers, inner.metadata.drivers)
-            if (platforms, drivers) != (spec.metadata.platforms, spec.metadata.drivers):
-                spec.metadata = replace(spec.metadata, platforms=platforms, drivers=drivers)
-                changed = True
-
-
-def _narrow(current: frozenset[str] | None, other: frozenset[str] | None) -> frozenset[str] | None:
-    if other is None:
-        return current
-    return other if current is None else current & other
 
 
 def load_entries(entries: Sequence[Any], doc: YamlDocument, base: PathKey, root: Path, source: str) -> Loaded:

@@ -14,7 +14,8 @@ import pytest
 from conftest import Project
 
 from tests.mcp.server.support import data, failed, ok, stdio
-from trailblaze.mcp.server.session_tools import ToolError, _tool_calls
+from trailblaze.mcp.server.calls import ToolError
+from trailblaze.mcp.server.device_calls import parse_tool_calls
 from trailblaze.tools.model import ToolCall
 
 pytestmark = pytest.mark.slow
@@ -201,7 +202,7 @@ ALIAS_BOMB = "".join(
 
 
 def test_step_tools_are_read_as_a_recording_is() -> None:
-    assert _tool_calls("- web_click: {ref: e1}\n- web_check: {on: on}") == [
+    assert parse_tool_calls("- web_click: {ref: e1}\n- web_check: {on: on}") == [
         ToolCall("web_click", {"ref": "e1"}),
         ToolCall("web_check", {"on": "on"}),  # YAML 1.2 as upstream reads it: `on` stays a string
     ]
@@ -217,5 +218,5 @@ def test_step_tools_are_read_as_a_recording_is() -> None:
 )
 def test_hostile_step_tools_are_one_message(raw: str, said: str) -> None:
     with pytest.raises(ToolError) as refused:
-        _tool_calls(raw)
+        parse_tool_calls(raw)
     assert str(refused.value).startswith(said)

@@ -11,8 +11,11 @@ Modules, from the wire inwards:
   session), its stdio and Streamable HTTP transports, shutdown;
 * :mod:`.http` — the HTTP app around the SDK's transport: ``/mcp``, ``/ping``, Host/Origin
   checks and the bearer token;
-* :mod:`.session_tools` — upstream's session tools (``device``, ``step``, ``ask``, ``trail``,
-  ``session``, ``config``, ``toolbox``, ``runPrompt``) and their JSON Schemas;
+* :mod:`.session_tools` — upstream's session tools by name, one module per family:
+  :mod:`.device_tool` (``device``), :mod:`.step_tools` (``step``, ``runPrompt``),
+  :mod:`.ask_tool` (``ask``), :mod:`.trail_tools` (``trail``, ``session``),
+  :mod:`.config_tools` (``config``, ``toolbox``); :mod:`.device_calls` runs the device's own
+  tools, and :mod:`.calls` holds what they all share (the call, the reply, ``ToolError``);
 * :mod:`.state` — one client's session: settings, the connected device, the recording;
 * :mod:`.device` — a device session opened through the runner, and calls made on it;
 * :mod:`.recording` — the recorded steps, written as a unified-format trail file;

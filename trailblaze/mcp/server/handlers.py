@@ -3,9 +3,9 @@ live in modules of their own."""
 
 from __future__ import annotations
 
+from trailblaze.mcp.server.calls import Handler
 from trailblaze.mcp.server.logcat import logcat
 from trailblaze.mcp.server.session_tools import HANDLERS as _CORE
-from trailblaze.mcp.server.session_tools import Handler
 from trailblaze.mcp.server.trail_edit import trail_edit
 
 HANDLERS: dict[str, Handler] = {**_CORE, "trailEdit": trail_edit, "logcat": logcat}

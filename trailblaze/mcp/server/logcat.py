@@ -20,7 +20,7 @@ from typing import Any
 from trailblaze.core.errors import ToolFailure
 from trailblaze.device.selectors import compile_search
 from trailblaze.mcp.server import arguments as A
-from trailblaze.mcp.server.session_tools import Call, Reply, ToolError
+from trailblaze.mcp.server.calls import Call, Reply, ToolError
 
 DEFAULT_LIMIT = 50
 #: a line's priority letter, then its tag (``1700000000.123  4242  4242 I MyTag   : text``)

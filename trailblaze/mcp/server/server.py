@@ -36,7 +36,7 @@ from trailblaze.mcp.server.settings import Mode
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-    from trailblaze.mcp.server.session_tools import Call, Reply
+    from trailblaze.mcp.server.calls import Call, Reply
     from trailblaze.mcp.server.state import ClientState, Defaults
     from trailblaze.runner.project import Project
 
@@ -174,8 +174,8 @@ class McpApp:
                 "trailblaze mcp keeps a device and a recording per session: connect with the initialize "
                 f"handshake (protocol {HANDSHAKE_PROTOCOL_VERSIONS[-1]}), not the sessionless {ctx.protocol_version}"
             )
+        from trailblaze.mcp.server.calls import ToolError
         from trailblaze.mcp.server.catalog import tool_name
-        from trailblaze.mcp.server.session_tools import ToolError
 
         state = self.state_for(ctx)
         call = self._call(ctx, state)
@@ -196,9 +196,10 @@ class McpApp:
         return _result(reply)
 
     async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
+        from trailblaze.mcp.server.calls import ToolError
         from trailblaze.mcp.server.catalog import SESSION_TOOL_NAMES
+        from trailblaze.mcp.server.device_calls import device_tool
         from trailblaze.mcp.server.handlers import HANDLERS
-        from trailblaze.mcp.server.session_tools import ToolError, device_tool
 
         state = call.state
         if name == "runPrompt" and state.settings.mode is not Mode.TRAILBLAZE_AS_AGENT:
@@ -230,7 +231,7 @@ class McpApp:
         raise ToolError(f"unknown tool {name!r}{hint}")
 
     def _call(self, ctx: ServerRequestContext[Any, Any], state: ClientState) -> Call:
-        from trailblaze.mcp.server.session_tools import Call
+        from trailblaze.mcp.server.calls import Call
 
         session = ctx.session
         request_id = ctx.request_id

@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from trailblaze.mcp.server import arguments as A
+from trailblaze.mcp.server.calls import Call, Reply, ToolError
 from trailblaze.mcp.server.recording import RecordedStep, Recording, StepKind
-from trailblaze.mcp.server.session_tools import Call, Reply, ToolError
 from trailblaze.mcp.server.state import ClientState
 
 
