@@ -108,7 +108,11 @@ def imports(path: Path, modules: Iterable[str] = MODULES) -> list[tuple[str, int
                 elif node.module != "trailblaze" or alias.name not in FACE_NAMES_ANYONE_MAY_IMPORT:
                     found.append((existing(node.module, known), node.lineno))
         elif isinstance(node, ast.Import):
-            found += [(existing(a.name, known), node.lineno) for a in node.names if a.name.startswith("trailblaze.")]
+            found += [
+                (existing(a.name, known), node.lineno)
+                for a in node.names
+                if a.name == "trailblaze" or a.name.startswith("trailblaze.")
+            ]
     return found
 
 

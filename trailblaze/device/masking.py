@@ -26,12 +26,6 @@ MASK = "***"
 MIN_SECRET_LENGTH = 4
 
 
-def of(ctx: Any) -> set[str]:
-    """The secrets of the session a tool context belongs to (none outside a session)."""
-    secrets: set[str] = getattr(getattr(ctx, "session", None), "secrets", None) or set()
-    return secrets
-
-
 def keep(secrets: set[str], *values: Any) -> None:
     """Remember ``values`` (the strings long enough to be worth masking) as secrets."""
     for value in values:

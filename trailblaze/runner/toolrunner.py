@@ -82,6 +82,7 @@ class ToolRunner:
             artifacts_dir=_artifacts_for(session, self.trail),
             mark_broken=session.mark_broken,
             app_target=session.app_target,
+            secrets=session.secrets,
             run_trail=self.run_trail,
         )
 

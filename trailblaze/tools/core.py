@@ -111,7 +111,7 @@ async def take_snapshot(
     contents: dict[Path, bytes] = {}
     if screen.screenshot:
         contents[folder / f"{stem}.{screen.image_format}"] = screen.screenshot
-    hierarchy = masking.masked_node(screen.hierarchy, masking.of(ctx))  # a filled secret shows: not here
+    hierarchy = masking.masked_node(screen.hierarchy, ctx.secrets)  # a filled secret shows: not here
     contents[folder / f"{stem}.hierarchy.json"] = json.dumps(hierarchy.to_dict(), indent=2).encode("utf-8")
     save_snapshot(contents)
     return {"screenName": screenName, "description": description, "files": [str(path) for path in contents]}

@@ -273,6 +273,8 @@ class ToolContext:
       died): it closes the session after the current trail (None outside a session).
     * ``app_target`` — the session's app target as upstream's scripted tools read it (id,
       display name, app ids), or None (None outside a session).
+    * ``secrets`` — the secret values the session's calls used (``web_fillSecret``, ``${ENV}``):
+      mask them in whatever the tool shows or writes (:mod:`trailblaze.device.masking`).
     * ``run_trail`` — run another trail's recordings inside this call (the ``runTrail`` tool);
       the runner sets it, so tools never import the runner.
     * ``run_tool`` — run any tool of the session by name and arguments, validated and resolved
@@ -296,6 +298,7 @@ class ToolContext:
     artifacts_dir: Path | None = None
     mark_broken: Callable[[str], None] | None = None
     app_target: Callable[[], dict[str, Any] | None] | None = None
+    secrets: set[str] = field(default_factory=set)
     run_trail: Callable[[str], Awaitable[str]] | None = None
     run_tool: Callable[[str, Mapping[str, Any]], Awaitable[Any]] | None = None
 

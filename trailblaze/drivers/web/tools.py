@@ -394,7 +394,7 @@ async def web_snapshot(
         folder = ctx.artifacts_dir
         stem = path_component(screenName, fallback="snapshot")
         image = await page.screenshot(full_page=True)
-        aria = masking.redact((await locators.read_page(page))[0], masking.of(ctx))  # a filled secret shows
+        aria = masking.redact((await locators.read_page(page))[0], ctx.secrets)  # a filled secret shows
         contents = {folder / f"{stem}.png": image, folder / f"{stem}.aria.yaml": aria.encode("utf-8")}
         save_snapshot(contents)
         files = [str(path) for path in contents]

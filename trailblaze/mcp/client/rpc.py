@@ -179,7 +179,7 @@ class CallbackServer:
                 return 200, {"jsonrpc": "2.0", "id": request_id, "result": openrpc()}
             invocation = self._invocation(token, params, headers)
             result = await self._call(invocation, name, params)
-            shown = masking.redact_value(wire.encode(result), masking.of(invocation.ctx))  # servers log what they get
+            shown = masking.redact_value(wire.encode(result), invocation.ctx.secrets)  # servers log what they get
             return 200, {"jsonrpc": "2.0", "id": request_id, "result": shown}
         except RpcError as exc:
             error: dict[str, Any] = {"code": exc.code, "message": exc.message}
