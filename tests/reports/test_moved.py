@@ -1,4 +1,3 @@
-# relayout: keep — the old paths are what this test imports
 """The reports' old module paths keep working for one release, each with a DeprecationWarning
 that names the new one."""
 
@@ -9,8 +8,8 @@ import sys
 
 import pytest
 
+from trailblaze.api.results import RunResult
 from trailblaze.reports import html, inputs, merge, resultsdoc, server
-from trailblaze.results import RunResult
 
 
 @pytest.mark.parametrize(
@@ -19,7 +18,7 @@ from trailblaze.results import RunResult
 )
 def test_an_old_path_is_the_new_module_with_a_warning(old: str, new: object) -> None:
     sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=rf"{old} moved to {new.__name__}"):  # type: ignore[attr-defined]
+    with pytest.warns(DeprecationWarning, match=rf"{old} has moved to {new.__name__}"):  # type: ignore[attr-defined]
         module = importlib.import_module(old)
     assert module is new
     sys.modules.pop(old, None)

@@ -158,7 +158,7 @@ class _Saved:
 
 def _add_nearest(result: StepResult, screen: ViewNode) -> None:
     """Say what the screen shows that reads most like what the failed call looked for."""
-    from trailblaze.runner.evidence import nearest_on_screen, wanted_texts
+    from trailblaze.device.nearest import nearest_on_screen, wanted_texts
 
     failing = next((t for t in reversed(result.tools) if t.status in ("failed", "error")), None)
     if failing is None or failing.status != "failed" or not result.error:

@@ -18,49 +18,23 @@ removed, so no empty ``step-N.png`` passes for evidence.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
 import re
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Awaitable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trailblaze.api.results import Artifact, StepResult, TrailResult
 from trailblaze.core.pathnames import path_component
 
 if TYPE_CHECKING:
     from trailblaze.api.session import Session
-    from trailblaze.device.commands import ViewNode
     from trailblaze.trail.model import Step, Trail
 
 #: seconds one plugin may take to save its evidence of a step or trail
 CAPTURE_TIMEOUT = 15.0
 #: a run's folder as :func:`trailblaze.runner.options.new_artifacts_dir` names it
 _RUN_FOLDER = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[0-9a-f]{6}$")
-#: how many names "nearest on screen" lists
-NEAREST = 3
-#: arguments that name what a tool looks for (selectors' texts and names, expected values)
-_WANTED_KEYS = frozenset(
-    {
-        "text",
-        "textRegex",
-        "ariaName",
-        "ariaNameRegex",
-        "expectedText",
-        "expected",
-        "id",
-        "resourceId",
-        "resourceIdRegex",
-        "dataTestId",
-        "contentDescription",
-        "contentDescriptionRegex",
-        "accessibilityText",
-        "accessibilityTextRegex",
-        "label",
-        "labelRegex",
-        "name",
-    }
-)
 
 
 def trail_folder(session: Session, trail: Trail, attempt: int = 0) -> Path | None:
@@ -168,42 +142,3 @@ def prune_runs(folder: Path, keep: int, current: Path | None = None) -> None:
     spare = keep - (1 if current is not None else 0)
     for old in runs[: max(0, len(runs) - spare)]:
         shutil.rmtree(old, ignore_errors=True)
-
-
-# -- what a failed step looked for, and what was there instead ----------------------------------
-
-
-def wanted_texts(args: Mapping[str, Any]) -> list[str]:
-    """The texts, names and ids a tool call's arguments look for (selectors included)."""
-    found: list[str] = []
-
-    def walk(value: Any, key: str | None) -> None:
-        if isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(v, str(k))
-        elif isinstance(value, list | tuple):
-            for v in value:
-                walk(v, key)
-        elif isinstance(value, str) and key in _WANTED_KEYS and value.strip() and value not in found:
-            found.append(value)
-
-    walk(args, None)
-    return found
-
-
-def nearest_on_screen(wanted: Iterable[str], root: ViewNode, count: int = NEAREST) -> list[str]:
-    """What ``root`` shows that reads most like ``wanted`` (string similarity, best first), as
-    ``role 'name'`` — the button a trail calls "Sumbit" when the page says "Submit"."""
-    labels: dict[str, str] = {}
-    for node in root.walk():
-        for label in (node.text, node.description, node.id):
-            if label and label.strip() and label not in labels:
-                labels[label] = f"{node.class_name or 'node'} {label!r}"
-    scored: dict[str, float] = {}
-    for target in wanted:
-        folded = target.casefold()
-        for label in labels:
-            ratio = difflib.SequenceMatcher(None, folded, label.casefold()).ratio()
-            scored[label] = max(scored.get(label, 0.0), ratio)
-    best = sorted((label for label, ratio in scored.items() if ratio >= 0.5), key=lambda x: -scored[x])
-    return [labels[label] for label in best[:count]]

@@ -83,6 +83,7 @@ class ToolRunner:
             mark_broken=session.mark_broken,
             app_target=session.app_target,
             secrets=session.secrets,
+            session=session,
             run_trail=self.run_trail,
         )
 

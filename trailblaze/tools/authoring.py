@@ -12,12 +12,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from trailblaze.tools.model import ToolMetadata, ToolSpec
+from trailblaze.tools.model import VERIFIES_ATTR, ToolMetadata, ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_ATTR = "__trailblaze_tool__"
-#: set by :func:`verifies_when` on a tool's function
-VERIFIES_ATTR = "__trailblaze_verifies__"
 
 
 def tool(

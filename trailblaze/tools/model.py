@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 #: Arguments every tool accepts and ignores: the agent's explanation of why it chose the call.
 REASON_KEYS = frozenset({"reason", "reasoning"})
+#: set by :func:`trailblaze.tools.authoring.verifies_when` on a tool's function; read where the
+#: function becomes a spec (here, so that neither of those two modules imports the other)
+VERIFIES_ATTR = "__trailblaze_verifies__"
 
 
 class ToolDevice(Protocol):
@@ -275,6 +278,9 @@ class ToolContext:
       display name, app ids), or None (None outside a session).
     * ``secrets`` — the secret values the session's calls used (``web_fillSecret``, ``${ENV}``):
       mask them in whatever the tool shows or writes (:mod:`trailblaze.device.masking`).
+    * ``session`` — the session the call runs in (a :class:`trailblaze.Session`; None outside
+      one), for tools that need more of it than the callbacks above (a trailmap's scripted tools
+      start their server in it). Typed ``Any`` so that the tools layer imports nothing above it.
     * ``run_trail`` — run another trail's recordings inside this call (the ``runTrail`` tool);
       the runner sets it, so tools never import the runner.
     * ``run_tool`` — run any tool of the session by name and arguments, validated and resolved
@@ -299,6 +305,7 @@ class ToolContext:
     mark_broken: Callable[[str], None] | None = None
     app_target: Callable[[], dict[str, Any] | None] | None = None
     secrets: set[str] = field(default_factory=set)
+    session: Any = None
     run_trail: Callable[[str], Awaitable[str]] | None = None
     run_tool: Callable[[str, Mapping[str, Any]], Awaitable[Any]] | None = None
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from trailblaze.device.commands import BlockingCommands, Commands
 from trailblaze.tools.model import (
+    VERIFIES_ATTR,
     Delegate,
     ToolArgumentError,
     ToolContext,
@@ -107,8 +108,6 @@ class PythonTool(ToolImplementation):
         )
 
     def verifies(self, args: Mapping[str, Any]) -> bool:
-        from trailblaze.tools.authoring import VERIFIES_ATTR
-
         check = getattr(self.fn, VERIFIES_ATTR, None)
         return bool(check(args)) if check is not None else False
 

@@ -124,7 +124,7 @@ async def _acting(ctx: ToolContext, what: str, timeout: float, matching: Locator
 
 async def _on_screen(ctx: ToolContext) -> str:
     """``nearest on screen: button 'Submit'; on screen: …``: the likeliest meant element first."""
-    from trailblaze.runner.evidence import nearest_on_screen, wanted_texts
+    from trailblaze.device.nearest import nearest_on_screen, wanted_texts
 
     try:  # bounded: the message must not wait longer than the check it reports
         screen = await asyncio.wait_for(_device(ctx).view_hierarchy(), OUTLINE_S)
