@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_reportfiles import RUNS
 
+from tests.core.test_reportfiles import RUNS
 from trailblaze.api.results import RunResult
 from trailblaze.core.errors import UsageError
 from trailblaze.reports.resultsdoc import MAX_PROBLEMS, check

@@ -39,7 +39,7 @@ from trailblaze.core.yamlsource import load_path
 
 SDK_ENV = "TRAILBLAZE_SCRIPTING_SDK"
 #: where the SDK is in this repository (an editable install, or a checkout on PYTHONPATH)
-REPOSITORY_SDK = Path(__file__).resolve().parent.parent / "sdks" / "typescript"
+REPOSITORY_SDK = Path(__file__).resolve().parents[2] / "sdks" / "typescript"
 SCRIPT_SUFFIXES = (".ts", ".mts", ".js", ".mjs")
 _NOT_TOOLS = (".d.ts", ".d.mts", ".test.ts", ".test.js", ".spec.ts", ".spec.js")
 _OTHER_YAML = (".tool.yaml", ".shortcut.yaml", ".trailhead.yaml")
