@@ -30,7 +30,7 @@ from trailblaze.devicecommands import (
 )
 from trailblaze.driver import Device, Driver, DriverOptions
 from trailblaze.errors import InfrastructureError, ToolFailure, UsageError
-from trailblaze.limits import MAX_WAIT_SECONDS
+from trailblaze.limits import MAX_WAIT_SECONDS, one_line
 from trailblaze.selectors import NodeSelector
 from trailblaze.web import aria, elements, locators, stable
 from trailblaze.web.settings import WebSettings
@@ -38,7 +38,7 @@ from trailblaze.web.settings import WebSettings
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Locator, Page, Playwright
 
-    from trailblaze.trail.model import Trail
+    from trailblaze.trail.model import Step, Trail
     from trailblaze.web.elements import PageElement
     from trailblaze.web.sample_server import SampleAppServer
     from trailblaze.web.webserver import WebServer
@@ -322,6 +322,23 @@ class WebDevice(Device):
             await self._context.tracing.start(screenshots=False, snapshots=True, title=title)
             self.tracing = True
         self._page = await self._context.new_page()
+
+    async def start_step(self, step: Step, title: str) -> None:
+        """Group the step's actions in the trace, so the trace viewer reads like the trail."""
+        if self.tracing and self._context is not None:
+            await self._tracing_call(self._context.tracing.group, one_line(title)[:200])
+
+    async def end_step(self, step: Step) -> None:
+        if self.tracing and self._context is not None:
+            await self._tracing_call(self._context.tracing.group_end)
+
+    async def _tracing_call(self, call: Any, *args: Any) -> None:
+        """A trace group is evidence: a browser that has gone away fails the step's own calls,
+        not this."""
+        from playwright.async_api import Error
+
+        with contextlib.suppress(Error):
+            await call(*args)
 
     def _record_console(self, message: Any) -> None:
         where = message.location or {}
