@@ -38,6 +38,7 @@ def test_builtins_are_plugins_registered_by_name() -> None:
         "trailblaze_register_tools",
         "trailblaze_session_setup",
         "trailblaze_trail_evidence",
+        "trailblaze_trail_start",
     ]
 
 

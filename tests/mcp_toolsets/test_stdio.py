@@ -44,7 +44,7 @@ async def test_a_server_that_exits_on_eof_stops_at_once(tmp_path: Path) -> None:
     transport = _transport(tmp_path, "eof")
     took = await _open_and_close(transport)
     assert transport.returncode == 0
-    assert took < 2
+    assert took < stdio.GRACE_S  # it did not wait for the grace period: EOF was enough
     assert transport.pid is not None
     assert transport.pid not in stdio._LIVE
 
@@ -56,7 +56,7 @@ async def test_a_server_that_ignores_eof_gets_sigterm_after_the_grace_period(
     transport = _transport(tmp_path, "term")
     took = await _open_and_close(transport)
     assert transport.returncode == -signal.SIGTERM
-    assert 0.9 < took < 3
+    assert 0.9 < took < 30  # waited the grace period; the upper bound only catches a hang
 
 
 @pytest.mark.slow
@@ -64,7 +64,7 @@ async def test_a_server_that_ignores_sigterm_is_killed_after_five_and_two_second
     transport = _transport(tmp_path, "kill")
     took = await _open_and_close(transport, settle=1.0)
     assert transport.returncode == -signal.SIGKILL
-    assert stdio.GRACE_S + stdio.TERM_S - 0.2 < took < stdio.GRACE_S + stdio.TERM_S + 3
+    assert stdio.GRACE_S + stdio.TERM_S - 0.2 < took < stdio.GRACE_S + stdio.TERM_S + 30  # both waits; no hang
 
 
 async def test_what_a_server_started_goes_down_with_it(tmp_path: Path) -> None:

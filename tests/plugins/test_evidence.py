@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,6 +49,12 @@ trail:
 """
 
 
+def trace_lines(path: Path) -> list[str]:
+    """The events of a Playwright trace, one JSON text each."""
+    with zipfile.ZipFile(path) as trace:
+        return trace.read("trace.trace").decode("utf-8").splitlines()
+
+
 def run(project: Project, cli: CliRunner, *args: str) -> tuple[CliResult, dict[str, Any]]:
     """A run that keeps the trace of a failed trail (``--trace`` in ``args`` says otherwise)."""
     project.write("trails/page.html", PAGE)
@@ -81,6 +88,9 @@ def test_a_failed_step_leaves_a_screenshot_hierarchy_console_and_trace(project: 
         names = trace.namelist()
         contents = b"".join(trace.read(name) for name in names)
     assert "trace.trace" in names and "trace.network" in names
+    events = [json.loads(line) for line in trace_lines(folder / "trace.zip")]
+    groups = [e.get("title") for e in events if e.get("method") == "tracingGroup"]
+    assert groups == ["step 1: Open the page", "step 2: Press the button"]  # the trace reads like the trail
     # Playwright's trace records the fill call and the field's value: masked there too
     assert b"hunter2-very-secret" not in contents and b"hunter2" not in contents
     assert b'"value":"***"' in contents.replace(b" ", b"")

@@ -55,7 +55,7 @@ def test_the_report_shows_the_failure_with_its_screenshot_and_filters(
 ) -> None:
     project.trail("passes", PASSING)
     project.trail("fails", FAILING)
-    result = cli("run", "trails/", "--html", cwd=project.root)
+    result = cli("run", "trails/", "--html", "--trace", "retain-on-failure", cwd=project.root)
     assert result.returncode == 1, result.output
     report = project.root / "trailblaze-report" / "index.html"
     assert report.is_file()

@@ -22,7 +22,7 @@ from trailblaze.device.drivernames import PLATFORM_SHORTHANDS, is_platform_short
 
 if TYPE_CHECKING:
     from trailblaze.project.config import Config
-    from trailblaze.trail.model import Trail
+    from trailblaze.trail.model import Step, Trail
 
 
 @dataclass(slots=True)
@@ -53,6 +53,13 @@ class Device(Commands):
 
     async def end_trail(self, trail: Trail) -> None:
         """Called after each trail, passed or not."""
+
+    async def start_step(self, step: Step, title: str) -> None:
+        """Called before each step a trail replays, with the title reports show for it
+        (web: the trace groups the step's actions under it)."""
+
+    async def end_step(self, step: Step) -> None:
+        """Called after each step, passed or not."""
 
     async def close(self) -> None:
         """Release the device (the session is over)."""

@@ -193,7 +193,12 @@ class TrailReplay:
         self._current = result
         self.hook.trailblaze_step_start(step=step, trail=self.trail, session=session)
         start = time.perf_counter()
-        await self._execute_step(step, text, result, runner)
+        where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
+        await session.device.start_step(step, f"{where}: {text}")
+        try:
+            await self._execute_step(step, text, result, runner)
+        finally:
+            await session.device.end_step(step)
         result.duration_ms = (time.perf_counter() - start) * 1000
         await evidence.of_step(session, self.trail, step, result, self.attempt)
         self._current = None

@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 
 from trailblaze.api.driver import Device, Driver, DriverOptions
 from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
-from trailblaze.core.limits import MAX_WAIT_SECONDS
+from trailblaze.core.limits import MAX_WAIT_SECONDS, one_line
 from trailblaze.device.commands import (
     DeviceInfo,
     ScreenState,
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from trailblaze.drivers.web.elements import PageElement
     from trailblaze.drivers.web.sample_server import SampleAppServer
     from trailblaze.drivers.web.webserver import WebServer
-    from trailblaze.trail.model import Trail
+    from trailblaze.trail.model import Step, Trail
 
 #: Chromium flags that keep it quiet on a closed network and in containers.
 CHROMIUM_ARGS = (
@@ -322,6 +322,23 @@ class WebDevice(Device):
             await self._context.tracing.start(screenshots=False, snapshots=True, title=title)
             self.tracing = True
         self._page = await self._context.new_page()
+
+    async def start_step(self, step: Step, title: str) -> None:
+        """Group the step's actions in the trace, so the trace viewer reads like the trail."""
+        if self.tracing and self._context is not None:
+            await self._tracing_call(self._context.tracing.group, one_line(title)[:200])
+
+    async def end_step(self, step: Step) -> None:
+        if self.tracing and self._context is not None:
+            await self._tracing_call(self._context.tracing.group_end)
+
+    async def _tracing_call(self, call: Any, *args: Any) -> None:
+        """A trace group is evidence: a browser that has gone away fails the step's own calls,
+        not this."""
+        from playwright.async_api import Error
+
+        with contextlib.suppress(Error):
+            await call(*args)
 
     def _record_console(self, message: Any) -> None:
         where = message.location or {}

@@ -32,6 +32,8 @@ from trailblaze.tools.agentschema import MCP_NAME
 
 REGISTRY_URI = "trailblaze://registry"
 _LIST_PAGES = 100
+#: how long a server that closed its pipes during the handshake gets to be reaped, for its exit code
+EXIT_CODE_WAIT_S = 2.0
 
 
 class Connection:
@@ -132,6 +134,8 @@ class Connection:
                 await self._stop.wait()
         except BaseException as exc:  # the owner task is where connection faults surface
             if self._ready is not None and not self._ready.done():
+                if not isinstance(exc, asyncio.CancelledError):
+                    await self._exit_code_known()
                 self._ready.set_exception(self._startup_error(exc))
             if isinstance(exc, asyncio.CancelledError):
                 raise
@@ -292,6 +296,17 @@ class Connection:
             f"MCP server {self.decl.where} did not {what} the MCP handshake within "
             f"{self.decl.startup_timeout_s:g}s (startup_timeout_s){self.tail()}"
         )
+
+    async def _exit_code_known(self) -> None:
+        """A server that exits during the handshake closes its pipes first: give it a moment
+        (bounded) to be reaped, so the error can say it exited and with which code."""
+        transport = self.transport
+        if not isinstance(transport, StdioTransport) or transport.process is None:
+            return
+        with contextlib.suppress(Exception):
+            with anyio.move_on_after(EXIT_CODE_WAIT_S):
+                while transport.returncode is None:  # noqa: ASYNC110 - a reaped child sets no event
+                    await anyio.sleep(0.02)
 
     def _startup_error(self, exc: BaseException) -> BaseException:
         root = _root_cause(exc)
