@@ -35,6 +35,7 @@ import anyio
 import anyio.abc
 
 from trailblaze.core import processes
+from trailblaze.mcp.client.pipes import PipedProcess, PipeReader, PipeWriter
 
 if TYPE_CHECKING:
     from trailblaze.mcp.client.declarations import ServerDecl
@@ -63,48 +64,13 @@ def eligible(decl: ServerDecl) -> bool:
     )
 
 
-class _Reader(anyio.abc.ByteReceiveStream):
-    def __init__(self, reader: asyncio.StreamReader, transport: asyncio.BaseTransport) -> None:
-        self._reader = reader
-        self._transport = transport
-
-    async def receive(self, max_bytes: int = 65536) -> bytes:
-        data = await self._reader.read(max_bytes)
-        if not data:
-            raise anyio.EndOfStream
-        return data
-
-    async def aclose(self) -> None:
-        self._transport.close()
-
-
-class _Writer(anyio.abc.ByteSendStream):
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-        self._closed = False
-
-    async def send(self, item: bytes) -> None:
-        if self._closed:
-            raise anyio.ClosedResourceError
-        self._writer.write(item)
-        await self._writer.drain()
-
-    async def aclose(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._writer.close()  # the pipe closes once what is buffered is written: the server sees EOF
-
-
-class ForkedProcess(anyio.abc.Process):
+class ForkedProcess(PipedProcess):
     """A server forked by the helper, seen as anyio sees a subprocess."""
 
-    def __init__(self, pid: int, helper: Helper, stdin: _Writer, stdout: _Reader, stderr: _Reader) -> None:
+    def __init__(self, pid: int, helper: Helper, stdin: PipeWriter, stdout: PipeReader, stderr: PipeReader) -> None:
+        super().__init__(stdin, stdout, stderr)
         self._pid = pid
         self._helper = helper
-        self._stdin = stdin
-        self._stdout = stdout
-        self._stderr = stderr
         self._returncode: int | None = None
 
     @property
@@ -132,29 +98,6 @@ class ForkedProcess(anyio.abc.Process):
     def send_signal(self, signal: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(self._pid, signal)
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
-
-    @property
-    def stdin(self) -> anyio.abc.ByteSendStream:
-        return self._stdin
-
-    @property
-    def stdout(self) -> anyio.abc.ByteReceiveStream:
-        return self._stdout
-
-    @property
-    def stderr(self) -> anyio.abc.ByteReceiveStream:
-        return self._stderr
-
-    async def aclose(self) -> None:
-        await self._stdin.aclose()
-        await self._stdout.aclose()
-        await self._stderr.aclose()
 
 
 class Helper:
@@ -264,19 +207,19 @@ class Helper:
             self._process.wait()
 
 
-async def _reader(loop: asyncio.AbstractEventLoop, fd: int) -> _Reader:
+async def _reader(loop: asyncio.AbstractEventLoop, fd: int) -> PipeReader:
     reader = asyncio.StreamReader(limit=1 << 20, loop=loop)
     transport, _ = await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", 0)
     )
-    return _Reader(reader, transport)
+    return PipeReader(reader, transport)
 
 
-async def _writer(loop: asyncio.AbstractEventLoop, fd: int) -> _Writer:
+async def _writer(loop: asyncio.AbstractEventLoop, fd: int) -> PipeWriter:
     transport, protocol = await loop.connect_write_pipe(
         lambda: asyncio.streams.FlowControlMixin(loop=loop), os.fdopen(fd, "wb", 0)
     )
-    return _Writer(asyncio.StreamWriter(transport, protocol, None, loop))
+    return PipeWriter(asyncio.StreamWriter(transport, protocol, None, loop))
 
 
 _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Helper] = weakref.WeakKeyDictionary()

@@ -31,6 +31,7 @@ from mcp.shared.message import SessionMessage
 from trailblaze.core import limits, processes
 from trailblaze.core.limits import shorten
 from trailblaze.mcp.client import prefork
+from trailblaze.mcp.client.pipes import PipedProcess, PipeReader, PipeWriter
 
 #: stderr lines an error message quotes, and how much of each
 TAIL_LINES = 20
@@ -323,15 +324,13 @@ async def _wait_exit(process: anyio.abc.Process, timeout: float) -> bool:
     return True
 
 
-class SpawnedProcess(anyio.abc.Process):
+class SpawnedProcess(PipedProcess):
     """A server spawned as a subprocess (asyncio's, for ``preexec_fn``), as anyio sees one."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self._process = process
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-        self._stdin = _StreamWriter(process.stdin)
-        self._stdout = _StreamReader(process.stdout)
-        self._stderr = _StreamReader(process.stderr)
+        super().__init__(PipeWriter(process.stdin), PipeReader(process.stdout), PipeReader(process.stderr))
+        self._process = process
 
     @property
     def pid(self) -> int:
@@ -347,62 +346,6 @@ class SpawnedProcess(anyio.abc.Process):
     def send_signal(self, signal: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             self._process.send_signal(signal)
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
-
-    @property
-    def stdin(self) -> anyio.abc.ByteSendStream:
-        return self._stdin
-
-    @property
-    def stdout(self) -> anyio.abc.ByteReceiveStream:
-        return self._stdout
-
-    @property
-    def stderr(self) -> anyio.abc.ByteReceiveStream:
-        return self._stderr
-
-    async def aclose(self) -> None:
-        await self._stdin.aclose()
-        await self._stdout.aclose()
-        await self._stderr.aclose()
-
-
-class _StreamReader(anyio.abc.ByteReceiveStream):
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-
-    async def receive(self, max_bytes: int = 65536) -> bytes:
-        data = await self._reader.read(max_bytes)
-        if not data:
-            raise anyio.EndOfStream
-        return data
-
-    async def aclose(self) -> None:
-        transport = getattr(self._reader, "_transport", None)
-        if transport is not None:
-            transport.close()
-
-
-class _StreamWriter(anyio.abc.ByteSendStream):
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-        self._closed = False
-
-    async def send(self, item: bytes) -> None:
-        if self._closed:
-            raise anyio.ClosedResourceError
-        self._writer.write(item)
-        await self._writer.drain()
-
-    async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._writer.close()
 
 
 def _signal_group(pgid: int, sig: int) -> None:
