@@ -259,6 +259,41 @@ def test_upstreams_clock_launch_tool_runs_on_the_android_stand_in(
     ]
 
 
+#: upstream's android-sample-app workspace (its trailmap and tools) and the one trail of it that
+#: calls tools no trailmap defines; the trailmap says why (``trail_validation: {exempt: …}``)
+MCP_DEMO = "examples/android-sample-app/trails/mcp-tools-demo/mcp-tools-demo.trail.yaml"
+
+
+def test_upstreams_exempt_trail_validates_with_its_unknown_tools_as_warnings(cli: CliRunner, upstream: Path) -> None:
+    """As upstream's `check` reports and does not fail on its findings: validate passes, each
+    unknown tool is a one-line warning with its file:line and the trailmap's reason."""
+    result = cli("validate", MCP_DEMO, cwd=upstream)
+    assert (result.returncode, result.stdout.strip()) == (0, "1 trail valid"), result.output
+    why = "mcp-tools-demo records MCP-subprocess tools not present in the generated typed surface"
+    assert result.stderr.splitlines() == [
+        f"warning: {MCP_DEMO}:{line}:11: unknown tool {name!r} (not an error: trailmap sampleapp exempts its "
+        f"trails from this check: {why})"
+        for line, name in ((13, "generateTestUser"), (14, "currentEpochMillis"))
+    ]
+    # only unknown tools are excused: a wrong argument of a tool that exists still counts
+    demo = upstream / MCP_DEMO
+    demo.write_text(demo.read_text() + "        - tapOnElementWithText: {txt: Catalog}\n")
+    result = cli("validate", MCP_DEMO, cwd=upstream)
+    assert result.returncode == 3, result.output
+    assert f"error: {MCP_DEMO}:15:39: tapOnElementWithText: txt: unknown argument" in result.stderr
+
+
+def test_a_run_of_an_exempt_trail_still_fails_at_the_unknown_tool(
+    cli: CliRunner, upstream: Path, adb: AdbHostStandIn, phone: FakeAndroid
+) -> None:
+    result = cli("run", MCP_DEMO, "--driver", "android", "--json", "r.json", cwd=upstream)
+    assert result.returncode != 0, result.output
+    assert "warning:" in result.stderr
+    step = result.json("r.json")["trails"][0]["steps"][0]
+    assert step["status"] in ("failed", "error")
+    assert "unknown tool 'generateTestUser'" in step["error"]
+
+
 NESTING = """
 import { trailblaze } from "@trailblaze/scripting";
 

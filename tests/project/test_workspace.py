@@ -177,6 +177,51 @@ def test_validate_in_a_workspace(cli: CliRunner, tmp_path: Path) -> None:
     assert launch["platforms"] == ["android"]
 
 
+def test_a_tool_of_another_workspace_is_unknown_until_trailblaze_config_dir_names_it(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """As upstream's examples keep theirs: a second workspace under examples/ whose trailmap has
+    the id of the root's. A trail under the root's trails/ belongs to the root's workspace (walking
+    up); the message says which workspace was looked in and how to name the other one."""
+    upstream_workspace(tmp_path)
+    other = "examples/more/trails/config"
+    write(tmp_path, f"{other}/trailblaze.yaml", "targets:\n  - shop\n")
+    write(tmp_path, f"{other}/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: More\n")
+    write(
+        tmp_path,
+        f"{other}/trailmaps/shop/tools/shop_openMore.tool.yaml",
+        "id: shop_openMore\ndescription: d\ntools: [{dumpMemory: {}}]\n",
+    )
+    write(
+        tmp_path,
+        "trails/more/trail.yaml",
+        "config: {target: shop}\ntrail:\n  - step: Open\n    recording:\n      android:\n        - shop_openMore: {}\n",
+    )
+    result = cli("validate", "trails/more")
+    assert result.returncode == 3
+    assert result.output.splitlines() == [
+        "error: trails/more/trail.yaml:6:11: unknown tool 'shop_openMore': no trailmap of this trail's workspace "
+        "trails/config defines it (another workspace's tools need TRAILBLAZE_CONFIG_DIR naming its trails/config)",
+    ]
+    named = {"TRAILBLAZE_CONFIG_DIR": str(tmp_path / other)}
+    result = cli("validate", "trails/more", env=named)
+    assert (result.returncode, result.output.strip()) == (0, "1 trail valid")
+    # then the root's own tools are another workspace's
+    write(
+        tmp_path,
+        "trails/more/trail.yaml",
+        (tmp_path / "trails/more/trail.yaml")
+        .read_text()
+        .replace("{}", "{name: x}")
+        .replace("shop_openMore", "shop_fillName"),
+    )
+    result = cli("validate", "trails/more", env=named)
+    assert result.output.splitlines() == [
+        f"error: trails/more/trail.yaml:6:11: unknown tool 'shop_fillName': no trailmap of {other} "
+        "(named by TRAILBLAZE_CONFIG_DIR) defines it",
+    ]
+
+
 def test_this_projects_config_sits_beside_a_workspace(cli: CliRunner, tmp_path: Path) -> None:
     """trails/config/trailblaze.yaml is not taken for this project's configuration."""
     upstream_workspace(tmp_path)

@@ -19,6 +19,7 @@ Tool calls themselves are checked by :func:`trailblaze.trail.checks.check_trail_
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 from trailblaze.core.errors import ErrorList, Location, TrailblazeError, UsageError
 from trailblaze.core.limits import one_line
 from trailblaze.device.drivernames import unavailable_driver
+from trailblaze.tools.registry import UnknownToolError
 from trailblaze.trail.checks import check_trail_tools
 from trailblaze.trail.discovery import find_files, resolved_path
 from trailblaze.trail.loader import TrailErrors
@@ -33,6 +35,7 @@ from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail
 
 if TYPE_CHECKING:
     from trailblaze.api.session import Run, Session
+    from trailblaze.project.workspace import Workspace
     from trailblaze.runner.project import Project
 
 
@@ -158,17 +161,28 @@ def check_planned(run: Run, project: Project, *, recordings: bool, per_driver: b
     are checked against the tools of each trail's driver (``run``); when False, every recording
     in a file against every tool (``validate`` without ``--driver``)."""
     problems: list[TrailblazeError] = []
+    waived: list[TrailblazeError] = []
     for planned in run.planned:
         if planned.skip_reason is not None:
             continue
         trail = planned.trail
-        problems.extend(tool_problems(project, trail, planned.driver_key if per_driver else None))
+        found = tool_problems(project, trail, planned.driver_key if per_driver else None)
+        kept, excused = sort_out(project, trail, found)
+        problems.extend(kept)
+        waived.extend(excused)
         if recordings:
             platform = project.drivers.resolve(planned.driver_key).platform
             problems.extend(missing_recordings(trail, platform, planned.driver_key))
     for found in project.hook.trailblaze_check_run(run=run):
         problems.extend(found or ())
+    warn(waived)
     return problems
+
+
+def warn(warnings: Iterable[TrailblazeError]) -> None:
+    """Each warning once, one line each, on stderr."""
+    for text in dict.fromkeys(str(w) for w in warnings):
+        print(f"warning: {one_line(text)}", file=sys.stderr, flush=True)
 
 
 def tool_problems(project: Project, trail: Trail, driver_name: str | None) -> list[TrailblazeError]:
@@ -183,15 +197,58 @@ def tool_problems(project: Project, trail: Trail, driver_name: str | None) -> li
         driver = project.drivers.resolve(driver_name)
         registry = tools.for_device(driver.key, driver.platform)
         problems = check_trail_tools(trail, registry, (driver.platform,), driver=driver.key, allow_unknown=dynamic)
-    exempt = workspace.exempt.get(trail.config.target or "") if workspace is not None else None
-    if exempt:  # the trailmap explains why (upstream: such findings do not fail its check)
-        problems = [
-            UsageError(f"{p.message} (trailmap {trail.config.target}: {exempt})", p.location)
-            if isinstance(p, UsageError) and p.message.startswith("unknown tool")
-            else p
-            for p in problems
-        ]
     return problems
+
+
+def sort_out(
+    project: Project, trail: Trail, problems: list[TrailblazeError]
+) -> tuple[list[TrailblazeError], list[TrailblazeError]]:
+    """The problems with ``trail``'s tool calls that count, and those its target excuses
+    (warnings): in a trail of an upstream workspace, each unknown tool says where it was looked
+    for, and the trailmap of the trail's target may excuse them (:func:`exempted`)."""
+    workspace = project.workspace_for(trail.path)
+    return exempted(workspace, trail, [_looked_in(p, workspace) for p in problems])
+
+
+def _looked_in(problem: TrailblazeError, workspace: Workspace | None) -> TrailblazeError:
+    """An unknown tool in a trail of an upstream workspace says which workspace's trailmaps were
+    looked in: the trail's own (found by walking up from it), or the one ``TRAILBLAZE_CONFIG_DIR``
+    names — as upstream finds them, so a trail calling another workspace's tools needs that
+    variable here as it does there."""
+    if workspace is None or not isinstance(problem, UnknownToolError) or problem.other_driver:
+        return problem
+    from trailblaze.project.workspace import CONFIG_DIR_ENV
+
+    if os.environ.get(CONFIG_DIR_ENV):
+        return problem.saying(f"no trailmap of {workspace.config_dir} (named by {CONFIG_DIR_ENV}) defines it")
+    return problem.saying(
+        f"no trailmap of this trail's workspace {workspace.config_dir} defines it "
+        f"(another workspace's tools need {CONFIG_DIR_ENV} naming its trails/config)"
+    )
+
+
+def exempted(
+    workspace: Workspace | None, trail: Trail, problems: list[TrailblazeError]
+) -> tuple[list[TrailblazeError], list[TrailblazeError]]:
+    """``problems`` split into those that count and those the trail's target excuses.
+
+    A trailmap may say why its trails call tools that none of its files defines
+    (``trail_validation: {exempt: why}``: tools an MCP server registers when a session starts).
+    Upstream's ``check`` reports such findings and does not fail on them; here the unknown tools
+    of those trails are warnings that quote the reason, and every other problem still counts.
+    A run still fails at a call to a tool the session does not have."""
+    why = workspace.exempt.get(trail.config.target or "") if workspace is not None else None
+    if not why:
+        return problems, []
+    kept: list[TrailblazeError] = []
+    excused: list[TrailblazeError] = []
+    for problem in problems:
+        if isinstance(problem, UnknownToolError) and not problem.other_driver:
+            note = f"not an error: trailmap {trail.config.target} exempts its trails from this check: {why}"
+            excused.append(UsageError(f"unknown tool {problem.name!r} ({note})", problem.location))
+        else:
+            kept.append(problem)
+    return kept, excused
 
 
 def missing_recordings(trail: Trail, platform: str, driver_key: str) -> list[TrailblazeError]:

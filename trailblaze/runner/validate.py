@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from trailblaze.api.session import PlannedTrail, RunOptions
 from trailblaze.core.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
+from trailblaze.runner.checks import sort_out, warn
 from trailblaze.runner.plan import prepare
 from trailblaze.runner.project import Project
 from trailblaze.trail.checks import check_trail_tools
@@ -54,6 +55,7 @@ def _server_tool_problems(project: Project, planned: Sequence[PlannedTrail]) -> 
         if item.skip_reason is None:
             groups.setdefault((item.driver_key, item.target), []).append(item.trail)
     problems: list[TrailblazeError] = []
+    waived: list[TrailblazeError] = []
     for (driver_key, target), trails in groups.items():
         try:
             registry = asyncio.run(session_tools(project, driver_key, target))
@@ -70,5 +72,8 @@ def _server_tool_problems(project: Project, planned: Sequence[PlannedTrail]) -> 
             ) from None
         platform = project.drivers.resolve(driver_key).platform
         for trail in trails:
-            problems.extend(check_trail_tools(trail, registry, (platform,), driver=driver_key))
+            kept, excused = sort_out(project, trail, check_trail_tools(trail, registry, (platform,), driver=driver_key))
+            problems.extend(kept)
+            waived.extend(excused)
+    warn(waived)
     return problems

@@ -17,6 +17,32 @@ from trailblaze.tools.authoring import spec_of
 from trailblaze.tools.model import ToolSpec
 
 
+class UnknownToolError(UsageError):
+    """A call to a tool no registry entry has. ``name`` is the tool's; ``other_driver`` whether
+    it belongs to a driver of upstream's this project does not have (then nothing here could
+    define it); the message is ``unknown tool 'name'`` (``head``), then the nearest names (``hint``)."""
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | None = None,
+        name: str = "",
+        *,
+        head: str = "",
+        hint: str = "",
+        other_driver: bool = False,
+    ) -> None:
+        super().__init__(message, location)
+        self.name, self.head, self.hint, self.other_driver = name, head or message, hint, other_driver
+
+    def saying(self, why: str) -> UnknownToolError:
+        """The same error, saying why the tool is unknown before the nearest names."""
+        head = f"{self.head}: {why}"
+        return UnknownToolError(
+            head + self.hint, self.location, self.name, head=head, hint=self.hint, other_driver=self.other_driver
+        )
+
+
 class ToolRegistry(Registry[ToolSpec]):
     """Tools by the name they advertise; ``ToolSpec.source`` says which plugin, server or file
     gave each."""
@@ -51,8 +77,8 @@ class ToolRegistry(Registry[ToolSpec]):
         upstream = driver_of_tool(name)
         if upstream is not None:
             hint = f": a tool of {upstream.label}, which this project does not have"
-        where = f" for driver {driver}" if driver else ""
-        raise UsageError(f"unknown tool {name!r}{where}{hint}", location)
+        head = f"unknown tool {name!r}" + (f" for driver {driver}" if driver else "")
+        raise UnknownToolError(head + hint, location, name, head=head, hint=hint, other_driver=upstream is not None)
 
     def for_device(self, driver: str, platform: str) -> ToolRegistry:
         """The tools a session on this driver may use (seed 000: platforms and drivers filter)."""
