@@ -55,7 +55,7 @@ def _env() -> dict[str, str]:
 
 def playwright_mcp() -> list[str]:
     """@playwright/mcp's command, headless on the system Chromium."""
-    from trailblaze.drivers.web.driver import system_chromium
+    from trailblaze.drivers.web.browser import system_chromium
 
     if not PLAYWRIGHT_MCP.exists():
         raise SystemExit("@playwright/mcp is not installed: run `make bench-peers`")

@@ -165,7 +165,7 @@ async def plain_playwright(rounds: int) -> list[float]:
     followed by reading the page as the MCP reply does."""
     from playwright.async_api import async_playwright
 
-    from trailblaze.drivers.web.driver import CHROMIUM_ARGS, VIEWPORT, system_chromium
+    from trailblaze.drivers.web.browser import CHROMIUM_ARGS, VIEWPORT, system_chromium
     from trailblaze.drivers.web.locators import read_page
     from trailblaze.drivers.web.sample_server import SampleAppServer
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from playwright.async_api import Page, async_playwright, expect
 
-from trailblaze.drivers.web.driver import CHROMIUM_ARGS, VIEWPORT, system_chromium
+from trailblaze.drivers.web.browser import CHROMIUM_ARGS, VIEWPORT, system_chromium
 from trailblaze.drivers.web.sample_server import SampleAppServer
 
 

@@ -107,7 +107,7 @@ def bench_xdist(runs: int) -> list[dict[str, Any]]:
 @contextmanager
 def browser_server(folder: Path) -> Iterator[str]:
     """A Playwright browser server on the system Chromium; its ws:// endpoint."""
-    from trailblaze.drivers.web.driver import CHROMIUM_ARGS, system_chromium
+    from trailblaze.drivers.web.browser import CHROMIUM_ARGS, system_chromium
 
     config = folder / "server.json"
     executable = system_chromium() or "/usr/bin/chromium"

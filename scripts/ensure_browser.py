@@ -14,7 +14,7 @@ from pathlib import Path
 
 
 def have_browser() -> str | None:
-    from trailblaze.drivers.web.driver import system_chromium
+    from trailblaze.drivers.web.browser import system_chromium
 
     found = system_chromium()
     if found:

@@ -31,7 +31,7 @@ trail:
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    from trailblaze.drivers.web.driver import CHROMIUM_ARGS, system_chromium
+    from trailblaze.drivers.web.browser import CHROMIUM_ARGS, system_chromium
 
     with tempfile.TemporaryDirectory(prefix="tb-report-") as tmp:
         project = Path(tmp)

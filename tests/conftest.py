@@ -134,7 +134,7 @@ def project(tmp_path: Path) -> Project:
 def browser() -> str:
     """The browser the web driver will use; fails (not skips) when there is none, since a
     missing browser in CI must be noticed. Set TRAILBLAZE_TESTS_NO_BROWSER=1 to skip instead."""
-    from trailblaze.drivers.web.driver import system_chromium
+    from trailblaze.drivers.web.browser import system_chromium
 
     found = system_chromium()
     if found is None:

@@ -1,8 +1,9 @@
 """trailblaze: replay UI test trails deterministically on web, Android and iOS.
 
-The public API for plugin authors: what hooks receive (``Run``, ``Session``, the results,
-``Config``, ``Parser``), what plugins register (``tool``, ``Driver``, ``Agent``) and what tools use
-(``ToolContext``, ``Commands``…). Everything not listed in ``__all__`` is internal and may change
+The public API for plugin authors: what hooks receive (``Run``, ``Session``, ``Trail``,
+``Step``, the results, ``Config``, ``Parser``: every type a hook's signature names), what plugins
+register (``tool``, ``Driver``, ``Agent``) and what tools use (``ToolContext``, ``Commands``…).
+Everything not listed in ``__all__`` is internal and may change
 without notice. Names are imported on first use, so ``import trailblaze`` (and the
 CLI's start-up) stays cheap.
 """
@@ -27,6 +28,8 @@ _EXPORTS = {
     "Artifact": "trailblaze.api.results",
     "RunResult": "trailblaze.api.results",
     "Status": "trailblaze.core.errors",
+    "TrailblazeError": "trailblaze.core.errors",
+    "UsageError": "trailblaze.core.errors",
     "StepResult": "trailblaze.api.results",
     "ToolReport": "trailblaze.api.results",
     "TrailResult": "trailblaze.api.results",
@@ -56,6 +59,8 @@ _EXPORTS = {
     "ToolMetadata": "trailblaze.tools.model",
     "ToolOutcome": "trailblaze.tools.model",
     "ToolSpec": "trailblaze.tools.model",
+    "Step": "trailblaze.trail.model",
+    "Trail": "trailblaze.trail.model",
 }
 
 __all__ = [
@@ -81,6 +86,7 @@ __all__ = [
     "ScreenState",
     "Session",
     "Status",
+    "Step",
     "StepResult",
     "StepTask",
     "ToolCall",
@@ -90,9 +96,12 @@ __all__ = [
     "ToolOutcome",
     "ToolReport",
     "ToolSpec",
+    "Trail",
     "TrailResult",
     "TrailblazeClient",
+    "TrailblazeError",
     "Usage",
+    "UsageError",
     "Verdict",
     "ViewNode",
     "__version__",
@@ -135,11 +144,12 @@ if TYPE_CHECKING:
     )
     from trailblaze.api.session import PlannedTrail, Run, RunOptions, Session
     from trailblaze.core.argparsing import OptionGroup, Parser
-    from trailblaze.core.errors import Status, ToolFailure
+    from trailblaze.core.errors import Status, ToolFailure, TrailblazeError, UsageError
     from trailblaze.device.commands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.mcp.client.sdk import TrailblazeClient
     from trailblaze.project.config import Config
     from trailblaze.tools.authoring import tool
     from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolMetadata, ToolOutcome, ToolSpec
+    from trailblaze.trail.model import Step, Trail
 
     hookimpl: pluggy.HookimplMarker

@@ -119,13 +119,13 @@ def trailblaze_collect_file(
 ) -> Trail | None:
     """Called for every file under the paths a command was given (folders are searched
     recursively, skipping VCS, dependency and build folders), as pytest offers every file to
-    its collectors, to turn the file at ``path`` into a :class:`~trailblaze.trail.model.Trail`.
+    its collectors, to turn the file at ``path`` into a ``trailblaze.Trail``.
     ``given`` is True when the user named this file itself (read it whatever its name);
     ``root`` is the folder ids are relative to; ``arg_values`` are the ``--arg`` values;
     ``require_args`` is False when only validating (a required argument may then be missing).
     Return the trail, or None when the file is not one of yours (the built-in YAML collector,
     ``trylast``, reads ``*.trail.yaml`` and ``trail.yaml``). First result wins. Raise
-    ``trailblaze.core.errors.UsageError`` (or ``ErrorList``) for a file that is yours but bad. A
+    ``trailblaze.UsageError`` (or ``ErrorList``) for a file that is yours but bad. A
     file the user named that no plugin reads is an error."""
 
 
@@ -135,7 +135,7 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError] | None:
     planned (``run.planned``: each trail with its driver, target and skip reason), before any
     device opens, so a plugin can report what could only fail later (the web driver: a
     ``/path`` URL without a ``base_url``). Return the problems found — a
-    ``trailblaze.core.errors.UsageError`` with the location of each — or None. Every problem of
+    ``trailblaze.UsageError`` with the location of each — or None. Every problem of
     every plugin is reported together, and the command exits 3 (or the highest exit code of
     the problems) without opening a device."""
 
@@ -234,7 +234,7 @@ def trailblaze_step_evidence(
     the screen still shows what the step left, to save evidence of it (the built-in
     ``evidence`` plugin: a failed step's screenshot, hierarchy and console messages).
     ``result`` is the step's result so far; ``folder`` is where the trail's evidence goes
-    (create it when writing). Return an awaitable resolving to the :class:`~trailblaze.api.results.Artifact`
+    (create it when writing). Return an awaitable resolving to the ``trailblaze.Artifact``
     entries written (their ``path`` may be absolute or relative to the run's artifacts folder),
     or None when there is nothing to save. The awaitables of all plugins run one after
     another; a plugin may also add to ``result.error`` (what is on screen nearest to what the
@@ -251,7 +251,7 @@ def trailblaze_trail_evidence(
     they went), before the device forgets the trail (the web driver closes its browser
     context), to save evidence of the whole trail (the web driver: a Playwright trace).
     ``folder`` is where the trail's evidence goes. Return an awaitable resolving to the
-    :class:`~trailblaze.api.results.Artifact` entries written, or None; what cannot be saved goes
+    ``trailblaze.Artifact`` entries written, or None; what cannot be saved goes
     into ``result.evidence_errors``, as for steps. Not called when the run has no artifacts
     folder."""
 

@@ -74,7 +74,8 @@ class Plugins:
     info: dict[str, PluginInfo] = field(default_factory=dict)
 
     @property
-    def hook(self) -> Any:
+    def hook(self) -> pluggy.HookRelay:
+        """Every hook, called by name: ``plugins.hook.trailblaze_run_start(run=run)``."""
         return self.pm.hook
 
     def describe(self) -> list[dict[str, Any]]:

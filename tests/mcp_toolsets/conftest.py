@@ -1,18 +1,44 @@
-"""Fixtures for the MCP tests: the probe server, third-party peers, and what servers recorded."""
+"""Fixtures for the MCP tests: the probe server, third-party peers, what servers recorded, and the
+callback server (started on a free port, closed with the SDK's connections after the test)."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from trailblaze.mcp.client.rpc import CallbackServer
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
 PEERS = HERE / "peers"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The async tests (``pytest.mark.anyio``) run on asyncio, as trailblaze does."""
+    return "asyncio"
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[CallbackServer]:
+    """A running callback server; the SDK's connections to it are closed with it."""
+    from trailblaze.mcp.client.rpc import CallbackServer
+    from trailblaze.mcp.client.sdk import close_connections
+
+    srv = CallbackServer()
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await close_connections()
+        await srv.close()
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 
 from trailblaze.mcp.client import wire
 from trailblaze.mcp.client.rpc import CallbackServer, openrpc
-from trailblaze.mcp.client.sdk import TrailblazeClient, close_connections
+from trailblaze.mcp.client.sdk import TrailblazeClient
 
 SPEC = Path(__file__).resolve().parents[2] / "sdks" / "callback-api.openrpc.json"
 #: what the Python client has besides the API's methods
@@ -53,22 +52,6 @@ def test_the_python_client_has_exactly_the_apis_methods_with_its_parameters() ->
         params = list(inspect.signature(function).parameters.values())[1:]
         assert [p.name for p in params] == [wire.snake(p["name"]) for p in method["params"]], name
         assert [p.default is inspect.Parameter.empty for p in params] == [p["required"] for p in method["params"]], name
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[CallbackServer]:
-    srv = CallbackServer()
-    await srv.start()
-    try:
-        yield srv
-    finally:
-        await close_connections()
-        await srv.close()
 
 
 @pytest.mark.anyio

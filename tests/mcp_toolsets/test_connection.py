@@ -21,11 +21,6 @@ from .conftest import SERVERS, alive
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def stdio(probe: Path, *args: str, timeout_s: float = 10, startup_timeout_s: float = 20) -> ServerDecl:
     return ServerDecl(
         "probe",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 
 import httpx
 import pytest
@@ -12,27 +12,11 @@ from trailblaze.core.errors import ToolFailure, TrailblazeError, UsageError
 from trailblaze.device.commands import ViewNode
 from trailblaze.mcp.client import rpc, wire
 from trailblaze.mcp.client.rpc import CallbackServer, Invocation
-from trailblaze.mcp.client.sdk import CommandFailed, TrailblazeClient, TrailblazeRPCError, close_connections
+from trailblaze.mcp.client.sdk import CommandFailed, TrailblazeClient, TrailblazeRPCError
 
 from .support import PaperDevice, tool_context
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[CallbackServer]:
-    srv = CallbackServer()
-    await srv.start()
-    try:
-        yield srv
-    finally:
-        await close_connections()
-        await srv.close()
 
 
 def _begin(server: CallbackServer, token: str, device: PaperDevice, invocation_id: str, **kw: bool) -> Invocation:

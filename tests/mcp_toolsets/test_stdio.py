@@ -22,11 +22,6 @@ pytestmark = pytest.mark.anyio
 STUBBORN = str(SERVERS / "stubborn.py")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _transport(tmp_path: Path, *args: str) -> StdioTransport:
     log = StderrLog(tmp_path / "server.stderr.log")
     return StdioTransport(sys.executable, [STUBBORN, *args], dict(os.environ), str(tmp_path), log)

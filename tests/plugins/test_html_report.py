@@ -12,7 +12,7 @@ import httpx
 import pytest
 from conftest import CliProcess, CliRunner, Project
 
-from trailblaze.drivers.web.driver import CHROMIUM_ARGS
+from trailblaze.drivers.web.browser import CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
 

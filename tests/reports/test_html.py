@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import CliRunner, Project
 
-from trailblaze.drivers.web.driver import CHROMIUM_ARGS
+from trailblaze.drivers.web.browser import CHROMIUM_ARGS
 from trailblaze.reports.html import render
 
 pytestmark = pytest.mark.usefixtures("browser")

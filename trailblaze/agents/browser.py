@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Frame, Page
 
     from trailblaze.api.session import Session
-    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.drivers.web.device import WebDevice
 
 BINDING = "__trailblazeRecord"
 #: a navigation this soon after a recorded action is that action's doing, not the address bar

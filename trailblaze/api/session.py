@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from trailblaze.api.results import RunResult
 
 if TYPE_CHECKING:
+    import pluggy
+
     from trailblaze.api.driver import Device, Driver, DriverRegistry
     from trailblaze.core.registry import Registry
     from trailblaze.device.commands import DeviceInfo
@@ -38,7 +40,7 @@ class ProjectView(Protocol):
     def config(self) -> Config: ...
 
     @property
-    def hook(self) -> Any: ...
+    def hook(self) -> pluggy.HookRelay: ...
 
     @property
     def tools(self) -> ToolRegistry: ...

@@ -94,7 +94,7 @@ async def _save(
     page = getattr(device, "page", None) if session.info.platform == "web" else None
     if page is not None:  # the web: Playwright's own screenshot and ARIA snapshot
         from trailblaze.drivers.web import aria
-        from trailblaze.drivers.web.driver import WebDevice
+        from trailblaze.drivers.web.device import WebDevice
 
         # a page whose script does not return answers nothing: no screenshot or snapshot to wait for
         stuck = isinstance(device, WebDevice) and device.stuck and not await device.answers()

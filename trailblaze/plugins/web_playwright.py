@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from trailblaze.api.session import PlannedTrail, Run, Session
     from trailblaze.core.argparsing import Parser
     from trailblaze.core.errors import TrailblazeError
-    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.drivers.web.device import WebDevice
     from trailblaze.project.config import Config
     from trailblaze.trail.model import Trail
 
@@ -131,7 +131,8 @@ def trailblaze_session_setup(session: Session) -> None:
     from there, unless ``--base-url`` was given."""
     if session.info.platform != "web":
         return
-    from trailblaze.drivers.web.driver import PlaywrightDriver, WebDevice
+    from trailblaze.drivers.web.device import WebDevice
+    from trailblaze.drivers.web.driver import PlaywrightDriver
 
     driver, device = session.driver, session.device
     if not (isinstance(driver, PlaywrightDriver) and isinstance(device, WebDevice)):
@@ -156,7 +157,7 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError]:
     if web:
         problems.extend(_header_problems(config))
     if web and config.getoption("headed"):
-        from trailblaze.drivers.web.driver import display_problem
+        from trailblaze.drivers.web.browser import display_problem
 
         problem = display_problem()
         if problem is not None:
@@ -231,7 +232,7 @@ def relative_urls(trail: Trail) -> list[TrailblazeError]:
 @hookimpl
 def trailblaze_trail_start(trail: Trail, session: Session) -> None:
     """Tell the browser which run of the trail this is, for ``--trace on-first-retry``."""
-    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.drivers.web.device import WebDevice
 
     if isinstance(session.device, WebDevice):
         session.device.attempt = session.attempt
@@ -246,7 +247,7 @@ def trailblaze_trail_evidence(
     retry's outcome, as Playwright Test does; else drop it (stopping without a path writes nothing)."""
     if session.info.platform != "web":
         return None
-    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.drivers.web.device import WebDevice
 
     device = session.device
     if not isinstance(device, WebDevice) or not device.tracing:

@@ -22,6 +22,8 @@ from trailblaze.tools.registry import ToolRegistry
 from trailblaze.trail.model import Trail
 
 if TYPE_CHECKING:
+    import pluggy
+
     from trailblaze.api.agent import AgentRegistry
     from trailblaze.core.argparsing import Parser
     from trailblaze.project.workspace import Workspace
@@ -81,7 +83,7 @@ class Project:
         self._workspace_tools: dict[Path, ToolRegistry] = {}
 
     @property
-    def hook(self) -> Any:
+    def hook(self) -> pluggy.HookRelay:
         return self.plugins.hook
 
     def configure(self) -> None:

@@ -9,6 +9,7 @@ to know where a tool came from.
 from __future__ import annotations
 
 import abc
+import contextlib
 import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,40 @@ class ToolDevice(Protocol):
 
     @property
     def base_url(self) -> str | None: ...
+
+
+class ToolSessionDriver(Protocol):
+    """What tools may read of the session's driver (a :class:`trailblaze.Driver`): the names it
+    goes by, as ``driverType`` reports them to scripts written for upstream."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def aliases(self) -> tuple[str, ...]: ...
+
+
+class ToolSession(Protocol):
+    """What tools may use of the session a call runs in (``ctx.session``, a
+    :class:`trailblaze.Session`): its id, its driver, a place to keep state between calls, the
+    stack that closes what a tool opened with the session, and the secret values to mask. The
+    tools layer names no session class; a tool that needs the whole session (a trailmap's
+    scripted tools start their server in it) checks for :class:`trailblaze.Session` itself."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def driver(self) -> ToolSessionDriver: ...
+
+    @property
+    def state(self) -> dict[str, Any]: ...
+
+    @property
+    def exit_stack(self) -> contextlib.AsyncExitStack: ...
+
+    @property
+    def secrets(self) -> set[str]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,8 +314,8 @@ class ToolContext:
     * ``secrets`` — the secret values the session's calls used (``web_fillSecret``, ``${ENV}``):
       mask them in whatever the tool shows or writes (:mod:`trailblaze.device.masking`).
     * ``session`` — the session the call runs in (a :class:`trailblaze.Session`; None outside
-      one), for tools that need more of it than the callbacks above (a trailmap's scripted tools
-      start their server in it). Typed ``Any`` so that the tools layer imports nothing above it.
+      one), for tools that need more of it than the callbacks above: typed :class:`ToolSession`,
+      what tools may use of it, so that the tools layer imports nothing above it.
     * ``run_trail`` — run another trail's recordings inside this call (the ``runTrail`` tool);
       the runner sets it, so tools never import the runner.
     * ``run_tool`` — run any tool of the session by name and arguments, validated and resolved
@@ -305,7 +340,7 @@ class ToolContext:
     mark_broken: Callable[[str], None] | None = None
     app_target: Callable[[], dict[str, Any] | None] | None = None
     secrets: set[str] = field(default_factory=set)
-    session: Any = None
+    session: ToolSession | None = None
     run_trail: Callable[[str], Awaitable[str]] | None = None
     run_tool: Callable[[str, Mapping[str, Any]], Awaitable[Any]] | None = None
 

@@ -19,7 +19,9 @@ from tests.standins.fixtures import run
 from tests.standins.sample_app import CRASHING_APP, SAMPLE_APP
 from trailblaze.api.driver import DriverOptions
 from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
-from trailblaze.drivers.android.driver import AndroidDevice, AndroidDriver, classify, screen_metrics
+from trailblaze.drivers.android.device import AndroidDevice
+from trailblaze.drivers.android.driver import AndroidDriver, classify
+from trailblaze.drivers.android.shell import screen_metrics
 
 FORMS_TAB = {"containsChild": {"textRegex": "Forms"}}
 

@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from trailblaze.api.driver import DriverOptions
-from trailblaze.drivers.web.driver import PlaywrightDriver, WebDevice
+from trailblaze.drivers.web.device import WebDevice
+from trailblaze.drivers.web.driver import PlaywrightDriver
 from trailblaze.drivers.web.settings import WebSettings
 
 from .support import a_trail

@@ -10,7 +10,7 @@ import pytest
 from trailblaze.agents.screen import render_screen
 from trailblaze.device.commands import ViewNode
 from trailblaze.drivers.web import aria, locators
-from trailblaze.drivers.web.driver import WebDevice
+from trailblaze.drivers.web.device import WebDevice
 
 SNAPSHOT = """\
 - generic [active] [ref=e1]:

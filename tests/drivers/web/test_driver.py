@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from trailblaze.core.errors import ToolFailure, UsageError
-from trailblaze.drivers.web.driver import PlaywrightDriver, WebDevice, system_chromium
+from trailblaze.drivers.web.browser import system_chromium
+from trailblaze.drivers.web.device import WebDevice
+from trailblaze.drivers.web.driver import PlaywrightDriver
 
 from .support import a_trail, shown_ref
 

@@ -15,7 +15,7 @@ from trailblaze.core import javaregex
 from trailblaze.core.errors import ToolFailure
 from trailblaze.device.selectors import NodeSelector, text_matches
 from trailblaze.drivers.web import locators
-from trailblaze.drivers.web.driver import WebDevice
+from trailblaze.drivers.web.device import WebDevice
 
 if TYPE_CHECKING:
     from playwright.async_api import Locator

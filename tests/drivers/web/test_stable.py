@@ -12,7 +12,7 @@ import pytest
 from trailblaze.core.errors import ToolFailure
 from trailblaze.device.selectors import NodeSelector
 from trailblaze.drivers.web import locators, stable
-from trailblaze.drivers.web.driver import WebDevice
+from trailblaze.drivers.web.device import WebDevice
 
 from .support import shown_ref
 

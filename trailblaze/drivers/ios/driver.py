@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from trailblaze.api.driver import Driver, DriverOptions
 from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.device.commands import DeviceInfo, ViewNode, action, query
-from trailblaze.drivers.mobile.device import Fingers, MobileDevice
+from trailblaze.drivers.mobile.device import MobileDevice
+from trailblaze.drivers.mobile.gestures import Fingers
 from trailblaze.drivers.mobile.settings import settle_timeout as mobile_settings
 from trailblaze.drivers.mobile.worker import DeviceWorker
 

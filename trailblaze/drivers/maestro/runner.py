@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING
 
 from trailblaze.core.errors import ToolFailure
 from trailblaze.core.pathnames import relative_path
-from trailblaze.drivers.maestro import commands as m
-from trailblaze.drivers.mobile.device import LONG_PRESS_MS, MobileDevice, point_in
+from trailblaze.drivers.maestro import arguments as m
+from trailblaze.drivers.maestro.commands import Command
+from trailblaze.drivers.mobile.device import MobileDevice
+from trailblaze.drivers.mobile.gestures import LONG_PRESS_MS, point_in
 from trailblaze.tools.core import save_snapshot
 
 if TYPE_CHECKING:
@@ -58,12 +60,12 @@ class MaestroRunner:
     def timeout_ms(self) -> int:
         return int(self.ctx.timeout * 1000)
 
-    async def run(self, commands: list[m.Command]) -> list[str]:
+    async def run(self, commands: list[Command]) -> list[str]:
         for command in commands:
             await self.run_one(command)
         return self.done
 
-    async def run_one(self, command: m.Command) -> None:
+    async def run_one(self, command: Command) -> None:
         handler = getattr(self, f"_{command.name}")
         try:
             note = await handler(command.args, command)
@@ -76,13 +78,13 @@ class MaestroRunner:
 
     # -- taps ---------------------------------------------------------------------------------------
 
-    async def _tapOn(self, args: m.Selector, command: m.Command) -> str:
+    async def _tapOn(self, args: m.Selector, command: Command) -> str:
         return await self._tap(args, taps=args.repeat or 1, long_press=False)
 
-    async def _doubleTapOn(self, args: m.Selector, command: m.Command) -> str:
+    async def _doubleTapOn(self, args: m.Selector, command: Command) -> str:
         return await self._tap(args, taps=2, long_press=False)
 
-    async def _longPressOn(self, args: m.Selector, command: m.Command) -> str:
+    async def _longPressOn(self, args: m.Selector, command: Command) -> str:
         return await self._tap(args, taps=1, long_press=True)
 
     async def _tap(self, args: m.Selector, *, taps: int, long_press: bool) -> str:
@@ -118,47 +120,47 @@ class MaestroRunner:
 
     # -- keyboard -----------------------------------------------------------------------------------
 
-    async def _inputText(self, args: m.InputText, command: m.Command) -> str:
+    async def _inputText(self, args: m.InputText, command: Command) -> str:
         await self.device.input_text(args.text)
         return f"typed {len(args.text)} characters"
 
-    async def _inputRandomText(self, args: m.InputRandom, command: m.Command) -> str:
+    async def _inputRandomText(self, args: m.InputRandom, command: Command) -> str:
         return await self._type_random("".join(random.choices(string.ascii_lowercase, k=args.length or 8)))
 
-    async def _inputRandomNumber(self, args: m.InputRandom, command: m.Command) -> str:
+    async def _inputRandomNumber(self, args: m.InputRandom, command: Command) -> str:
         length = args.length or 8
         digits = random.choice("123456789") + "".join(random.choices(string.digits, k=length - 1))
         return await self._type_random(digits)
 
-    async def _inputRandomEmail(self, args: m.NoArgs, command: m.Command) -> str:
+    async def _inputRandomEmail(self, args: m.NoArgs, command: Command) -> str:
         user = "".join(random.choices(string.ascii_lowercase, k=8))
         return await self._type_random(f"{user}@example.com")
 
-    async def _inputRandomPersonName(self, args: m.NoArgs, command: m.Command) -> str:
+    async def _inputRandomPersonName(self, args: m.NoArgs, command: Command) -> str:
         return await self._type_random(f"{random.choice(_FIRST_NAMES)} {random.choice(_LAST_NAMES)}")
 
     async def _type_random(self, text: str) -> str:
         await self.device.input_text(text)
         return f"typed {text!r}"
 
-    async def _eraseText(self, args: m.EraseText, command: m.Command) -> str:
+    async def _eraseText(self, args: m.EraseText, command: Command) -> str:
         await self.device.erase_text(args.charactersToErase)
         count = args.charactersToErase
         return "erased the field" if count is None else f"erased {count} characters"
 
-    async def _hideKeyboard(self, args: m.NoArgs, command: m.Command) -> str:
+    async def _hideKeyboard(self, args: m.NoArgs, command: Command) -> str:
         shown = await self.device.hide_keyboard()
         return "hid the keyboard" if shown else "no keyboard was shown"
 
-    async def _pressKey(self, args: m.PressKey, command: m.Command) -> str:
+    async def _pressKey(self, args: m.PressKey, command: Command) -> str:
         await self.device.act(self.device.press, args.key)
         return f"pressed {args.key}"
 
-    async def _back(self, args: m.NoArgs, command: m.Command) -> str:
+    async def _back(self, args: m.NoArgs, command: Command) -> str:
         await self.device.press_back()
         return "pressed back"
 
-    async def _copyTextFrom(self, args: m.Selector, command: m.Command) -> str:
+    async def _copyTextFrom(self, args: m.Selector, command: Command) -> str:
         node = await self.device.locate(args.element(), timeout_ms=self.timeout_ms)
         text = node.text if node.text is not None else node.description
         if text is None:
@@ -168,7 +170,7 @@ class MaestroRunner:
             await self.device.set_clipboard(text)
         return f"copied {text!r}"
 
-    async def _pasteText(self, args: m.NoArgs, command: m.Command) -> str:
+    async def _pasteText(self, args: m.NoArgs, command: Command) -> str:
         text = self.device.copied_text
         if text is None:
             raise ToolFailure("nothing was copied yet (copyTextFrom comes first)")
@@ -177,15 +179,15 @@ class MaestroRunner:
 
     # -- checks and waiting ---------------------------------------------------------------------------
 
-    async def _assertVisible(self, args: m.Selector, command: m.Command) -> str:
+    async def _assertVisible(self, args: m.Selector, command: Command) -> str:
         await self.device.assert_visible(selector=args.element(), timeout_ms=self.timeout_ms)
         return "visible"
 
-    async def _assertNotVisible(self, args: m.Selector, command: m.Command) -> str:
+    async def _assertNotVisible(self, args: m.Selector, command: Command) -> str:
         await self.device.assert_not_visible(selector=args.element(), timeout_ms=self.timeout_ms)
         return "not visible"
 
-    async def _extendedWaitUntil(self, args: m.ExtendedWaitUntil, command: m.Command) -> str:
+    async def _extendedWaitUntil(self, args: m.ExtendedWaitUntil, command: Command) -> str:
         timeout = m.timeout_ms(args.timeout, self.timeout_ms)
         if args.visible is not None:
             await self.device.assert_visible(selector=args.visible.element(), timeout_ms=timeout)
@@ -194,23 +196,23 @@ class MaestroRunner:
         await self.device.assert_not_visible(selector=args.notVisible.element(), timeout_ms=timeout)
         return "gone"
 
-    async def _waitForAnimationToEnd(self, args: m.WaitForAnimationToEnd, command: m.Command) -> str:
+    async def _waitForAnimationToEnd(self, args: m.WaitForAnimationToEnd, command: Command) -> str:
         timeout = (args.timeout if args.timeout is not None else ANIMATION_TIMEOUT_MS) / 1000
         still = await self.device.wait_until_still(timeout)
         return "the screen is still" if still else f"still changing after {timeout:g}s"
 
     # -- scrolling and swiping ---------------------------------------------------------------------------
 
-    async def _scroll(self, args: m.NoArgs, command: m.Command) -> str:
+    async def _scroll(self, args: m.NoArgs, command: Command) -> str:
         await self.device.scroll("DOWN")
         return "scrolled down"
 
-    async def _scrollUntilVisible(self, args: m.ScrollUntilVisible, command: m.Command) -> str:
+    async def _scrollUntilVisible(self, args: m.ScrollUntilVisible, command: Command) -> str:
         timeout = m.timeout_ms(args.timeout, 20000)
         node = await self.device.scroll_until_visible(args.element.element(), args.direction, timeout)
         return f"{_summary(node)} is visible"
 
-    async def _swipe(self, args: m.Swipe, command: m.Command) -> str:
+    async def _swipe(self, args: m.Swipe, command: Command) -> str:
         device = self.device
         if args.start is not None and args.end is not None:
             begin, end = self._screen_point(args.start), self._screen_point(args.end)
@@ -225,7 +227,7 @@ class MaestroRunner:
 
     # -- apps ---------------------------------------------------------------------------------------
 
-    async def _launchApp(self, args: m.LaunchApp, command: m.Command) -> str:
+    async def _launchApp(self, args: m.LaunchApp, command: Command) -> str:
         if args.clearState:
             mode = "REINSTALL"
         elif args.stopApp is False:
@@ -235,29 +237,29 @@ class MaestroRunner:
         await self.device.launch_app(args.appId, mode, arguments=args.arguments, permissions=args.permissions)
         return f"launched {args.appId}"
 
-    async def _stopApp(self, args: m.AppArgs, command: m.Command) -> str:
+    async def _stopApp(self, args: m.AppArgs, command: Command) -> str:
         await self.device.stop_app(args.appId)
         return f"stopped {args.appId}"
 
     _killApp = _stopApp
 
-    async def _clearState(self, args: m.AppArgs, command: m.Command) -> str:
+    async def _clearState(self, args: m.AppArgs, command: Command) -> str:
         await self.device.clear_app_data(args.appId)
         return f"cleared the data of {args.appId}"
 
-    async def _openLink(self, args: m.OpenLink, command: m.Command) -> str:
+    async def _openLink(self, args: m.OpenLink, command: Command) -> str:
         await self.device.open_url(args.link)
         return f"opened {args.link}"
 
-    async def _setAirplaneMode(self, args: m.AirplaneMode, command: m.Command) -> str:
+    async def _setAirplaneMode(self, args: m.AirplaneMode, command: Command) -> str:
         on = await self.device.set_airplane_mode(args.value == "enabled")
         return f"airplane mode {'on' if on else 'off'}"
 
-    async def _toggleAirplaneMode(self, args: m.NoArgs, command: m.Command) -> str:
+    async def _toggleAirplaneMode(self, args: m.NoArgs, command: Command) -> str:
         on = await self.device.set_airplane_mode(None)
         return f"airplane mode {'on' if on else 'off'}"
 
-    async def _takeScreenshot(self, args: m.TakeScreenshot, command: m.Command) -> str:
+    async def _takeScreenshot(self, args: m.TakeScreenshot, command: Command) -> str:
         image, kind = await self.device.call(self.device.screenshot)
         folder = self.ctx.artifacts_dir or (self.ctx.trail_path.parent if self.ctx.trail_path else Path.cwd())
         *parents, name = relative_path(args.path, fallback="screenshot")  # below the folder, never outside it
@@ -267,14 +269,14 @@ class MaestroRunner:
 
     # -- flow control -----------------------------------------------------------------------------------
 
-    async def _runFlow(self, args: m.RunFlow, command: m.Command) -> str:
+    async def _runFlow(self, args: m.RunFlow, command: Command) -> str:
         if args.when is not None and not await self._holds(args.when):
             return "skipped (its when: condition does not hold)"
         for inner in command.inner:
             await self.run_one(inner)
         return f"ran {len(command.inner)} commands"
 
-    async def _repeat(self, args: m.Repeat, command: m.Command) -> str:
+    async def _repeat(self, args: m.Repeat, command: Command) -> str:
         times = m.repeat_times(args.times) if args.times is not None else None
         rounds = 0
         while times is None or rounds < times:
@@ -287,7 +289,7 @@ class MaestroRunner:
             rounds += 1
         return f"repeated {rounds} times"
 
-    async def _retry(self, args: m.Retry, command: m.Command) -> str:
+    async def _retry(self, args: m.Retry, command: Command) -> str:
         retries = m.repeat_times(args.maxRetries)
         for attempt in range(retries + 1):
             try:

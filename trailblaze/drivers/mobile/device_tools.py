@@ -20,7 +20,7 @@ from trailblaze.tools.authoring import tool
 from trailblaze.tools.model import ToolContext
 
 if TYPE_CHECKING:
-    from trailblaze.drivers.android.driver import AndroidDevice
+    from trailblaze.drivers.android.device import AndroidDevice
 
 DOWNLOADS = "/sdcard/Download"
 #: what android_systemUiDemoMode sends to SystemUI (a frozen clock, full bars, no notifications)
@@ -104,7 +104,7 @@ _EXTRA_FLAGS = {"string": "--es", "boolean": "--ez", "int": "--ei", "long": "--e
 
 
 def android(ctx: ToolContext) -> AndroidDevice:
-    from trailblaze.drivers.android.driver import AndroidDevice
+    from trailblaze.drivers.android.device import AndroidDevice
 
     found = ctx.driver
     if not isinstance(found, AndroidDevice):

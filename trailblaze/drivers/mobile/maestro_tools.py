@@ -122,8 +122,8 @@ async def swipe_with_relative_coordinates(
 ) -> str:
     """Swipe between two points given as percentages ("50%, 90%") of the screen, or of the
     element showing ``swipeOnElementText``."""
-    from trailblaze.drivers.maestro.commands import parse_point
-    from trailblaze.drivers.mobile.device import point_in
+    from trailblaze.drivers.maestro.arguments import parse_point
+    from trailblaze.drivers.mobile.gestures import point_in
     from trailblaze.drivers.mobile.matching import MaestroSelector
 
     try:

@@ -26,7 +26,7 @@ from trailblaze.tools.model import ToolContext
 
 if TYPE_CHECKING:
     from trailblaze.device.commands import ViewNode
-    from trailblaze.drivers.android.driver import AndroidDevice
+    from trailblaze.drivers.android.device import AndroidDevice
     from trailblaze.drivers.mobile.device import MobileDevice
 
 MOBILE = ["android", "ios"]
@@ -96,7 +96,7 @@ async def tap_target(
     relative_point: tuple[float, float] = (0.5, 0.5),
     timeout_ms: int | None = None,
 ) -> str:
-    from trailblaze.drivers.mobile.device import point_in
+    from trailblaze.drivers.mobile.gestures import point_in
 
     node = await device(ctx).tap_element(
         target, long_press=long_press, relative_point=relative_point, timeout_ms=wait_ms(ctx, timeout_ms)
@@ -206,7 +206,7 @@ async def tap_on(
     timeoutMs: WaitMs = None,
 ) -> str:
     """Tap a point inside the element a nodeSelector finds ("X%,Y%" of its box)."""
-    from trailblaze.drivers.mobile.device import parse_relative_point
+    from trailblaze.drivers.mobile.gestures import parse_relative_point
 
     point = parse_relative_point(relativePoint)
     return await tap_target(ctx, selector, long_press=longPress, relative_point=point, timeout_ms=timeoutMs)

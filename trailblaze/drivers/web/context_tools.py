@@ -20,7 +20,7 @@ from trailblaze.tools.bounds import WaitMs
 from trailblaze.tools.model import ToolContext
 
 if TYPE_CHECKING:
-    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.drivers.web.device import WebDevice
 
 WEB = ["web"]
 _POLL = 0.1
@@ -29,7 +29,7 @@ Detail = Literal["BOUNDS", "CSS_SELECTORS", "OFFSCREEN_ELEMENTS", "OCCLUDED_ELEM
 
 
 def _web(ctx: ToolContext) -> WebDevice:
-    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.drivers.web.device import WebDevice
 
     if not isinstance(ctx.driver, WebDevice):
         raise NotImplementedError(f"{ctx.tool.name} needs the playwright-native driver")

@@ -23,7 +23,7 @@ from trailblaze.core.pathnames import path_component
 from trailblaze.device import masking
 from trailblaze.device.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
 from trailblaze.drivers.web import locators
-from trailblaze.drivers.web.driver import scroll_delta
+from trailblaze.drivers.web.device import scroll_delta
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import Pixels, WaitMs
 from trailblaze.tools.core import save_snapshot
@@ -33,7 +33,7 @@ from trailblaze.tools.params import Ref, Target, TimeoutMs
 if TYPE_CHECKING:
     from playwright.async_api import Locator
 
-    from trailblaze.drivers.web.driver import WebDevice
+    from trailblaze.drivers.web.device import WebDevice
 
 WEB = ["web"]
 _NAMED_KEYS = {

@@ -65,8 +65,10 @@ class ScriptedTool(ToolImplementation):
         return check_arguments(self._validator, self.tool.name, args)
 
     async def invoke(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutcome:
+        from trailblaze.api.session import Session  # loaded already: a session is running
+
         session = ctx.session
-        if session is None:
+        if not isinstance(session, Session):  # the server starts in the session, with its config and logs
             raise InfrastructureError(f"scripted tool {self.tool.name} runs only in a session")
         served = await _served(session, self.folder, self.folder_shown)
         tool = McpTool(served.connection, self.tool.name, self.tool.input_schema, aware=True, calls=served.calls)

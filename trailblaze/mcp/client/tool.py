@@ -188,7 +188,7 @@ def driver_type(ctx: ToolContext) -> str:
     session = ctx.session
     if session is None:
         return ctx.device.driver
-    return upstream_key(session.driver.key, getattr(session.driver, "aliases", ()))
+    return upstream_key(session.driver.key, session.driver.aliases)
 
 
 def target_envelope(ctx: ToolContext) -> dict[str, Any] | None:

@@ -17,6 +17,8 @@ from trailblaze.project.config.urls import SAMPLE_APP
 from trailblaze.project.projectfile import CONFIG_NAME
 
 if TYPE_CHECKING:
+    import pluggy
+
     from trailblaze.core.argparsing import Parser
 
 
@@ -44,8 +46,7 @@ class Config:
         #: the parsed file, to point at where something was declared (``doc.location(keys)``)
         self.doc = doc
         self.root = path.parent if path is not None else Path.cwd()
-        #: the pluggy plugin manager, set when the project is assembled (as in pytest)
-        self.pluginmanager: Any = None
+        self._pluginmanager: pluggy.PluginManager | None = None
         #: what plugins declared in ``trailblaze_addoption`` (None: nothing was declared)
         self.parser = parser
         #: the command being run (``run``, ``record``, ``validate``, ``mcp``…), None in the library
@@ -58,6 +59,19 @@ class Config:
         #: the files reporters will write, claimed in ``trailblaze_configure`` (never over a file
         #: that is not a report, never two reports to one file: :mod:`trailblaze.core.reportfiles`)
         self.report_paths = ReportPaths()
+
+    @property
+    def pluginmanager(self) -> pluggy.PluginManager:
+        """The plugin manager (as pytest's ``config.pluginmanager``): register an object as a
+        plugin with ``config.pluginmanager.register(obj, name)``. Set when the project is
+        assembled; a Config made on its own has none."""
+        if self._pluginmanager is None:
+            raise RuntimeError("this Config has no plugin manager: it was not loaded as part of a project")
+        return self._pluginmanager
+
+    @pluginmanager.setter
+    def pluginmanager(self, pluginmanager: pluggy.PluginManager) -> None:
+        self._pluginmanager = pluginmanager
 
     # -- what plugins declared ------------------------------------------------------------------
 
@@ -117,7 +131,7 @@ class Config:
             stdout_protocol=self.stdout_protocol,
         )
         copy.option = SimpleNamespace(**{**vars(self.option), **values})
-        copy.pluginmanager = self.pluginmanager
+        copy._pluginmanager = self._pluginmanager
         return copy
 
     # -- the file ---------------------------------------------------------------------------------

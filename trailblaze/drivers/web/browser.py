@@ -1,0 +1,113 @@
+"""Finding and starting a Chromium for the web driver: Playwright's own build, a system
+Chromium, or the one ``browser:`` names; the flags it runs with, and what to say when none
+starts. Also what scripts and benchmarks use to launch the same browser the driver does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.core.errors import InfrastructureError, UsageError
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, BrowserType
+
+#: Chromium flags that keep it quiet on a closed network and in containers.
+CHROMIUM_ARGS = (
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    # a name pattern from a trail that backtracks catastrophically ((a+)+$) is matched by V8 in
+    # the page: let V8 switch to its linear-time engine instead of hanging the page
+    "--js-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
+)
+SYSTEM_CHROMIUMS = (
+    "/usr/lib/chromium/chromium",  # Debian's binary, without the wrapper script's warning
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+)
+VIEWPORT = {"width": 1280, "height": 720}
+NO_BROWSER = (
+    "no browser for the web driver: install Playwright's Chromium (`python -m playwright install chromium`) "
+    "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml"
+)
+
+
+def display_problem() -> str | None:
+    """Why a visible browser cannot open here (Linux without a display), or None."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None  # macOS and Windows always have one for a logged-in user
+    return "no display ($DISPLAY is unset)"
+
+
+def system_chromium() -> str | None:
+    for candidate in SYSTEM_CHROMIUMS:
+        path = candidate if candidate.startswith("/") else shutil.which(candidate)
+        if path and Path(path).is_file():
+            return path
+    return None
+
+
+async def launch(chromium: BrowserType, browser: str | None, *, headless: bool, args: Sequence[str] = ()) -> Browser:
+    """Start a Chromium with :data:`CHROMIUM_ARGS` and ``args``: the one at ``browser`` (from
+    ``browser:`` in trailblaze.yaml) when given, else Playwright's own build, else a system
+    Chromium; an error saying how to get one when there is none."""
+    from playwright.async_api import Error
+
+    options: dict[str, Any] = {"headless": headless, "args": [*CHROMIUM_ARGS, *args]}
+    if browser:
+        if not Path(browser).is_file():
+            raise UsageError(f"browser not found: {browser} (from `browser:` in trailblaze.yaml)")
+        try:
+            return await chromium.launch(executable_path=browser, **options)
+        except Error as exc:
+            raise InfrastructureError(launch_failure(browser, exc)) from None
+    if Path(chromium.executable_path).is_file():
+        try:
+            return await chromium.launch(**options)
+        except Error:
+            pass  # Playwright's build is there but cannot start here; try the system's
+    path = system_chromium()
+    if path is None:
+        raise InfrastructureError(NO_BROWSER)
+    try:
+        return await chromium.launch(executable_path=path, **options)
+    except Error as exc:
+        raise InfrastructureError(launch_failure(path, exc)) from None
+
+
+def launch_failure(path: str, exc: Exception) -> str:
+    """One line for a browser that would not start: what the browser itself last said on
+    stderr if anything, else Playwright's reason — not Playwright's whole launch log."""
+    text = str(exc).strip()
+    said = re.findall(r"\[pid=[^\]]*\]\[err\] *(.+)", text)
+    if said:
+        reason = said[-1].strip()
+    else:
+        reason = text.splitlines()[0] if text else type(exc).__name__
+        reason = re.sub(r"^BrowserType\.launch: (Failed to launch: )?", "", reason)
+    return f"cannot start the browser at {path}: {reason}"
+
+
+def quiet_driver_exit(manager: Any) -> None:
+    """Ctrl-C in a terminal reaches Playwright's Node.js driver too, and it exits. Playwright then
+    sets an error on a future nobody awaits, and asyncio prints "Future exception was never
+    retrieved" after our clean interrupt report. Reading the error marks it as seen; the
+    interruption itself is reported by the run. (Playwright internals: skipped if they change.)"""
+    transport = getattr(getattr(manager, "_client", None), "_transport", None)
+    future = getattr(transport, "on_error_future", None)
+    if isinstance(future, asyncio.Future):
+        future.add_done_callback(lambda f: None if f.cancelled() else f.exception())
