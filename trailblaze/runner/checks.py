@@ -32,7 +32,7 @@ from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail
 
 if TYPE_CHECKING:
-    from trailblaze.api.session import Run, Session
+    from trailblaze.api.session import PlannedTrail, Run, Session
     from trailblaze.runner.project import Project
 
 
@@ -87,8 +87,7 @@ def _workspace_problems(project: Project, path: Path, reported: set[Path]) -> li
     if workspace is None or workspace.config_file in reported:
         return []
     reported.add(workspace.config_file)
-    project.registry_for(workspace)  # its tool files: their problems join the workspace's
-    return list(workspace.problems)
+    return [*workspace.problems, *project.tools_for(workspace)[1]]  # reading it, then its tool files
 
 
 def _no_trails_folder(project: Project, folder: Path) -> UsageError:
@@ -162,7 +161,7 @@ def check_planned(run: Run, project: Project, *, recordings: bool, per_driver: b
         if planned.skip_reason is not None:
             continue
         trail = planned.trail
-        problems.extend(tool_problems(project, trail, planned.driver_key if per_driver else None))
+        problems.extend(tool_problems(project, planned, planned.driver_key if per_driver else None))
         if recordings:
             platform = project.drivers.resolve(planned.driver_key).platform
             problems.extend(missing_recordings(trail, platform, planned.driver_key))
@@ -171,11 +170,12 @@ def check_planned(run: Run, project: Project, *, recordings: bool, per_driver: b
     return problems
 
 
-def tool_problems(project: Project, trail: Trail, driver_name: str | None) -> list[TrailblazeError]:
-    """Problems with the tool calls of ``trail``: on ``driver_name`` only the recording that
-    driver would replay, otherwise every recording against every tool."""
-    workspace = project.workspace_for(trail.path)
-    tools = project.registry_for(workspace)
+def tool_problems(project: Project, planned: PlannedTrail, driver_name: str | None) -> list[TrailblazeError]:
+    """Problems with the tool calls of a planned trail, against the tools it was planned with:
+    on ``driver_name`` only the recording that driver would replay, otherwise every recording
+    against every tool."""
+    trail, workspace = planned.trail, planned.workspace
+    tools = planned.registry if planned.registry is not None else project.registry_for(workspace)
     dynamic = project.has_dynamic_tools
     if driver_name is None:
         problems = check_trail_tools(trail, tools, None, allow_unknown=dynamic)
