@@ -333,6 +333,60 @@ def bench_remote_browser(runs: int) -> list[Figure]:
     return [Figure(**f) for f in scaling.bench_remote_browser(runs)]
 
 
+_REGISTER = """
+import sys, time
+from trailblaze.runner.project import load_project
+project = load_project()
+project.drivers  # the drivers' modules (and pydantic) are loaded before the clock starts
+start = time.process_time()
+tools = project.tools
+if sys.argv[1] == "eager":  # what registering cost when every model and schema was built then
+    for spec in tools:
+        spec.input_schema, spec.secret_fields
+print(len(tools), time.process_time() - start)
+"""
+
+
+def bench_registry(runs: int) -> list[Figure]:
+    """Registering every tool (names, descriptions and flags; models and schemas built on first
+    use) vs building every tool's model and JSON Schema as registration once did, each in a
+    fresh process; and the CPU of ``trailblaze validate`` of one web trail vs ``trailblaze
+    --version``: what checking a trail adds to start-up."""
+
+    def register(mode: str) -> float:
+        out = subprocess.run(
+            [sys.executable, "-c", _REGISTER, mode], cwd=ROOT, env=env(), check=True, capture_output=True, text=True
+        )
+        return float(out.stdout.split()[1])
+
+    trailblaze = str(BIN / "trailblaze")
+    lazy, eager, validate, version = interleaved(
+        runs,
+        lambda: register("lazy"),
+        lambda: register("eager"),
+        lambda: cpu_of([trailblaze, "validate", "trails/legacy/about.trail.yaml"]),
+        lambda: cpu_of([trailblaze, "--version"]),
+    )
+    return [
+        Figure(
+            "register every tool (lazy) vs building every model and schema at registration (CPU)",
+            lazy,
+            eager,
+            "s CPU",
+            "≤ 0.25×",
+            lazy <= eager * 0.25,
+        ),
+        Figure(
+            "trailblaze validate of one web trail vs trailblaze --version (CPU)",
+            validate,
+            version,
+            "s CPU",
+            "shown: what checking a trail adds to start-up",
+            True,
+        ),
+    ]
+
+
 _PEAK_RSS = """
 import resource, sys
 from pathlib import Path
@@ -374,6 +428,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "workers": (bench_workers, 3),
     "evidence": (bench_evidence, 5),
     "engine": (bench_engine, 3),
+    "registry": (bench_registry, 7),
     "android": (bench_android, 60),
     "mcp-connect": (bench_mcp_connect, 5),
     "mcp-call": (bench_mcp_call, 5),

@@ -325,3 +325,35 @@ def test_calls_a_composition_cannot_make_are_reported_where_a_trail_uses_it(cli:
             "error: trails/broken.trail.yaml:8:11: t_ping is in a delegation cycle, t_ping → t_pong → t_ping, "
             f"which never ends ({project.root / 'tools/ping.tool.yaml'}:4:5)",
         ], result.stderr
+
+
+def test_a_composition_builds_its_model_only_when_first_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A composition's pydantic model and JSON Schema are built when a call is validated or its
+    schema is read (issue 24's lazy registry), not when trailblaze.yaml's ``tools:`` registers it."""
+    from trailblaze.tools import yamlcompose
+
+    built: list[str] = []
+    real = yamlcompose._arguments_model
+
+    def counted(tool_file):  # type: ignore[no-untyped-def]
+        built.append(tool_file.id)
+        return real(tool_file)
+
+    monkeypatch.setattr(yamlcompose, "_arguments_model", counted)
+    for name in ("called", "idle"):
+        write(
+            tmp_path,
+            f"tools/{name}.tool.yaml",
+            f"id: {name}_type\ndescription: Type.\nparameters: [{{name: text, type: string}}]\ntools:\n"
+            '  - null_type: {text: "{{params.text}}"}\n',
+        )
+    write(
+        tmp_path,
+        "trails/t.trail.yaml",
+        "trail:\n  - step: s\n    recording:\n      test:\n        - called_type: {text: hi}\n",
+    )
+    project = make_project(tmp_path, "driver: null-test\ntools: [tools]\n")
+    assert run(project).exit_code == 0
+    assert built == ["called_type"]  # checked and run: built once, for the tool the trail calls
+    assert project.tools.require("idle_type").input_schema["required"] == ["text"]
+    assert built == ["called_type", "idle_type"]

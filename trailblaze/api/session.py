@@ -110,6 +110,9 @@ class PlannedTrail:
     workspace: Workspace | None = None
     #: which run of the trail this is: 0 the first, 1 the first ``--retries`` retry, …
     attempt: int = 0
+    #: the tools the trail may call (every driver's; its workspace's included), resolved once
+    #: when the trail is planned and checked against; None where a trail is not planned so
+    registry: ToolRegistry | None = None
 
 
 @dataclass(slots=True)

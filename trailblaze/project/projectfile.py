@@ -43,3 +43,37 @@ def plugins_listed_in(path: Path) -> list[str]:
     data = load_text(text, str(path)).data
     listed = data.get("plugins") if isinstance(data, dict) else None
     return [str(p) for p in listed] if isinstance(listed, list) else []
+
+
+#: names the folder of upstream's workspace file outright (instead of looking for it)
+WORKSPACE_CONFIG_DIR_ENV = "TRAILBLAZE_CONFIG_DIR"
+WORKSPACE_CONFIG_FILE = "trailblaze.yaml"
+
+
+def find_workspace(start: Path) -> Path | None:
+    """The ``trails/config/trailblaze.yaml`` that owns ``start`` (a file or folder), if any: the
+    folders above are looked through without reading anything (the workspace is read by
+    :mod:`trailblaze.project.workspace`)."""
+    explicit = os.environ.get(WORKSPACE_CONFIG_DIR_ENV)
+    if explicit:
+        candidate = Path(explicit).expanduser() / WORKSPACE_CONFIG_FILE
+        return shown_path(candidate.resolve()) if candidate.is_file() else None
+    try:
+        here = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: discovery reports it; the folder still counts
+        here = Path(os.path.abspath(start))
+    folder = here if here.is_dir() else here.parent
+    for ancestor in (folder, *folder.parents):
+        candidate = ancestor / "trails" / "config" / WORKSPACE_CONFIG_FILE
+        if candidate.is_file():
+            return shown_path(candidate)
+    return None
+
+
+def shown_path(path: Path) -> Path:
+    """Relative to the working directory when inside it, so messages name files as a person
+    would type them (``trails/config/trailmaps/clock/trailmap.yaml:3:5``)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path

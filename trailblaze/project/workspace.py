@@ -28,7 +28,6 @@ Waypoints, LLM settings and providers are read and not used.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,12 +39,14 @@ from trailblaze.core.sourcefile import read_source
 from trailblaze.core.validation import describe_errors
 from trailblaze.core.yamlsource import PathKey, YamlDocument, load_path
 from trailblaze.project.config import PlatformConfig, TargetConfig, ToolsetConfig
+from trailblaze.project.projectfile import WORKSPACE_CONFIG_DIR_ENV, WORKSPACE_CONFIG_FILE
+from trailblaze.project.projectfile import find_workspace as find_workspace  # found without loading one
 from trailblaze.project.scriptedtools import ScriptedToolDef, ScriptFolder, read_folder
 from trailblaze.tools.bundled import TRAILMAPS
 from trailblaze.tools.yamltool import ToolDeclaration, find_tool_files, load_entries, load_tool_file
 
-CONFIG_DIR_ENV = "TRAILBLAZE_CONFIG_DIR"
-CONFIG_FILE = "trailblaze.yaml"
+CONFIG_DIR_ENV = WORKSPACE_CONFIG_DIR_ENV
+CONFIG_FILE = WORKSPACE_CONFIG_FILE
 MANIFEST = "trailmap.yaml"
 #: the trailmaps trailblaze ships (``dependencies: [trailblaze]`` and friends)
 BUNDLED = TRAILMAPS
@@ -147,33 +148,6 @@ class Workspace:
             return str(path.relative_to(self.config_dir.parent.parent))
         except ValueError:
             return str(path)
-
-
-def find_workspace(start: Path) -> Path | None:
-    """The ``trails/config/trailblaze.yaml`` that owns ``start`` (a file or folder), if any."""
-    explicit = os.environ.get(CONFIG_DIR_ENV)
-    if explicit:
-        candidate = Path(explicit).expanduser() / CONFIG_FILE
-        return _as_typed(candidate.resolve()) if candidate.is_file() else None
-    try:
-        here = start.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: discovery reports it; the folder still counts
-        here = Path(os.path.abspath(start))
-    folder = here if here.is_dir() else here.parent
-    for ancestor in (folder, *folder.parents):
-        candidate = ancestor / "trails" / "config" / CONFIG_FILE
-        if candidate.is_file():
-            return _as_typed(candidate)
-    return None
-
-
-def _as_typed(path: Path) -> Path:
-    """Relative to the working directory when inside it, so messages name files as a person
-    would type them (``trails/config/trailmaps/clock/trailmap.yaml:3:5``)."""
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path
 
 
 def load_workspace(config_file: Path) -> Workspace:

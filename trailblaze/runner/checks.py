@@ -34,7 +34,7 @@ from trailblaze.trail.loader import TrailErrors
 from trailblaze.trail.model import ANY_CLASSIFIER, Step, Trail
 
 if TYPE_CHECKING:
-    from trailblaze.api.session import Run, Session
+    from trailblaze.api.session import PlannedTrail, Run, Session
     from trailblaze.project.workspace import Workspace
     from trailblaze.runner.project import Project
 
@@ -90,8 +90,7 @@ def _workspace_problems(project: Project, path: Path, reported: set[Path]) -> li
     if workspace is None or workspace.config_file in reported:
         return []
     reported.add(workspace.config_file)
-    project.registry_for(workspace)  # its tool files: their problems join the workspace's
-    return list(workspace.problems)
+    return [*workspace.problems, *project.tools_for(workspace)[1]]  # reading it, then its tool files
 
 
 def _no_trails_folder(project: Project, folder: Path) -> UsageError:
@@ -166,8 +165,8 @@ def check_planned(run: Run, project: Project, *, recordings: bool, per_driver: b
         if planned.skip_reason is not None:
             continue
         trail = planned.trail
-        found = tool_problems(project, trail, planned.driver_key if per_driver else None)
-        kept, excused = sort_out(project, trail, found)
+        found = tool_problems(project, planned, planned.driver_key if per_driver else None)
+        kept, excused = sort_out(planned.workspace, trail, found)
         problems.extend(kept)
         waived.extend(excused)
         if recordings:
@@ -185,11 +184,12 @@ def warn(warnings: Iterable[TrailblazeError]) -> None:
         print(f"warning: {one_line(text)}", file=sys.stderr, flush=True)
 
 
-def tool_problems(project: Project, trail: Trail, driver_name: str | None) -> list[TrailblazeError]:
-    """Problems with the tool calls of ``trail``: on ``driver_name`` only the recording that
-    driver would replay, otherwise every recording against every tool."""
-    workspace = project.workspace_for(trail.path)
-    tools = project.registry_for(workspace)
+def tool_problems(project: Project, planned: PlannedTrail, driver_name: str | None) -> list[TrailblazeError]:
+    """Problems with the tool calls of a planned trail, against the tools it was planned with:
+    on ``driver_name`` only the recording that driver would replay, otherwise every recording
+    against every tool."""
+    trail, workspace = planned.trail, planned.workspace
+    tools = planned.registry if planned.registry is not None else project.registry_for(workspace)
     dynamic = project.has_dynamic_tools
     if driver_name is None:
         problems = check_trail_tools(trail, tools, None, allow_unknown=dynamic)
@@ -201,12 +201,11 @@ def tool_problems(project: Project, trail: Trail, driver_name: str | None) -> li
 
 
 def sort_out(
-    project: Project, trail: Trail, problems: list[TrailblazeError]
+    workspace: Workspace | None, trail: Trail, problems: list[TrailblazeError]
 ) -> tuple[list[TrailblazeError], list[TrailblazeError]]:
     """The problems with ``trail``'s tool calls that count, and those its target excuses
     (warnings): in a trail of an upstream workspace, each unknown tool says where it was looked
     for, and the trailmap of the trail's target may excuse them (:func:`exempted`)."""
-    workspace = project.workspace_for(trail.path)
     return exempted(workspace, trail, [_looked_in(p, workspace) for p in problems])
 
 

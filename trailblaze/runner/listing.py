@@ -74,9 +74,9 @@ def list_tools(project: Project, driver: str | None = None, target: str | None =
     """The tools trails may call, sorted by source and name. With ``driver``: what a session
     on it (for ``target``) gets, MCP servers' tools included (they are started and stopped)."""
     workspace = project.workspace_for()
-    registry = project.registry_for(workspace)
-    if workspace is not None and workspace.problems:
-        raise ErrorList(workspace.problems)
+    registry, problems = project.tools_for(workspace)
+    if workspace is not None and (workspace.problems or problems):
+        raise ErrorList([*workspace.problems, *problems])
     if target and project.target_config(target, workspace) is None:
         raise UsageError(f"unknown target {target!r}")
     notes: list[str] = []

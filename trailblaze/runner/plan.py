@@ -87,14 +87,15 @@ def check_options(options: RunOptions) -> None:
 
 
 def plan_trail(project: Project, trail: Trail, options: RunOptions) -> PlannedTrail:
-    """The trail with its driver (one whose client library is installed), target and workspace,
-    and why it is skipped on this driver's platform, if it is."""
+    """The trail with its driver (one whose client library is installed), target, workspace and
+    tools, and why it is skipped on this driver's platform, if it is."""
     driver = project.drivers.require(project.default_driver_name(options.driver, trail))
     workspace = project.workspace_for(trail.path)
     target = trail.config.target or options.target or project.config.project.target
     if target is None and workspace is not None:
         target = workspace.default_target
-    return PlannedTrail(trail, driver.key, None, skip_reason(trail, driver.platform), target, workspace)
+    reason = skip_reason(trail, driver.platform)
+    return PlannedTrail(trail, driver.key, None, reason, target, workspace, registry=project.registry_for(workspace))
 
 
 def skip_reason(trail: Trail, platform: str) -> str | None:

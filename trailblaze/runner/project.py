@@ -7,6 +7,7 @@ is thin over.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -80,7 +81,10 @@ class Project:
         self.plugins = plugins
         self._configured = False
         self._workspaces: dict[Path, Workspace] = {}
-        self._workspace_tools: dict[Path, ToolRegistry] = {}
+        #: the workspace config file owning each folder asked about (None: none does)
+        self._workspace_files: dict[str, Path | None] = {}
+        #: each workspace's registry, with the problems building it found
+        self._workspace_tools: dict[Path, tuple[ToolRegistry, list[TrailblazeError]]] = {}
 
     @property
     def hook(self) -> pluggy.HookRelay:
@@ -118,38 +122,57 @@ class Project:
 
     def workspace_for(self, path: Path | None = None) -> Workspace | None:
         """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path`` (default:
-        the working directory), loaded once."""
-        from trailblaze.project.workspace import find_workspace, load_workspace
+        the working directory), loaded once; the folders above a folder are looked through once
+        per project, whatever number of trails it holds."""
+        folder = self._folder_of(path if path is not None else Path.cwd())
+        if folder in self._workspace_files:
+            found = self._workspace_files[folder]
+        else:
+            from trailblaze.project.projectfile import find_workspace
 
-        found = find_workspace(path if path is not None else Path.cwd())
+            found = self._workspace_files[folder] = find_workspace(Path(folder))
         if found is None:
             return None
         workspace = self._workspaces.get(found)
         if workspace is None:
+            from trailblaze.project.workspace import load_workspace
+
             workspace = self._workspaces[found] = load_workspace(found)
         return workspace
 
+    @staticmethod
+    def _folder_of(path: Path) -> str:
+        """The folder a workspace is looked for from: ``path`` itself, or the folder of a file."""
+        absolute = os.path.abspath(path)
+        return absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+
     def registry_for(self, workspace: Workspace | None) -> ToolRegistry:
         """The tools trails of ``workspace`` may call: every plugin's, plus the workspace's tool
-        files and its scripted tools (known by name, unavailable). Problems join the
-        workspace's."""
-        if workspace is None:
-            return self.tools
-        registry = self._workspace_tools.get(workspace.config_file)
-        if registry is None:
-            from trailblaze.tools.yamlchecks import add_declarations
-            from trailblaze.tools.yamlcompose import unavailable_spec
+        files and its scripted tools (known by name, unavailable); :meth:`tools_for` also says
+        what was wrong with them."""
+        return self.tools_for(workspace)[0]
 
-            registry = ToolRegistry(list(self.tools))
-            workspace.problems += add_declarations(
-                registry, workspace.declarations, allow_unknown=self.has_dynamic_tools
-            )
-            for name, reason in workspace.unavailable.items():
-                if name not in registry:
-                    registry.add(unavailable_spec(name, reason, f"workspace {workspace.shown(workspace.config_file)}"))
-            workspace.problems += self._add_scripted_tools(registry, workspace)
-            self._workspace_tools[workspace.config_file] = registry
-        return registry
+    def tools_for(self, workspace: Workspace | None) -> tuple[ToolRegistry, list[TrailblazeError]]:
+        """The registry of :meth:`registry_for` and the problems building it found (the
+        workspace's tool files and scripted tools), built once per workspace."""
+        if workspace is None:
+            return self.tools, []
+        built = self._workspace_tools.get(workspace.config_file)
+        if built is None:
+            built = self._workspace_tools[workspace.config_file] = self._build_registry(workspace)
+        return built
+
+    def _build_registry(self, workspace: Workspace) -> tuple[ToolRegistry, list[TrailblazeError]]:
+        from trailblaze.tools.yamlchecks import add_declarations
+        from trailblaze.tools.yamlcompose import unavailable_spec
+
+        registry = ToolRegistry(list(self.tools))
+        problems = add_declarations(registry, workspace.declarations, allow_unknown=self.has_dynamic_tools)
+        for name, reason in workspace.unavailable.items():
+            if name not in registry:
+                registry.add(unavailable_spec(name, reason, f"workspace {workspace.shown(workspace.config_file)}"))
+        problems += self._add_scripted_tools(registry, workspace)
+        return registry, problems
 
     def _add_scripted_tools(self, registry: ToolRegistry, workspace: Workspace) -> list[TrailblazeError]:
         """The workspace's scripted tools, each run by its folder's server (see
@@ -201,13 +224,14 @@ class Project:
         saved = (self.__dict__.get("tools"), dict(self._workspaces), dict(self._workspace_tools))
         self.__dict__.pop("tools", None)
         self._workspace_tools.clear()
+        self._workspace_files.clear()  # a workspace may have been made (or removed) since
         try:
             self.tools  # noqa: B018 - reads the files, raises their problems
             for found in saved[1]:
                 workspace = self._workspaces[found] = load_workspace(found)
-                self.registry_for(workspace)
-                if workspace.problems:
-                    raise ErrorList(list(workspace.problems))
+                problems = [*workspace.problems, *self.tools_for(workspace)[1]]
+                if problems:
+                    raise ErrorList(problems)
         except TrailblazeError:
             tools, self._workspaces, self._workspace_tools = saved
             if tools is not None:

@@ -50,13 +50,13 @@ def validate(project: Project, options: RunOptions) -> list[Trail]:
 def _server_tool_problems(project: Project, planned: Sequence[PlannedTrail]) -> list[TrailblazeError]:
     from trailblaze.runner.listing import session_tools
 
-    groups: dict[tuple[str, str | None], list[Trail]] = {}
+    groups: dict[tuple[str, str | None], list[PlannedTrail]] = {}
     for item in planned:
         if item.skip_reason is None:
-            groups.setdefault((item.driver_key, item.target), []).append(item.trail)
+            groups.setdefault((item.driver_key, item.target), []).append(item)
     problems: list[TrailblazeError] = []
     waived: list[TrailblazeError] = []
-    for (driver_key, target), trails in groups.items():
+    for (driver_key, target), members in groups.items():
         try:
             registry = asyncio.run(session_tools(project, driver_key, target))
         except TrailblazeError as exc:
@@ -71,8 +71,9 @@ def _server_tool_problems(project: Project, planned: Sequence[PlannedTrail]) -> 
                 "were not checked)"
             ) from None
         platform = project.drivers.resolve(driver_key).platform
-        for trail in trails:
-            kept, excused = sort_out(project, trail, check_trail_tools(trail, registry, (platform,), driver=driver_key))
+        for item in members:
+            found = check_trail_tools(item.trail, registry, (platform,), driver=driver_key)
+            kept, excused = sort_out(item.workspace, item.trail, found)
             problems.extend(kept)
             waived.extend(excused)
     warn(waived)

@@ -1,7 +1,9 @@
 """Python functions as tools: the pydantic input model, invocation, and result handling.
 
-The signature is read when the tool is registered (a parameter that cannot describe an input
-is an error then); the pydantic model and its JSON Schema are built on first use.
+Registering a tool costs no more than listing it needs: its name, description and flags. The
+parameters are checked for ``*args``/``**kwargs`` then (they cannot describe an input); the
+annotations are read, and the pydantic model and its JSON Schema built, on first use — a
+validation of a call, the call itself, or the schema's export — once per process.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from trailblaze.tools.model import (
 
 
 def build_spec(fn: Callable[..., Any], *, name: str, description: str | None, metadata: ToolMetadata) -> ToolSpec:
-    fields, context_param = _arguments(fn, name)
-    implementation = PythonTool(fn, fields, context_param, name, metadata.delegating)
+    _check_parameters(fn, name)
+    implementation = PythonTool(fn, name, metadata.delegating)
     doc = description if description is not None else inspect.getdoc(fn) or ""
     return ToolSpec(
         name=name,
@@ -40,6 +42,22 @@ def build_spec(fn: Callable[..., Any], *, name: str, description: str | None, me
         implementation=implementation,
         secret_fields=deferred(implementation.secret_fields),
     )
+
+
+def _check_parameters(fn: Callable[..., Any], name: str) -> None:
+    """``*args``/``**kwargs`` cannot describe a tool's input: said when the tool is registered.
+    A plain function's code flags tell without building its signature."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and not hasattr(fn, "__wrapped__"):
+        variadic = code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    else:
+        kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        variadic = any(p.kind in kinds for p in inspect.signature(fn).parameters.values())
+    if variadic:
+        raise TypeError(_VARIADIC.format(name=name))
+
+
+_VARIADIC = "tool {name!r}: *args/**kwargs cannot describe a tool's input; name each parameter"
 
 
 def _arguments(fn: Callable[..., Any], name: str) -> tuple[dict[str, Any], str | None]:
@@ -57,31 +75,41 @@ def _arguments(fn: Callable[..., Any], name: str) -> tuple[dict[str, Any], str |
             context_param = param.name
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise TypeError(f"tool {name!r}: *args/**kwargs cannot describe a tool's input; name each parameter")
+            raise TypeError(_VARIADIC.format(name=name))
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, default)
     return fields, context_param
 
 
 class PythonTool(ToolImplementation):
-    """A tool implemented by a Python function (async, or sync run in a worker thread)."""
+    """A tool implemented by a Python function (async, or sync run in a worker thread).
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        fields: dict[str, Any],
-        context_param: str | None,
-        name: str,
-        delegating: bool,
-    ) -> None:
+    The function's annotations are read on first use (:attr:`fields`), not when it is
+    registered: a command pays only for the tools it validates, calls or describes."""
+
+    def __init__(self, fn: Callable[..., Any], name: str, delegating: bool) -> None:
         self.fn = fn
-        self.fields = fields
-        self.context_param = context_param
         self.name = name
         self.delegating = delegating
         self.is_async = inspect.iscoroutinefunction(fn)
+        self._arguments: tuple[dict[str, Any], str | None] | None = None
         self._model: type[BaseModel] | None = None
         self._schema: dict[str, Any] | None = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The input model's fields by parameter name: ``(annotation, default)``."""
+        return self._read_arguments()[0]
+
+    @property
+    def context_param(self) -> str | None:
+        """The parameter that receives the :class:`ToolContext`, if one does."""
+        return self._read_arguments()[1]
+
+    def _read_arguments(self) -> tuple[dict[str, Any], str | None]:
+        if self._arguments is None:
+            self._arguments = _arguments(self.fn, self.name)
+        return self._arguments
 
     @property
     def model(self) -> type[BaseModel]:

@@ -27,6 +27,7 @@ from trailblaze.tools.model import (
     ToolMetadata,
     ToolOutcome,
     ToolSpec,
+    deferred,
     strip_reason,
 )
 from trailblaze.tools.yamltool import OMIT, PARAM_TYPES, TOKEN, WHOLE_TOKEN, ToolDeclaration, ToolFile
@@ -35,15 +36,14 @@ from trailblaze.tools.yamltool import OMIT, PARAM_TYPES, TOKEN, WHOLE_TOKEN, Too
 
 
 def composed_spec(declaration: ToolDeclaration) -> ToolSpec:
-    """The delegating tool a ``tools:`` file defines."""
+    """The delegating tool a ``tools:`` file defines (its arguments' model and JSON Schema are
+    built on first use)."""
     tool_file = declaration.file
-    model = _arguments_model(tool_file)
-    schema = model.model_json_schema()
-    schema.pop("title", None)
+    implementation = ComposedTool(tool_file)
     return ToolSpec(
         name=tool_file.id,
         description=(tool_file.description or "").strip(),
-        input_schema=schema,
+        input_schema=deferred(implementation.schema),
         metadata=ToolMetadata(
             exposed_to_llm=tool_file.surface_to_llm is not False,
             recordable=False,  # a delegating tool records what it delegates to …
@@ -52,7 +52,7 @@ def composed_spec(declaration: ToolDeclaration) -> ToolSpec:
             requires_host=bool(tool_file.requires_host),
             verification=bool(tool_file.is_verification),
         ),
-        implementation=ComposedTool(tool_file, model),
+        implementation=implementation,
         source=declaration.source,
     )
 
@@ -131,9 +131,25 @@ def _arguments_model(tool_file: ToolFile) -> type[BaseModel]:
 class ComposedTool(ToolImplementation):
     """A ``tools:`` body: fill the tokens, return the calls as delegates."""
 
-    def __init__(self, tool_file: ToolFile, model: type[BaseModel]) -> None:
+    def __init__(self, tool_file: ToolFile) -> None:
         self.file = tool_file
-        self.model = model
+        self._model: type[BaseModel] | None = None
+        self._schema: dict[str, Any] | None = None
+
+    @property
+    def model(self) -> type[BaseModel]:
+        """The pydantic model of the parameters (built on first use)."""
+        if self._model is None:
+            self._model = _arguments_model(self.file)
+        return self._model
+
+    def schema(self) -> dict[str, Any]:
+        """The parameters' JSON Schema (made once)."""
+        if self._schema is None:
+            schema = self.model.model_json_schema()
+            schema.pop("title", None)
+            self._schema = schema
+        return self._schema
 
     def validate(self, args: Mapping[str, Any]) -> Any:
         from trailblaze.tools.python import pydantic_problems
