@@ -30,6 +30,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from figures import Figure, at_most  # noqa: E402 - beside this file, on sys.path as the script's folder
+
 PLAYWRIGHT_MCP = ROOT / "benchmarks" / "peers" / "node_modules" / ".bin" / "playwright-mcp"
 PROFILES = ("MINIMAL", "DEFAULT", "STANDARD", "TESTING", "ALL")
 TOKEN_CEILING = 8_000
@@ -105,7 +108,7 @@ async def _playwright_tokens(folder: Path) -> tuple[float, int]:
         return tokens(tools), len(tools)
 
 
-def bench_tokens(runs: int) -> list[dict[str, Any]]:
+def bench_tokens(runs: int) -> list[Figure]:
     """Tokens are the same every run: one measurement of each."""
     with tempfile.TemporaryDirectory(prefix="tb-mcp-tokens-") as tmp:
         folder = Path(tmp)
@@ -117,16 +120,8 @@ def bench_tokens(runs: int) -> list[dict[str, Any]]:
         default = state.startswith("DEFAULT")
         goal = f"≤ 1.5× and ≤ {TOKEN_CEILING:,} tokens" if default else "report only"
         ok = measured <= theirs * 1.5 and measured <= TOKEN_CEILING if default else True
-        figures.append(
-            {
-                "name": f"tools/list tokens, {state} ({count} tools) vs @playwright/mcp ({their_tools} tools)",
-                "measured": measured,
-                "baseline": theirs,
-                "unit": "tokens",
-                "goal": goal,
-                "ok": ok,
-            }
-        )
+        name = f"tools/list tokens, {state} ({count} tools) vs @playwright/mcp ({their_tools} tools)"
+        figures.append(Figure(name, measured, theirs, "tokens", goal, ok))
     return figures
 
 
@@ -161,7 +156,7 @@ def until_first_list(command: list[str], cwd: Path, env: dict[str, str]) -> floa
     return elapsed
 
 
-def bench_first_list(runs: int) -> list[dict[str, Any]]:
+def bench_first_list(runs: int) -> list[Figure]:
     ours: list[float] = []
     theirs: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tb-mcp-first-") as tmp:
@@ -172,21 +167,10 @@ def bench_first_list(runs: int) -> list[dict[str, Any]]:
             theirs.append(until_first_list(playwright_mcp(), folder, dict(os.environ)))
     measured, baseline = statistics.median(ours), statistics.median(theirs)
     return [
-        {
-            "name": "spawn to the first tools/list answer: trailblaze mcp vs @playwright/mcp",
-            "measured": measured,
-            "baseline": baseline,
-            "unit": "s",
-            "goal": "≤ 1.2×",
-            "ok": measured <= baseline * 1.2,
-        }
+        at_most("spawn to the first tools/list answer: trailblaze mcp vs @playwright/mcp", measured, baseline, "s", 1.2)
     ]
 
 
 if __name__ == "__main__":
     for figure in [*bench_tokens(1), *bench_first_list(11)]:
-        ratio = figure["measured"] / figure["baseline"]
-        print(
-            f"{figure['name']}: {figure['measured']:.3f} vs {figure['baseline']:.3f} {figure['unit']} = "
-            f"{ratio:.2f}× ({figure['goal']})"
-        )
+        print(figure.line())

@@ -31,6 +31,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from figures import Figure, at_most  # noqa: E402 - beside this file, on sys.path as the script's folder
+
 CALLS = 50
 BUTTON = "#clear"
 BARE_SERVER = 'from mcp.server.mcpserver import MCPServer\nMCPServer("bare").run()\n'
@@ -68,7 +71,7 @@ def until_initialized(command: list[str], cwd: Path) -> float:
     return elapsed
 
 
-def bench_startup(runs: int) -> list[dict[str, Any]]:
+def bench_startup(runs: int) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="tb-mcp-start-") as tmp:
         folder = Path(tmp)
         (folder / "trailblaze.yaml").write_text("base_url: sample-app\n", encoding="utf-8")
@@ -79,7 +82,7 @@ def bench_startup(runs: int) -> list[dict[str, Any]]:
             ours.append(until_initialized([sys.executable, "-m", "trailblaze", "mcp"], folder))
             bare.append(until_initialized([sys.executable, str(folder / "bare.py")], folder))
     measured, baseline = statistics.median(ours), statistics.median(bare)
-    return [_figure("spawn to initialize reply: trailblaze mcp vs a bare SDK server", measured, baseline, "s", 1.3)]
+    return [at_most("spawn to initialize reply: trailblaze mcp vs a bare SDK server", measured, baseline, "s", 1.3)]
 
 
 # -- a primitive -------------------------------------------------------------------------------------
@@ -146,11 +149,11 @@ async def by_ref_and_by_selector(rounds: int) -> tuple[list[float], list[float]]
         return by_ref, by_selector
 
 
-def bench_ref(runs: int) -> list[dict[str, Any]]:
+def bench_ref(runs: int) -> list[Figure]:
     ours, plain = asyncio.run(by_ref_and_by_selector(runs))
     measured, baseline = statistics.median(ours), statistics.median(plain)
     return [
-        _figure(
+        at_most(
             f"{CALLS} web_click calls by ref vs by the selector it is recorded as, through trailblaze mcp",
             measured,
             baseline,
@@ -193,7 +196,7 @@ async def plain_playwright(rounds: int) -> list[float]:
         server.stop()
 
 
-def bench_call(runs: int) -> list[dict[str, Any]]:
+def bench_call(runs: int) -> list[Figure]:
     ours: list[float] = []
     plain: list[float] = []
     for _ in range(runs):  # interleaved: a load spike hits both sides alike
@@ -201,7 +204,7 @@ def bench_call(runs: int) -> list[dict[str, Any]]:
         plain.extend(asyncio.run(plain_playwright(1)))
     measured, baseline = statistics.median(ours), statistics.median(plain)
     return [
-        _figure(
+        at_most(
             f"{CALLS} web_click calls through trailblaze mcp (stdio) vs the same Playwright clicks",
             measured,
             baseline,
@@ -211,20 +214,6 @@ def bench_call(runs: int) -> list[dict[str, Any]]:
     ]
 
 
-def _figure(name: str, measured: float, baseline: float, unit: str, goal: float) -> dict[str, Any]:
-    return {
-        "name": name,
-        "measured": measured,
-        "baseline": baseline,
-        "unit": unit,
-        "goal": f"≤ {goal}×",
-        "ok": measured <= baseline * goal,
-    }
-
-
 if __name__ == "__main__":
     for figure in [*bench_startup(9), *bench_call(5), *bench_ref(5)]:
-        ratio = figure["measured"] / figure["baseline"]
-        print(
-            f"{figure['name']}: {figure['measured']:.3f} vs {figure['baseline']:.3f} = {ratio:.2f}× ({figure['goal']})"
-        )
+        print(figure.line())

@@ -14,7 +14,6 @@ Run through ``benchmarks/run.py`` (``make bench``), or alone: ``python benchmark
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import statistics
 import subprocess
@@ -28,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "benchmarks" / "mcp_echo_server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from figures import Figure, at_most  # noqa: E402 - beside this file, on sys.path as the script's folder
 
 
 def _config(servers: int) -> str:
@@ -66,7 +67,7 @@ def connect_once(servers: int) -> float:
         return asyncio.run(measure())
 
 
-def bench_connect(runs: int) -> list[dict[str, Any]]:
+def bench_connect(runs: int) -> list[Figure]:
     def fresh(servers: int) -> float:
         out = subprocess.run(
             [sys.executable, __file__, "--connect", str(servers)],
@@ -84,33 +85,19 @@ def bench_connect(runs: int) -> list[dict[str, Any]]:
         ones.append(fresh(1))
         fours.append(fresh(4))
     four, one = statistics.median(fours), statistics.median(ones)
-    return [
-        {
-            "name": "four Python stdio servers connected vs one",
-            "measured": four,
-            "baseline": one,
-            "unit": "s",
-            "goal": "≤ 1.5×",
-            "ok": four <= one * 1.5,
-        }
-    ]
+    return [at_most("four Python stdio servers connected vs one", four, one, "s", 1.5)]
 
 
-def bench_call(runs: int, calls: int = 300) -> list[dict[str, Any]]:
+def bench_call(runs: int, calls: int = 300) -> list[Figure]:
     async def measure() -> tuple[float, float]:
         through, bare = await _interleaved(runs, calls)
         return statistics.median(through), statistics.median(bare)
 
     measured, baseline = asyncio.run(measure())
     return [
-        {
-            "name": "a tools/call through trailblaze vs a bare mcp client call",
-            "measured": measured * 1000,
-            "baseline": baseline * 1000,
-            "unit": "ms",
-            "goal": "≤ 1.3×",
-            "ok": measured <= baseline * 1.3,
-        }
+        at_most(
+            "a tools/call through trailblaze vs a bare mcp client call", measured * 1000, baseline * 1000, "ms", 1.3
+        )
     ]
 
 
@@ -154,8 +141,9 @@ def main() -> int:
         print(f"{connect_once(int(sys.argv[2])):.6f}")
         return 0
     figures = [*bench_connect(5), *bench_call(5)]
-    print(json.dumps(figures, indent=2))
-    return 0 if all(f["ok"] for f in figures) else 1
+    for figure in figures:
+        print(figure.line())
+    return 0 if all(f.ok for f in figures) else 1
 
 
 if __name__ == "__main__":

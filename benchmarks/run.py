@@ -25,9 +25,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+from figures import Figure  # benchmarks/ is on sys.path: this script's folder
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -36,20 +38,6 @@ RECORDED = ROOT / "benchmarks" / "recorded.json"
 #: a ratio this much above its recorded one is a regression
 REGRESSION = 1.10
 sys.path.insert(0, str(ROOT))
-
-
-@dataclass
-class Figure:
-    name: str
-    measured: float
-    baseline: float
-    unit: str
-    goal: str
-    ok: bool
-
-    @property
-    def ratio(self) -> float:
-        return self.measured / self.baseline if self.baseline else float("inf")
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -276,61 +264,61 @@ def bench_android(runs: int) -> list[Figure]:
 def bench_mcp_connect(runs: int) -> list[Figure]:
     import mcp_toolsets
 
-    return [Figure(**f) for f in mcp_toolsets.bench_connect(runs)]
+    return mcp_toolsets.bench_connect(runs)
 
 
 def bench_mcp_call(runs: int) -> list[Figure]:
     import mcp_toolsets
 
-    return [Figure(**f) for f in mcp_toolsets.bench_call(runs)]
+    return mcp_toolsets.bench_call(runs)
 
 
 def bench_scripted(runs: int) -> list[Figure]:
     import scripted_tools
 
-    return [Figure(**f) for f in scripted_tools.bench(runs)]
+    return scripted_tools.bench(runs)
 
 
 def bench_mcp_server_startup(runs: int) -> list[Figure]:
     import mcp_server
 
-    return [Figure(**f) for f in mcp_server.bench_startup(runs)]
+    return mcp_server.bench_startup(runs)
 
 
 def bench_mcp_server_call(runs: int) -> list[Figure]:
     import mcp_server
 
-    return [Figure(**f) for f in mcp_server.bench_call(runs)]
+    return mcp_server.bench_call(runs)
 
 
 def bench_mcp_tokens(runs: int) -> list[Figure]:
     import mcp_context
 
-    return [Figure(**f) for f in mcp_context.bench_tokens(runs)]
+    return mcp_context.bench_tokens(runs)
 
 
 def bench_mcp_first_list(runs: int) -> list[Figure]:
     import mcp_context
 
-    return [Figure(**f) for f in mcp_context.bench_first_list(runs)]
+    return mcp_context.bench_first_list(runs)
 
 
 def bench_mcp_server_ref(runs: int) -> list[Figure]:
     import mcp_server
 
-    return [Figure(**f) for f in mcp_server.bench_ref(runs)]
+    return mcp_server.bench_ref(runs)
 
 
 def bench_xdist(runs: int) -> list[Figure]:
     import scaling
 
-    return [Figure(**f) for f in scaling.bench_xdist(runs)]
+    return scaling.bench_xdist(runs)
 
 
 def bench_remote_browser(runs: int) -> list[Figure]:
     import scaling
 
-    return [Figure(**f) for f in scaling.bench_remote_browser(runs)]
+    return scaling.bench_remote_browser(runs)
 
 
 _REGISTER = """

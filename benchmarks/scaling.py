@@ -26,12 +26,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from figures import Figure, at_most  # noqa: E402 - beside this file, on sys.path as the script's folder
+
 TRAILS = 16
 WORKERS = 4
 _ID = re.compile(r"^(\s+id:\s*)(\S+)", re.MULTILINE)
@@ -76,7 +78,7 @@ def sample_project(folder: Path, count: int = TRAILS) -> Path:
     return folder / "trails"
 
 
-def bench_xdist(runs: int) -> list[dict[str, Any]]:
+def bench_xdist(runs: int) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="tb-xdist-") as tmp:
         folder = Path(tmp)
         trails = sample_project(folder)
@@ -92,16 +94,8 @@ def bench_xdist(runs: int) -> list[dict[str, Any]]:
             ours.append(_wall(run_cmd, folder))
     measured, baseline = statistics.median(theirs), statistics.median(ours)
     ratio = measured / baseline
-    return [
-        {
-            "name": f"{TRAILS} web trails: pytest -p trailblaze -n {WORKERS} vs trailblaze run --workers {WORKERS}",
-            "measured": measured,
-            "baseline": baseline,
-            "unit": "s",
-            "goal": "within 1.15× either way",
-            "ok": 1 / 1.15 <= ratio <= 1.15,
-        }
-    ]
+    name = f"{TRAILS} web trails: pytest -p trailblaze -n {WORKERS} vs trailblaze run --workers {WORKERS}"
+    return [Figure(name, measured, baseline, "s", "within 1.15× either way", 1 / 1.15 <= ratio <= 1.15)]
 
 
 @contextmanager
@@ -139,7 +133,7 @@ def browser_server(folder: Path) -> Iterator[str]:
             proc.stdout.close()
 
 
-def bench_remote_browser(runs: int) -> list[dict[str, Any]]:
+def bench_remote_browser(runs: int) -> list[Figure]:
     cmd = [str(BIN / "trailblaze"), "run", "-q", "trails/"]
     remote: list[float] = []
     local: list[float] = []
@@ -149,21 +143,10 @@ def bench_remote_browser(runs: int) -> list[dict[str, Any]]:
             remote.append(_wall([*cmd, "--connect", endpoint], ROOT))
             local.append(_wall(cmd, ROOT))
     measured, baseline = statistics.median(remote), statistics.median(local)
-    return [
-        {
-            "name": "example web trails on a local Playwright browser server (--connect) vs a launched browser",
-            "measured": measured,
-            "baseline": baseline,
-            "unit": "s",
-            "goal": "≤ 1.2×",
-            "ok": measured <= baseline * 1.2,
-        }
-    ]
+    name = "example web trails on a local Playwright browser server (--connect) vs a launched browser"
+    return [at_most(name, measured, baseline, "s", 1.2)]
 
 
 if __name__ == "__main__":
     for figure in [*bench_xdist(2), *bench_remote_browser(2)]:
-        ratio = figure["measured"] / figure["baseline"]
-        print(
-            f"{figure['name']}: {figure['measured']:.2f} vs {figure['baseline']:.2f} = {ratio:.2f}× ({figure['goal']})"
-        )
+        print(figure.line(2))

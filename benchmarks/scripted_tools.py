@@ -15,18 +15,18 @@ Run through ``benchmarks/run.py scripted`` (``make bench``), or alone:
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "benchmarks" / "mcp_echo_server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from figures import Figure, at_most  # noqa: E402 - beside this file, on sys.path as the script's folder
 
 ECHO_TS = """
 import { trailblaze } from "@trailblaze/scripting";
@@ -90,37 +90,25 @@ async def _measure(root: Path, runs: int, calls: int) -> dict[str, list[float]]:
     return figures
 
 
-def bench(runs: int, calls: int = 100) -> list[dict[str, Any]]:
+def bench(runs: int, calls: int = 100) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="tb-scripted-") as tmp:
         root = Path(tmp)
         _workspace(root)
         figures = asyncio.run(_measure(root, runs, calls))
     first_ts, first_py = figures["ts first"][0], figures["python first"][0]
     later_ts, later_py = statistics.median(figures["ts later"]), statistics.median(figures["python later"])
+    first = "a session's first scripted .ts tool call (spawn, handshake, call) vs a Python MCP server's"
     return [
-        {
-            "name": "a session's first scripted .ts tool call (spawn, handshake, call) vs a Python MCP server's",
-            "measured": first_ts,
-            "baseline": first_py,
-            "unit": "s",
-            "goal": "reported",
-            "ok": True,
-        },
-        {
-            "name": "later calls: a scripted .ts tool vs a Python MCP tool",
-            "measured": later_ts * 1000,
-            "baseline": later_py * 1000,
-            "unit": "ms",
-            "goal": "≤ 1.5×",
-            "ok": later_ts <= later_py * 1.5,
-        },
+        Figure(first, first_ts, first_py, "s", "reported", True),
+        at_most("later calls: a scripted .ts tool vs a Python MCP tool", later_ts * 1000, later_py * 1000, "ms", 1.5),
     ]
 
 
 def main() -> int:
     figures = bench(5)
-    print(json.dumps(figures, indent=2))
-    return 0 if all(f["ok"] for f in figures) else 1
+    for figure in figures:
+        print(figure.line())
+    return 0 if all(f.ok for f in figures) else 1
 
 
 if __name__ == "__main__":

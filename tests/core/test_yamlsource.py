@@ -86,7 +86,7 @@ def test_an_alias_bomb_stops_at_the_alias_that_goes_over_the_bound() -> None:
     start = time.monotonic()
     with pytest.raises(UsageError, match=r"YAML aliases \(\*name\) expand to more than 1000000") as info:
         load_text(BILLION_LAUGHS + "trail: []\n", "bomb.yaml")
-    assert time.monotonic() - start < 10  # unbounded, it grows to gigabytes for minutes
+    assert time.monotonic() - start < 60  # a bound on a hang: unbounded, it grows to gigabytes for minutes
     assert str(info.value).startswith("bomb.yaml:6:")
     assert "TRAILBLAZE_MAX_YAML_EXPANSION" in str(info.value)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from trailblaze.core.errors import InfrastructureError, Location
+from trailblaze.mcp.client import stdio as stdio_transport
 from trailblaze.mcp.client.connection import Connection
 from trailblaze.mcp.client.declarations import ServerDecl
 
@@ -132,15 +133,16 @@ async def test_crash_at_start_reports_the_exit_code_and_the_stderr_tail(
 async def test_garbage_on_stdout_is_named(probe: Path, tmp_path: Path, connections: list[Connection]) -> None:
     start = time.monotonic()
     with pytest.raises(InfrastructureError) as info:
-        await _start(connections, stdio(probe, "--mode", "garbage"), tmp_path)
+        await _start(connections, stdio(probe, "--mode", "garbage", startup_timeout_s=120), tmp_path)
     message = str(info.value)
     assert "wrote something that is not JSON-RPC to stdout: 'probe: a banner on stdout breaks the protocol'" in message
-    assert time.monotonic() - start < 10  # not the handshake timeout
+    assert time.monotonic() - start < 60  # said at once, not after the handshake timeout (a bound on a hang)
 
 
 async def test_a_server_that_hangs_at_start_times_out_and_is_killed(
-    probe: Path, tmp_path: Path, connections: list[Connection]
+    probe: Path, tmp_path: Path, connections: list[Connection], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(stdio_transport, "GRACE_S", 120.0)  # the polite wait for a stop, made unmissable
     start = time.monotonic()
     with pytest.raises(InfrastructureError) as info:
         await _start(connections, stdio(probe, "--mode", "hang-at-start", startup_timeout_s=2), tmp_path)
@@ -151,7 +153,7 @@ async def test_a_server_that_hangs_at_start_times_out_and_is_killed(
     assert transport is not None
     assert transport.pid is not None
     assert not alive(transport.pid)
-    assert time.monotonic() - start < 8  # no polite 5 s wait for a server already known to be broken
+    assert time.monotonic() - start < 60  # no polite wait (GRACE_S) for a server already known to be broken
 
 
 async def test_a_crash_during_a_call_names_the_tool_and_shows_the_tail(
@@ -177,7 +179,7 @@ async def test_a_hung_call_times_out_naming_server_and_tool(
     assert "MCP server probe (project, trailblaze.yaml:3:5): tool hang did not answer within 1s (timeout_s" in str(
         info.value
     )
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 30  # a bound on a hang: the call never answers, only its timeout ends it
     assert not (await connection.call("report", {}, {})).is_error  # the server is still usable
 
 
@@ -188,9 +190,9 @@ async def test_an_unreachable_http_server_fails_fast_with_its_url(
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/mcp"
-    decl = ServerDecl("remote", Location("trailblaze.yaml", 4, 5), "project", "http", 5, 20, url=url)
+    decl = ServerDecl("remote", Location("trailblaze.yaml", 4, 5), "project", "http", 5, 120, url=url)
     start = time.monotonic()
     with pytest.raises(InfrastructureError) as info:
         await _start(connections, decl, tmp_path)
     assert str(info.value).startswith(f"cannot reach MCP server remote (project, trailblaze.yaml:4:5) at {url}: ")
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 60  # at once, not after the startup timeout (120 s): a bound on a hang

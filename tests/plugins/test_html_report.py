@@ -71,7 +71,7 @@ def test_the_report_shows_the_failure_with_its_screenshot_and_filters(
     shot = step.locator("img.shot")
     assert shot.get_attribute("src").startswith("data:image/png;base64,")
     assert shot.evaluate("img => img.naturalWidth") == 1280  # the screenshot itself, rendered
-    trace = failed.locator("a.evidence-link", has_text="trace")
+    trace = failed.locator("a.evidence-link", has_text="trace.zip")
     href = trace.get_attribute("href")
     assert re.fullmatch(r"data/[^/]+/fails/trace\.zip", href), href
     assert (report.parent / href).is_file()  # copied next to the report: the folder is all CI keeps
@@ -82,6 +82,45 @@ def test_the_report_shows_the_failure_with_its_screenshot_and_filters(
     page.locator("input[name=status][value=passed]").check()
     page.locator("select[name=tag]").select_option("smoke")
     assert passed.is_visible() and failed.is_hidden()
+
+
+def test_each_step_links_the_trace_which_opens_in_the_served_report(
+    project: Project, cli: CliRunner, cli_process: CliProcess, page: Any
+) -> None:
+    """A step's link opens Playwright's trace viewer, copied into the report, on the trail's
+    trace, which shows the step's group (the link names it) — followed through `show-report`."""
+    project.trail("fails", FAILING)
+    result = cli("run", "--html", "--trace", "on", cwd=project.root)
+    assert result.returncode == 1, result.output
+    folder = project.root / "trailblaze-report"
+    assert (folder / "data" / "trace-viewer" / "index.html").is_file()
+    proc = cli_process("show-report", "--no-open", cwd=project.root)
+    assert proc.stdout is not None
+    match = re.search(r"at (http://127\.0\.0\.1:\d+/)index\.html", proc.stdout.readline())
+    assert match is not None
+    page.goto(match.group(1) + "index.html")
+    steps = page.locator("details.trail.failed li.step")
+    links = [steps.nth(i).locator("a.trace-link") for i in range(steps.count())]
+    assert [link.inner_text() for link in links] == ["trace › step 1", "trace › step 2"]
+    groups = [link.get_attribute("data-group") for link in links]
+    assert groups == ["step 1: Open the forms page", "step 2: Press Sumbit"]
+    assert links[0].get_attribute("href") == links[1].get_attribute("href")  # one trace per trail
+
+    links[1].click()  # the failed step's
+    assert page.url.startswith(match.group(1) + "data/trace-viewer/index.html?trace=")
+    for group in groups:  # the trace loaded, grouped as the report names it (a bound on a hang)
+        page.get_by_text(group, exact=True).wait_for(timeout=60_000)
+    page.goto("about:blank")  # the viewer's service worker stays with the server, not the next test
+
+
+def test_a_report_without_a_trace_carries_no_trace_viewer(project: Project, cli: CliRunner, page: Any) -> None:
+    project.trail("fails", FAILING)
+    result = cli("run", "--html", "--trace", "off", cwd=project.root)
+    assert result.returncode == 1, result.output
+    folder = project.root / "trailblaze-report"
+    assert not (folder / "data" / "trace-viewer").exists()
+    page.goto((folder / "index.html").as_uri())
+    assert page.locator("a.trace-link").count() == 0
 
 
 def test_html_in_config_writes_the_report_with_its_title(project: Project, cli: CliRunner) -> None:

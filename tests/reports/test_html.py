@@ -177,3 +177,29 @@ def test_an_error_of_the_trail_s_own_shows_in_its_header() -> None:
     trail = {"id": "t", "status": "error", "error": "web server: `npm start` exited with code 1", "steps": []}
     page = render({"version": 1, "summary": {}, "trails": [trail]})
     assert page.count("exited with code 1") == 1 and '<pre class="error">web server' in page
+
+
+def test_steps_that_ran_link_the_trail_s_trace_in_the_viewer() -> None:
+    steps = [
+        {"index": -1, "kind": "trailhead", "text": "Sign in", "status": "passed"},
+        {"index": 0, "kind": "verify", "text": "It says\nhello", "status": "failed", "error": "no"},
+        {"index": 1, "kind": "step", "text": "Never reached", "status": "skipped"},
+    ]
+    trail = {
+        "id": "t",
+        "status": "failed",
+        "steps": steps,
+        "artifacts": [{"kind": "trace", "path": "data/my run/t/trace.zip"}],
+    }
+    document = {"version": 1, "summary": {}, "trails": [trail]}
+    address = "data/trace-viewer/index.html?trace=../my%2520run/t/trace.zip"  # the path's %20, in a query
+    page = render(document, viewer="data/trace-viewer/index.html")
+    assert page.count(f'<a class="trace-link" href="{address}"') == 2  # not from the step that never ran
+    assert 'data-group="trailhead: Sign in"' in page and ">trace › trailhead</a>" in page
+    assert 'data-group="step 1: It says\\nhello"' in page and ">trace › step 1</a>" in page  # as the trace names it
+    assert f'href="{address}">trace</a> · <a class="evidence-link" href="data/my run/t/trace.zip">trace.zip</a>' in page
+    without = render(document)  # no viewer in the report: the trace file is linked, from the trail
+    assert (
+        "trace-link" not in without.split("</style>")[1]
+        and '<a class="evidence-link" href="data/my run/t/trace.zip">trace</a>' in without
+    )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.client
 import os
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,7 +41,7 @@ def served(tmp_path: Path, cli_process: CliProcess) -> Iterator[int]:
 
 def get(port: int, path: str, host: str | None = "127.0.0.1:{port}", origin: str | None = None) -> tuple[int, str]:
     """GET ``path`` as written (no client normalises it), with this Host and Origin."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)  # a bound on a hang
     try:
         connection.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
         if host is not None:
@@ -90,9 +89,7 @@ def test_a_page_elsewhere_is_refused(served: int) -> None:
     ],
 )
 def test_nothing_outside_the_report_folder_and_no_listing_is_served(served: int, path: str) -> None:
-    start = time.monotonic()
-    status, body = get(served, path)
+    status, body = get(served, path)  # a FIFO opened would hang the server: get's timeout ends the test
     assert status == 404, (path, body)
     assert SECRET not in body and "step-1.png" not in body
-    assert time.monotonic() - start < 5
     assert get(served, "/index.html")[0] == 200  # and the server still answers

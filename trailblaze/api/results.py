@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from trailblaze.core.errors import ExitCode, Status
+from trailblaze.core.limits import one_line
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -119,6 +120,18 @@ class AgentReport:
             prompt_tokens=int(data.get("prompt_tokens") or 0),
             completion_tokens=int(data.get("completion_tokens") or 0),
         )
+
+
+def trace_group(kind: str, index: int, text: str) -> str:
+    """The title a step's actions are grouped under in the web driver's Playwright trace
+    (``step 2: Press the button``, ``trailhead: Sign in``), numbered as the failure messages
+    number steps; the HTML report names it beside the step's link to the trace."""
+    where = "trailhead" if kind == "trailhead" else f"step {index + 1}"
+    return one_line(f"{where}: {text}")[:TRACE_GROUP_MAX]
+
+
+#: a trace group's title is cut to this many characters (one line of the trace viewer's list)
+TRACE_GROUP_MAX = 200
 
 
 @dataclass(slots=True)

@@ -5,7 +5,10 @@ The page is :func:`trailblaze.reports.html.render` of the results JSON: summary,
 filterable by status and tag, each step with its tools, durations and error, screenshots
 inline. The evidence it links to (traces, hierarchies, console logs, screenshots at full
 size) is copied next to it, under ``data/<run folder>/``, so the report's folder is all a CI
-job needs to keep. ``--html`` alone writes ``trailblaze-report/index.html``; ``html:`` in
+job needs to keep. A report with a trace gets Playwright's trace viewer too, under
+``data/trace-viewer/`` (as Playwright Test's HTML report carries it): its trails and steps open
+their trace in it when the report is served (``trailblaze show-report``, or a CI system's pages).
+``--html`` alone writes ``trailblaze-report/index.html``; ``html:`` in
 trailblaze.yaml sets a path (which turns the report on without the flag) and a title.
 ``trailblaze merge-reports --html PATH`` writes the shards' merged run the same way, copying only
 the evidence files the merge checked.
@@ -33,6 +36,8 @@ if TYPE_CHECKING:
 PLUGIN_NAME = "html_report.writer"
 DEFAULT_FOLDER = Path("trailblaze-report")
 DEFAULT_PATH = DEFAULT_FOLDER / "index.html"
+#: where, in the report's folder, Playwright's trace viewer is copied
+VIEWER_FOLDER = Path("data", "trace-viewer")
 
 
 @functools.cache
@@ -78,7 +83,7 @@ def write_report(path: Path, result: RunResult, artifacts_dir: Path | None, titl
     for trail in document["trails"]:
         for entry in (trail, *trail["steps"]):
             entry["artifacts"] = [_copied(a, artifacts_dir, folder) for a in entry["artifacts"]]
-    write_atomic(path, render(document, base=folder, title=title))
+    write_atomic(path, render(document, base=folder, title=title, viewer=_with_viewer(document, folder)))
 
 
 def _copied(artifact: dict[str, Any], artifacts_dir: Path | None, folder: Path) -> dict[str, Any]:
@@ -117,7 +122,41 @@ def write_merged_report(path: Path, result: RunResult, evidence: Mapping[str, Pa
                     shutil.copyfile(source, folder / relative)
                 kept.append({**artifact, "path": relative.as_posix()})
             part["artifacts"] = kept
-    write_atomic(path, render(document, base=folder, title=title))
+    write_atomic(path, render(document, base=folder, title=title, viewer=_with_viewer(document, folder)))
+
+
+def _with_viewer(document: Mapping[str, Any], folder: Path) -> str | None:
+    """Copy Playwright's trace viewer into the report's folder when a trail of ``document``
+    has a trace copied there; its page's address relative to the report, or None."""
+    if not any(
+        a["kind"] == "trace" and (folder / a["path"]).is_file() for t in document["trails"] for a in t["artifacts"]
+    ):
+        return None
+    source = trace_viewer()
+    if source is None:
+        return None
+    target = folder / VIEWER_FOLDER
+    if target.is_dir():  # another Playwright's files (their names carry hashes) would pile up
+        shutil.rmtree(target)
+    shutil.copytree(source, target)
+    return (VIEWER_FOLDER / "index.html").as_posix()
+
+
+def trace_viewer() -> Path | None:
+    """The trace viewer the installed Playwright ships (the web app ``playwright show-trace``
+    serves), found without importing Playwright; None when it is not where Playwright 1.65 keeps
+    it (``driver/package/lib/vite/traceViewer``)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("playwright")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        viewer = Path(location, "driver", "package", "lib", "vite", "traceViewer")
+        if (viewer / "index.html").is_file():
+            return viewer
+    return None
 
 
 @hookimpl

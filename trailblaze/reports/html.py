@@ -7,6 +7,13 @@ URIs (up to :data:`MAX_INLINE_IMAGE` bytes each; larger ones and traces are link
 the report). It renders without a network and without JavaScript; the script only adds the
 status and tag filters and remembers them in the URL's fragment.
 
+With Playwright's trace viewer beside the page (``viewer``: the plugin copies it, as Playwright
+Test's HTML report does), a trail's trace opens in it from the trail and from each step that
+ran. The viewer takes the trace from its address and nothing else (no action or group to select
+by URL, Playwright 1.65), so a step's link names the group its actions are under in the trace
+(``step 2``; the trace viewer selects the failing action, inside the failed step's group, by
+itself). The viewer needs a page served over HTTP (a service worker): ``trailblaze show-report``.
+
 Every text comes from the run — page texts, error messages, tool arguments — and is escaped:
 nothing in a trail can inject markup into the report.
 """
@@ -18,10 +25,12 @@ import html
 import json
 import mimetypes
 import os
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from trailblaze.api.results import trace_group
 from trailblaze.core.reportfiles import HTML_GENERATOR
 
 #: screenshots larger than this are linked instead of inlined
@@ -30,10 +39,18 @@ MAX_INLINE_IMAGE = 2_000_000
 STATUSES = ("passed", "flaky", "healed", "failed", "error", "incomplete", "skipped")
 
 
-def render(report: Mapping[str, Any], *, base: Path | None = None, title: str = "trailblaze report") -> str:
+def render(
+    report: Mapping[str, Any],
+    *,
+    base: Path | None = None,
+    title: str = "trailblaze report",
+    viewer: str | None = None,
+) -> str:
     """The HTML page for ``report`` (a results JSON document). Relative evidence paths are
     read from ``base`` (the folder the paths are relative to: the run's working directory) and
-    linked relative to where the page is written, which the caller makes them relative to."""
+    linked relative to where the page is written, which the caller makes them relative to.
+    ``viewer``: the address of Playwright's trace viewer (its ``index.html``) relative to the
+    page, when the report carries one: traces then open in it, from their trail and its steps."""
     trails = list(report.get("trails") or [])
     counts = {status: sum(1 for t in trails if t.get("status") == status) for status in STATUSES}
     tags = sorted({tag for t in trails for tag in t.get("tags") or []})
@@ -47,7 +64,7 @@ def render(report: Mapping[str, Any], *, base: Path | None = None, title: str = 
         f"<header><h1>{_e(title)}</h1>{_summary(report, counts)}</header>",
         _filters(counts, tags),
         '<main id="trails">',
-        *(_trail(t, number, base) for number, t in enumerate(trails, 1)),
+        *(_trail(t, number, base, viewer) for number, t in enumerate(trails, 1)),
         '<p class="empty" hidden>No trail matches the filters.</p>' if trails else "<p>No trails ran.</p>",
         "</main>",
         f"<script>{_JS}</script>",
@@ -86,7 +103,7 @@ def _filters(counts: Mapping[str, int], tags: Sequence[str]) -> str:
     return f'<form class="filters" id="filters">{statuses}{tag_select}</form>'
 
 
-def _trail(trail: Mapping[str, Any], number: int, base: Path | None) -> str:
+def _trail(trail: Mapping[str, Any], number: int, base: Path | None, viewer: str | None) -> str:
     status = str(trail.get("status") or "")
     tags = [str(t) for t in trail.get("tags") or []]
     earlier = trail.get("attempts")  # the runs before the last one (--retries, merged shards)
@@ -96,8 +113,9 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None) -> str:
     tag_chips = "".join(f'<span class="tag">{_e(tag)}</span>' for tag in tags)
     error, above = _trail_error(trail)
     skip = f'<p class="skip">skipped: {_e(trail["skip_reason"])}</p>' if trail.get("skip_reason") else ""
-    steps = "".join(_step(step, base, above) for step in trail.get("steps") or [])
-    trace = _evidence_links(_artifacts(trail), base) + _not_saved(trail)
+    opens = _trace_address(viewer, _artifacts(trail))
+    steps = "".join(_step(step, base, above, opens) for step in trail.get("steps") or [])
+    trace = _evidence_links(_artifacts(trail), base, opens) + _not_saved(trail)
     opened = " open" if status in ("failed", "error", "flaky", "incomplete") else ""
     return (
         f'<details class="trail {_e(status)}"{opened} id="trail-{number}" data-status="{_e(status)}" '
@@ -127,9 +145,10 @@ def _trail_error(trail: Mapping[str, Any]) -> tuple[str, str]:
     return f'<pre class="error">{_e(message)}</pre>', message
 
 
-def _step(step: Mapping[str, Any], base: Path | None, above: str = "") -> str:
+def _step(step: Mapping[str, Any], base: Path | None, above: str = "", trace: str | None = None) -> str:
     """A step; its error only when the trail's (``above``) does not already say it — the
-    trail's message quotes its failing step's, which quotes the failing call's: once is enough."""
+    trail's message quotes its failing step's, which quotes the failing call's: once is enough.
+    ``trace``: the trace viewer's address of the trail's trace, linked from a step that ran."""
     status = str(step.get("status") or "")
     label = _step_label(step)
     step_error = str(step.get("error") or "")
@@ -149,9 +168,35 @@ def _step(step: Mapping[str, Any], base: Path | None, above: str = "") -> str:
     )
     return (
         f'<li class="step {_e(status)}"><div class="head"><span class="badge {_e(status)}">{_e(status)}</span> '
-        f'<span class="label">{_e(label)}</span> {_e(step.get("text") or "")}{retry}'
+        f'<span class="label">{_e(label)}</span> {_e(step.get("text") or "")}{retry}{_trace_link(step, trace)}'
         f'<span class="dur">{_seconds(step.get("duration_ms"))}</span></div>'
         f"{error}{agent_line}{f'<ul class=tools>{tools}</ul>' if tools else ''}{evidence}</li>"
+    )
+
+
+def _trace_address(viewer: str | None, evidence: Sequence[tuple[str, str]]) -> str | None:
+    """The address that opens the trace among ``evidence`` in the trace viewer (``viewer``,
+    relative to the page); None without either. The viewer fetches the trace from its own
+    folder's address, so the trace's path is made relative to that folder."""
+    path = next((p for kind, p in evidence if kind == "trace"), None)
+    if viewer is None or path is None or posixpath.isabs(path) or ":" in path.split("/")[0]:
+        return None
+    from urllib.parse import quote
+
+    relative = posixpath.relpath(path, posixpath.dirname(viewer) or ".")
+    return f"{viewer}?trace={quote(quote(relative), safe='/')}"
+
+
+def _trace_link(step: Mapping[str, Any], trace: str | None) -> str:
+    """A link to the trail's trace from a step that ran, naming the group of the trace its
+    actions are under (:func:`trailblaze.api.results.trace_group`)."""
+    if trace is None or step.get("status") == "skipped" or not isinstance(step.get("index"), int):
+        return ""
+    group = trace_group(str(step.get("kind") or "step"), int(step["index"]), str(step.get("text") or ""))
+    where = group.split(":", 1)[0]
+    return (
+        f' <a class="trace-link" href="{_e(trace)}" data-group="{_e(group)}" '
+        f'title="the trace; this step is the group &quot;{_e(group)}&quot;">trace › {_e(where)}</a>'
     )
 
 
@@ -207,8 +252,16 @@ def _not_saved(entry: Mapping[str, Any]) -> str:
     return f'<div class="not-saved">evidence not saved:<ul>{items}</ul></div>'
 
 
-def _evidence_links(evidence: Sequence[tuple[str, str]], base: Path | None) -> str:
-    links = [f'<a class="evidence-link" href="{_e(path)}">{_e(kind)}</a>' for kind, path in evidence]
+def _evidence_links(evidence: Sequence[tuple[str, str]], base: Path | None, trace: str | None = None) -> str:
+    """Links to evidence files; with ``trace`` (the trace viewer's address), the trace opens in
+    the viewer and its file is linked beside it."""
+    links = []
+    for kind, path in evidence:
+        name = kind
+        if kind == "trace" and trace is not None:
+            links.append(f'<a class="evidence-link trace-link" href="{_e(trace)}">trace</a>')
+            name = posixpath.basename(path)  # the file itself, for `playwright show-trace`
+        links.append(f'<a class="evidence-link" href="{_e(path)}">{_e(name)}</a>')
     return f'<p class="links">{" · ".join(links)}</p>' if links else ""
 
 
@@ -277,6 +330,7 @@ details.trail>summary{cursor:pointer;padding:8px 12px;display:flex;gap:8px;align
 .step{margin:6px 0}
 .step .head{display:flex;gap:8px;align-items:baseline}
 .label{font-weight:600}
+.trace-link{font-size:12px;white-space:nowrap}
 .tools{margin:4px 0 0 12px;padding-left:12px}
 .tools code{font-size:12px}
 .args{color:var(--muted);word-break:break-all}

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.api.results import Status, StepResult, ToolReport, TrailResult
+from trailblaze.api.results import Status, StepResult, ToolReport, TrailResult, trace_group
 from trailblaze.api.session import PlannedTrail, Session
 from trailblaze.core.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
 from trailblaze.core.interpolate import resolver, substitute
@@ -193,8 +193,7 @@ class TrailReplay:
         self._current = result
         self.hook.trailblaze_step_start(step=step, trail=self.trail, session=session)
         start = time.perf_counter()
-        where = "trailhead" if step.kind == "trailhead" else f"step {step.index + 1}"
-        await session.device.start_step(step, f"{where}: {text}")
+        await session.device.start_step(step, trace_group(step.kind, step.index, text))
         try:
             await self._execute_step(step, text, result, runner)
         finally:

@@ -119,7 +119,7 @@ def test_requests_time_out_after_the_runs_timeout_not_three_minutes(silent_port:
     start = time.monotonic()
     with pytest.raises(InfrastructureError, match=r"unreachable .*timed out"):
         on_iphone(f"http://127.0.0.1:{silent_port}", lambda d: d.view_hierarchy(), timeout=0.5)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 60  # the run's 0.5 s, not facebook-wda's three minutes (a bound on a hang)
 
 
 def test_listing_reports_unreachable_endpoints(wda_server: WdaStandIn, monkeypatch: pytest.MonkeyPatch) -> None:

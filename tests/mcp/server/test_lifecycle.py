@@ -69,15 +69,13 @@ def _connected(cli_process: CliProcess, project: Project, marker: str) -> subpro
 def test_stdio_shutdown_leaves_no_process(cli_process: CliProcess, project: Project, how: str) -> None:
     marker = f"mcp-stdio-{how}"
     proc = _connected(cli_process, project, marker)
-    started = time.monotonic()
     if how == "eof":
         assert proc.stdin is not None
         proc.stdin.close()
     else:
         proc.send_signal(getattr(signal, how))
-    code = proc.wait(60)
+    code = proc.wait(60)  # the bound on a hang
     assert code == (0 if how == "eof" else 130)
-    assert time.monotonic() - started < 20
     stderr = proc.stderr.read() if proc.stderr else ""
     assert "Traceback" not in stderr
     _gone(marker)
@@ -166,7 +164,9 @@ def test_ctrl_c_while_a_toolset_server_hangs_in_a_call_stops_it_at_once(
     project.write("trailblaze.yaml", f"driver: null-test\nmcp_servers:\n  - {{script: {hung}, name: hung}}\n")
     probe = project.root / "probe.jsonl"
     env = {"TRAILBLAZE_TEST_MARKER": marker, "PROBE_OUT": str(probe)}
-    proc = cli_process("mcp", "-p", "tests.support.null_driver", cwd=project.root, env=env)
+    # the polite waits made two minutes each: only a hurried stop ends within the bound below
+    plugins = ("-p", "tests.support.null_driver", "-p", "tests.support.long_grace")
+    proc = cli_process("mcp", *plugins, cwd=project.root, env=env)
     _send(proc, {**_initialize(), "id": 1})
     _answer(proc, 1)
     _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -182,9 +182,9 @@ def test_ctrl_c_while_a_toolset_server_hangs_in_a_call_stops_it_at_once(
         if press:
             time.sleep(0.2)  # two signals at once are one: the kernel does not queue them
         proc.send_signal(signal.SIGINT)
-    assert proc.wait(60) == 130
-    # a safety net, not a measure of speed: the old shutdown alone waited 7 s for this server
-    assert time.monotonic() - started < 6
+    assert proc.wait(90) == 130
+    # not a measure of speed: the polite shutdown would wait 2 × 120 s (long_grace) for this server
+    assert time.monotonic() - started < 60
     stderr = proc.stderr.read() if proc.stderr else ""
     assert "Traceback" not in stderr
     if presses == 2:

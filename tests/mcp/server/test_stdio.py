@@ -231,7 +231,7 @@ def test_cancelled_run_leaves_the_device_usable(project: Project) -> None:
           - step: Wait for something that never comes
             recording:
               web:
-                - web_verifyTextVisible: {text: never shown, timeoutMs: 20000}
+                - web_verifyTextVisible: {text: never shown, timeoutMs: 120000}
         """,
     )
 
@@ -247,7 +247,7 @@ def test_cancelled_run_leaves_the_device_usable(project: Project) -> None:
     cancelled, after, elapsed = asyncio.run(scenario())
     assert cancelled
     assert after["ok"] is True
-    assert elapsed < 15  # the 20 s wait stopped when the call was cancelled
+    assert elapsed < 60  # the 120 s wait stopped when the call was cancelled (a bound, not a speed)
 
 
 def test_config_toolbox_and_modes_change_the_tools(project: Project) -> None:
