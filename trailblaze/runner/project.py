@@ -124,7 +124,7 @@ class Project:
             return None
         workspace = self._workspaces.get(found)
         if workspace is None:
-            workspace = self._workspaces[found] = load_workspace(found)
+            workspace = self._workspaces[found] = load_workspace(found, self.config.block_model("toolsets"))
         return workspace
 
     def registry_for(self, workspace: Workspace | None) -> ToolRegistry:
@@ -202,7 +202,7 @@ class Project:
         try:
             self.tools  # noqa: B018 - reads the files, raises their problems
             for found in saved[1]:
-                workspace = self._workspaces[found] = load_workspace(found)
+                workspace = self._workspaces[found] = load_workspace(found, self.config.block_model("toolsets"))
                 self.registry_for(workspace)
                 if workspace.problems:
                     raise ErrorList(list(workspace.problems))

@@ -32,8 +32,7 @@ from trailblaze.device.commands import (
 )
 from trailblaze.device.selectors import NodeSelector
 from trailblaze.drivers.web import aria, elements, locators, stable
-from trailblaze.drivers.web.settings import WebSettings
-from trailblaze.project.config import SAMPLE_APP
+from trailblaze.drivers.web.settings import SAMPLE_APP, WebSettings
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Locator, Page, Playwright
