@@ -87,7 +87,7 @@ def file_model(parser: Parser | None) -> type[ProjectConfig]:
         clash = sorted(set(declared) & set(core.model_fields))
         taken += [f"{within}.*.{name}" for name in clash]
         owners.update({f"{within}.*.{name}": declared[name].owner for name in clash})
-        keys: dict[str, Any] = {name: (s.type, s.default) for name, s in declared.items()}
+        keys: dict[str, Any] = {name: (s.type, _default(s.default)) for name, s in declared.items()}
         block = create_model(
             core.__name__,
             __base__=core,
@@ -103,3 +103,15 @@ def file_model(parser: Parser | None) -> type[ProjectConfig]:
         )
     model: type[ProjectConfig] = create_model("TrailblazeYaml", __base__=ProjectConfig, **fields)
     return model
+
+
+def _default(value: Any) -> Any:
+    """A block key's default: a list or mapping is made anew for each block (as the core's
+    ``Field(default_factory=list)``, which the schema shows without a default)."""
+    if isinstance(value, list | dict):
+        import copy
+
+        from pydantic import Field
+
+        return Field(default_factory=lambda: copy.deepcopy(value))
+    return value

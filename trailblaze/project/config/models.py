@@ -48,9 +48,9 @@ class ToolsetConfig(SettingsModel):
 
     A toolset applies to a session when it is listed in ``tool_sets:`` (at the root or in the
     active target) or is ``always_enabled``, and its ``platforms:``/``drivers:`` include the
-    session's. Only then do its ``mcp_servers:`` spawn (the ``mcp_toolsets`` plugin's key).
-    ``tools:`` limits which of those servers' tools register; ``default_meta:``/``tool_meta:``
-    add ``trailblaze/*`` metadata the servers do not ship themselves (what a server ships wins).
+    session's. Only then do its ``mcp_servers:`` spawn. ``tools:`` limits which of those
+    servers' tools register; ``default_meta:``/``tool_meta:`` add ``trailblaze/*`` metadata the
+    servers do not ship themselves (what a server ships wins).
     """
 
     #: upstream's toolset files name themselves; in trailblaze.yaml the key is the name
