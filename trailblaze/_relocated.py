@@ -83,6 +83,33 @@ MOVED: dict[str, str] = {
 }
 
 
+#: names that left a module that stays, each kept there for one release: module -> name -> the
+#: module that defines it now (a lower layer's module cannot import a higher one's, so the
+#: name is looked up by its string only when something asks the old module for it)
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "trailblaze.project.config": {
+        "McpServerConfig": "trailblaze.mcp.client.settings",
+        "McpServers": "trailblaze.mcp.client.settings",
+        "server_entries": "trailblaze.mcp.client.settings",
+        "SAMPLE_APP": "trailblaze.drivers.web.settings",
+    },
+}
+
+
+def moved_name(module: str, name: str) -> object:
+    """``module.name`` for a name that moved (:data:`MOVED_NAMES`), with a DeprecationWarning
+    naming the new place; an AttributeError for any other name (a module's ``__getattr__``)."""
+    new = MOVED_NAMES.get(module, {}).get(name)
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{module}.{name} has moved to {new}: import it from there ({module}.{name} goes away in the next release)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(importlib.import_module(new), name)
+
+
 def new_name(fullname: str) -> str | None:
     """Where ``fullname`` lives now, if it is an old path or inside an old package."""
     probe = fullname

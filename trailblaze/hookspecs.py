@@ -49,8 +49,10 @@ def trailblaze_addoption(parser: Parser) -> None:
     names: ``parser.addoption("--name", help=…, default=…, metavar=…, type=…, action=…)`` (or
     ``is_flag=True``/``multiple=True``) and ``parser.getgroup(name).addoption(…)`` for
     command-line options (they apply to ``run`` and ``record``; ``commands=[…]`` names others),
-    ``parser.addini(name, help, type, default)`` for a top-level setting of trailblaze.yaml, and
-    ``parser.add_section(name, Model)`` for a section validated by a pydantic model. Read them
+    ``parser.addini(name, help, type, default)`` for a top-level setting of trailblaze.yaml
+    (``within="targets"`` or ``"toolsets"``: a key of each such block),
+    ``parser.add_section(name, Model)`` for a section validated by a pydantic model, and
+    ``parser.add_named_url(name, help)`` for a name a ``base_url`` may be. Read them
     in ``trailblaze_configure`` with ``config.getoption(dest)``, ``config.getini(name)`` and
     ``config.section(name)``. A name another plugin declared is an error naming both.
     Historic: plugins registered later are called too. The return value is ignored."""

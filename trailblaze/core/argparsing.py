@@ -74,9 +74,15 @@ class Option:
         return {"store_true": False, "store_false": True, "count": 0, "append": []}.get(self.action)
 
 
+#: the core's blocks a plugin may add a key to (``parser.addini(…, within=…)``): each entry of
+#: ``targets:`` (an app under test) and of ``toolsets:`` (a named set of tools)
+BLOCKS = ("targets", "toolsets")
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
-    """A top-level key of ``trailblaze.yaml`` holding one value (``parser.addini``)."""
+    """A key of ``trailblaze.yaml`` holding one value (``parser.addini``): at the top level, or
+    in each block of one of the core's mappings (``within="targets"``)."""
 
     name: str
     help: str
@@ -84,6 +90,12 @@ class Setting:
     type: Any
     default: Any
     owner: str = ""
+    #: the core's mapping whose every entry takes this key (:data:`BLOCKS`); None: the top level
+    within: str | None = None
+    #: the key brings tools of its own (MCP servers): they may put themselves in a toolset by
+    #: name, so a ``tool_sets:`` name no file defines is not an error where it is set, and a
+    #: toolset that sets it filters those tools rather than listing tools of its own
+    brings_tools: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +105,15 @@ class Section:
     name: str
     model: type[Any]
     help: str = ""
+    owner: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NamedUrl:
+    """A name a ``base_url`` may be instead of a URL or a folder (``parser.add_named_url``)."""
+
+    name: str
+    help: str
     owner: str = ""
 
 
@@ -130,6 +151,8 @@ class Parser:
         self._options: list[Option] = []
         self._settings: dict[str, Setting] = {}
         self._sections: dict[str, Section] = {}
+        self._block_settings: dict[str, dict[str, Setting]] = {block: {} for block in BLOCKS}
+        self._named_urls: dict[str, NamedUrl] = {}
 
     # -- declaring ---------------------------------------------------------------------------------
 
@@ -149,14 +172,53 @@ class Parser:
         self.getgroup("general").options.append(option)
         return option
 
-    def addini(self, name: str, help: str, type: Any = str, default: Any = None) -> Setting:
+    def addini(
+        self,
+        name: str,
+        help: str,
+        type: Any = str,
+        default: Any = None,
+        *,
+        within: str | None = None,
+        brings_tools: bool = False,
+    ) -> Setting:
         """Declare a top-level setting of ``trailblaze.yaml`` (``browser: /usr/bin/chromium``).
         ``type`` is what pydantic validates the value as; a wrong value is an error with its
-        ``file:line:col``. Read it with ``config.getini(name)``."""
-        setting = Setting(name, help, type, default, _caller_module())
-        self._claim(name, setting.owner)
-        self._settings[name] = setting
+        ``file:line:col``. Read it with ``config.getini(name)``.
+
+        ``within="targets"`` (or ``"toolsets"``) declares the key in every entry of that
+        mapping instead (``targets: {shop: {name: …}}``): read it on the entry,
+        ``config.project.targets["shop"].name``. ``brings_tools=True`` says the key brings
+        tools of its own that may fill a toolset by name (:attr:`Setting.brings_tools`)."""
+        owner = _caller_module()
+        if within is not None and within not in BLOCKS:
+            raise TypeError(f"addini({name!r}, within={within!r}) from {owner}: within is one of {', '.join(BLOCKS)}")
+        setting = Setting(name, help, type, default, owner, within, brings_tools)
+        if within is None:
+            self._claim(name, owner)
+            self._settings[name] = setting
+            return setting
+        previous = self._block_settings[within].get(name)
+        if previous is not None:
+            raise UsageError(
+                f"trailblaze.yaml key {within}.*.{name} is declared twice: "
+                f"by {previous.owner or '?'} and by {owner or '?'}"
+            )
+        self._block_settings[within][name] = setting
         return setting
+
+    def add_named_url(self, name: str, help: str) -> NamedUrl:
+        """Declare a name a ``base_url`` may be instead of a URL or a folder (the web driver's
+        ``sample-app``, which serves its bundled app): ``trailblaze.yaml`` takes it wherever a
+        ``base_url`` goes, and ``config.base_url(name)`` leaves it as it is for the driver."""
+        owner = _caller_module()
+        previous = self._named_urls.get(name)
+        if previous is not None:
+            raise UsageError(
+                f"base_url name {name!r} is declared twice: by {previous.owner or '?'} and by {owner or '?'}"
+            )
+        named = self._named_urls[name] = NamedUrl(name, help, owner)
+        return named
 
     def add_section(self, name: str, model: type[Any], help: str = "") -> Section:
         """Declare a section of ``trailblaze.yaml``: the mapping under ``name:`` is validated by
@@ -215,6 +277,14 @@ class Parser:
     @property
     def sections(self) -> dict[str, Section]:
         return dict(self._sections)
+
+    def block_settings(self, within: str) -> dict[str, Setting]:
+        """The keys plugins declared in each entry of the core's mapping ``within``."""
+        return dict(self._block_settings[within])
+
+    @property
+    def named_urls(self) -> dict[str, NamedUrl]:
+        return dict(self._named_urls)
 
     def options_for(self, command: str) -> list[Option]:
         return [o for o in self._options if command in o.commands]

@@ -1,7 +1,8 @@
 """Built-in plugin: tools from MCP servers declared in trailblaze.yaml.
 
-It owns the keys that declare servers for every session — ``mcp_servers:`` and
-``callback_port:`` (targets and toolsets declare their own servers in their sections) — and
+It owns the keys that declare servers — ``mcp_servers:`` at the top level (every session's),
+in each target and in each toolset (declared with ``parser.addini(…, within=…)``, so the core's
+models know nothing of MCP; :mod:`trailblaze.mcp.client.settings`) — and ``callback_port:``, and
 checks, before any device opens, that the servers a run needs can be started (a ``${VAR}``
 that is not set, a missing script). When a session opens, the servers that apply to it are
 spawned (or reached over HTTP) and handshaken concurrently, and their tools join
@@ -28,16 +29,33 @@ if TYPE_CHECKING:
 def trailblaze_addoption(parser: Parser) -> None:
     from pydantic import Field
 
-    from trailblaze.project.config import McpServers
+    from trailblaze.mcp.client.settings import KEY, McpServers
 
     #: port of the callback server MCP tools call back on (127.0.0.1); None: a free one
     callback_port = Annotated[int | None, Field(ge=1, le=65535)]
 
     parser.addini(
-        "mcp_servers",
+        KEY,
         "MCP servers every session gets: a list, or a mapping from each server's name to its entry",
         type=McpServers,
         default=[],
+        brings_tools=True,
+    )
+    parser.addini(
+        KEY,
+        "MCP servers the target's sessions get (a list, or a mapping by name)",
+        type=McpServers,
+        default=[],
+        within="targets",
+        brings_tools=True,
+    )
+    parser.addini(
+        KEY,
+        "MCP servers that start when the toolset applies; its tools: filters theirs",
+        type=McpServers,
+        default=[],
+        within="toolsets",
+        brings_tools=True,
     )
     parser.addini("callback_port", "port of the callback server on 127.0.0.1 (default: a free one)", callback_port)
 
@@ -46,11 +64,13 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_adds_session_tools(config: Config) -> bool:
     """Sessions get tools from servers when any are declared: at the root, in a target or in a
     toolset."""
+    from trailblaze.mcp.client.settings import servers_in
+
     project = config.project
     return bool(
         config.getini("mcp_servers")
-        or any(t.mcp_servers for t in project.targets.values())
-        or any(t.mcp_servers for t in project.toolsets.values())
+        or any(servers_in(t) for t in project.targets.values())
+        or any(servers_in(t) for t in project.toolsets.values())
     )
 
 

@@ -1,6 +1,7 @@
 """Built-in plugin: the ``playwright-native`` web driver, the ``web_*`` tools, and everything the
 web driver is set with — its options (``--headed``, ``--base-url``, ``--remote-debugging-port``,
-``--trace``), its keys of ``trailblaze.yaml`` (``base_url``, ``headless``, ``browser``), its
+``--trace``), its keys of ``trailblaze.yaml`` (``base_url``, ``headless``, ``browser``, the
+``web:`` section) and ``sample-app``, the name a ``base_url`` may be (``parser.add_named_url``), its
 checks before a run (a ``/path`` URL without a ``base_url``, a visible browser without a
 display) and its evidence: a Playwright trace (``trace.zip``, which ``playwright show-trace``
 opens) of a trail's first ``--retries`` retry, unless ``--trace on|off|retain-on-failure`` says
@@ -34,6 +35,7 @@ BROWSING = ("run", "record", "mcp")
 def trailblaze_addoption(parser: Parser) -> None:
     import click
 
+    from trailblaze.drivers.web.settings import SAMPLE_APP
     from trailblaze.project.config import BaseUrl
 
     group = parser.getgroup("web", "Web driver (playwright-native)")
@@ -75,6 +77,7 @@ def trailblaze_addoption(parser: Parser) -> None:
     from trailblaze.drivers.web.remote import SECTION, RemoteBrowserConfig
 
     parser.add_section(SECTION, RemoteBrowserConfig, "a remote browser: connect/cdp, connect_headers, connect_timeout")
+    parser.add_named_url(SAMPLE_APP, "the bundled sample app, served by the web driver (trailblaze sample-app)")
     parser.addini("base_url", "'/path' URLs join this; 'sample-app' serves the bundled app", type=BaseUrl)
     parser.addini("headless", "run the browser without a window (--headed shows it)", type=bool, default=True)
     parser.addini("browser", "a Chromium executable; default: Playwright's, else the system's", type=str | None)
@@ -84,10 +87,11 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_configure(config: Config) -> None:
     """A ``base_url`` that cannot work is misuse, found before anything runs."""
     from trailblaze.core.errors import ErrorList, UsageError
-    from trailblaze.project.config import SAMPLE_APP, base_url_problem, url_problem
+    from trailblaze.drivers.web.settings import SAMPLE_APP
+    from trailblaze.project.config import base_url_problem, url_problem
 
     problems: list[TrailblazeError] = []
-    problem = base_url_problem(config.getini("base_url"), config.root)
+    problem = base_url_problem(config.getini("base_url"), config.root, config.named_urls)
     if problem is not None:
         problems.append(UsageError(problem, config.location(("base_url",))))
     given = config.getoption("base_url")

@@ -12,7 +12,8 @@ toolset are no longer offered to agents on it (replay can still run every tool),
 that names ``core_interaction`` and ``memory`` offers those, the always-enabled ones, its
 platform's ``tools:``, and whatever no toolset lists (a plugin's own tools) — minus its
 ``excluded_tools:``. A session that names no such toolset is offered everything, as before.
-Toolsets that bring MCP servers filter their servers' tools instead (see :mod:`trailblaze.mcp`).
+Toolsets that bring MCP servers (a plugin's key that brings tools) filter their servers' tools
+instead (see :mod:`trailblaze.mcp.client`).
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def hidden_tools(
     if not named:  # nothing gates: the toolset files need not be read
         return frozenset(excluded)
     toolsets = known_toolsets(config, extra)
-    listing = {name: t for name, t in toolsets.items() if t.tools and not t.mcp_servers}
+    # a toolset whose key brings tools (MCP servers) filters those tools: it lists none to offer
+    listing = {name: t for name, t in toolsets.items() if t.tools and not config.brings_tools(t, "toolsets")}
     if not any(name in listing for name in named):
         return frozenset(excluded)
     offered = {tool for name in applying(listing, named, driver) for tool in listing[name].tools}

@@ -132,6 +132,9 @@ class Workspace:
     #: targets whose trailmap says why its trails call tools no file here defines
     #: (``trail_validation: {exempt: why}``), by target name
     exempt: dict[str, str] = field(default_factory=dict)
+    #: what a toolset file is validated as: the core's model with the keys plugins declared in
+    #: toolsets (``mcp_servers:``), as in trailblaze.yaml (``Config.block_model("toolsets")``)
+    toolset_model: type[ToolsetConfig] = field(default=ToolsetConfig, repr=False, compare=False)
 
     @property
     def config_dir(self) -> Path:
@@ -150,9 +153,10 @@ class Workspace:
             return str(path)
 
 
-def load_workspace(config_file: Path) -> Workspace:
-    """Read a workspace; problems are collected in ``problems`` (file:line each), not raised."""
-    workspace = Workspace(config_file)
+def load_workspace(config_file: Path, toolset_model: type[ToolsetConfig] = ToolsetConfig) -> Workspace:
+    """Read a workspace; problems are collected in ``problems`` (file:line each), not raised.
+    Its toolset files are validated as ``toolset_model`` (the project's, with plugins' keys)."""
+    workspace = Workspace(config_file, toolset_model=toolset_model)
     doc = _load(config_file, workspace.problems)
     if doc is None:
         return workspace
@@ -437,9 +441,9 @@ def _add_toolset_file(workspace: Workspace, path: Path, doc: YamlDocument | None
 
 def _add_toolset(workspace: Workspace, data: Any, doc: YamlDocument, key_path: PathKey, stem: str | None) -> None:
     try:
-        toolset = ToolsetConfig.model_validate(data)
+        toolset = workspace.toolset_model.model_validate(data)
     except ValidationError as exc:
-        workspace.problems.extend(describe_errors(exc, doc=doc, base=key_path, model=ToolsetConfig))
+        workspace.problems.extend(describe_errors(exc, doc=doc, base=key_path, model=workspace.toolset_model))
         return
     name = toolset.id or stem
     if name is None:

@@ -137,7 +137,7 @@ class Project:
         if workspace is None:
             from trailblaze.project.workspace import load_workspace
 
-            workspace = self._workspaces[found] = load_workspace(found)
+            workspace = self._workspaces[found] = load_workspace(found, self.config.block_model("toolsets"))
         return workspace
 
     @staticmethod
@@ -228,7 +228,7 @@ class Project:
         try:
             self.tools  # noqa: B018 - reads the files, raises their problems
             for found in saved[1]:
-                workspace = self._workspaces[found] = load_workspace(found)
+                workspace = self._workspaces[found] = load_workspace(found, self.config.block_model("toolsets"))
                 problems = [*workspace.problems, *self.tools_for(workspace)[1]]
                 if problems:
                     raise ErrorList(problems)

@@ -15,8 +15,7 @@ from trailblaze.core.errors import UsageError
 from trailblaze.device.commands import DeviceInfo
 from trailblaze.drivers.web.browser import VIEWPORT, launch, quiet_driver_exit, system_chromium
 from trailblaze.drivers.web.device import DRIVER_KEY, WebDevice
-from trailblaze.drivers.web.settings import WebSettings
-from trailblaze.project.config import SAMPLE_APP
+from trailblaze.drivers.web.settings import SAMPLE_APP, WebSettings
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright

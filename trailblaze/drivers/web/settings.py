@@ -1,7 +1,9 @@
 """The web driver's own settings: its options (``--headed``, ``--base-url``,
 ``--remote-debugging-port``) and its keys of ``trailblaze.yaml`` (``headless``, ``browser``,
-``base_url``), all declared by the ``web_playwright`` plugin and read from the configuration
-here, so nothing outside the web driver knows them.
+``base_url``, and the ``web:`` section), all declared by the ``web_playwright`` plugin and
+read from the configuration here, so nothing outside the web driver knows them; and
+:data:`SAMPLE_APP`, the name a ``base_url`` may be (``parser.add_named_url``) for the bundled
+sample app.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ if TYPE_CHECKING:
     from trailblaze.drivers.web.remote import RemoteBrowserConfig
     from trailblaze.drivers.web.webserver import WebServerConfig
     from trailblaze.project.config import Config
+
+#: ``base_url`` value that makes the web driver serve the bundled sample app itself.
+SAMPLE_APP = "sample-app"
 
 
 @dataclass(frozen=True, slots=True)

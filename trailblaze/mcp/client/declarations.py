@@ -27,7 +27,8 @@ from trailblaze.core.errors import InfrastructureError, Location, UsageError
 from trailblaze.device.drivernames import DriverContext
 
 if TYPE_CHECKING:
-    from trailblaze.project.config import Config, McpServerConfig, ToolsetConfig
+    from trailblaze.mcp.client.settings import McpServerConfig
+    from trailblaze.project.config import Config, ToolsetConfig
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PY = (".py",)
@@ -127,7 +128,7 @@ def session_declarations(
     ``${VAR}``). ``target`` defaults to the one trailblaze.yaml names."""
     env = os.environ if environ is None else environ
     project = config.project
-    from trailblaze.project.config import server_entries
+    from trailblaze.mcp.client.settings import server_entries, servers_in
 
     found: list[tuple[McpServerConfig, tuple[str | int, ...], str, str | None]] = []
     found += [(s, ("mcp_servers", i), "project", None) for i, s in server_entries(root_servers(config))]
@@ -135,10 +136,10 @@ def session_declarations(
     if target_name and target_name in project.targets:
         found += [
             (s, ("targets", target_name, "mcp_servers", i), f"target {target_name}", None)
-            for i, s in server_entries(project.targets[target_name].mcp_servers)
+            for i, s in server_entries(servers_in(project.targets[target_name]))
         ]
     for name in active_toolsets(config, driver, target_name):
-        servers = project.toolsets[name].mcp_servers
+        servers = servers_in(project.toolsets[name])
         found += [
             (s, ("toolsets", name, "mcp_servers", i), f"toolset {name}", name) for i, s in server_entries(servers)
         ]

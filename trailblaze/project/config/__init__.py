@@ -14,38 +14,49 @@ command line's options (``config.getoption``).
 The models are :mod:`.models`, the runtime :class:`Config` :mod:`.runtime`, reading the file
 :mod:`.loading` (checked across keys by :mod:`.checks`), and what a ``base_url`` may be
 :mod:`.urls`; this module gathers the names plugins and the rest of trailblaze use.
+
+Built-in plugins declare their keys as any plugin does: the web driver's (``base_url``,
+``headless``, ``browser``, ``web:``, the ``sample-app`` name) in
+:mod:`trailblaze.plugins.web_playwright`, MCP servers (``mcp_servers:`` at the top level, in
+targets and in toolsets, :mod:`trailblaze.mcp.client.settings`) in
+:mod:`trailblaze.plugins.mcp_toolsets`. Their names that used to be here (``McpServerConfig``,
+``McpServers``, ``server_entries``, ``SAMPLE_APP``) still are, with a DeprecationWarning, for
+one release.
 """
 
 from __future__ import annotations
 
+from trailblaze._relocated import moved_name
 from trailblaze.project.config.loading import file_model, load_config
 from trailblaze.project.config.models import (
     PLATFORM_KEYS,
     REGISTERED_PLATFORMS,
-    McpServerConfig,
-    McpServers,
     PlatformConfig,
     ProjectConfig,
+    SettingsModel,
     TargetConfig,
     ToolsetConfig,
     WaitSeconds,
-    server_entries,
 )
 from trailblaze.project.config.runtime import Config
-from trailblaze.project.config.urls import SAMPLE_APP, BaseUrl, base_url_problem, check_base_url, url_problem
+from trailblaze.project.config.urls import BaseUrl, base_url_problem, check_base_url, url_problem
 from trailblaze.project.projectfile import CONFIG_NAME, find_config, plugins_listed_in
+
+
+def __getattr__(name: str) -> object:
+    """The names that moved to the plugins that own them, for one release."""
+    return moved_name(__name__, name)
+
 
 __all__ = [
     "CONFIG_NAME",
     "PLATFORM_KEYS",
     "REGISTERED_PLATFORMS",
-    "SAMPLE_APP",
     "BaseUrl",
     "Config",
-    "McpServerConfig",
-    "McpServers",
     "PlatformConfig",
     "ProjectConfig",
+    "SettingsModel",
     "TargetConfig",
     "ToolsetConfig",
     "WaitSeconds",
@@ -55,6 +66,5 @@ __all__ = [
     "find_config",
     "load_config",
     "plugins_listed_in",
-    "server_entries",
     "url_problem",
 ]

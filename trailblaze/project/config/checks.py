@@ -4,20 +4,27 @@ entry naming nothing, a target's ``base_url`` that is neither a URL nor a folder
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.core.errors import UsageError
 from trailblaze.core.yamlsource import YamlDocument
 from trailblaze.project.config.models import ProjectConfig
 from trailblaze.project.config.urls import base_url_problem
 
+if TYPE_CHECKING:
+    from trailblaze.core.argparsing import Parser
 
-def reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) -> list[UsageError]:
+
+def reference_problems(
+    project: ProjectConfig, doc: YamlDocument, root: Path, parser: Parser | None = None
+) -> list[UsageError]:
     """Names that point at nothing: ``target:`` and ``tool_sets:`` entries (a toolset no file
-    defines is fine when MCP servers are declared: their tools may fill it), and a target's
-    ``base_url`` that is neither a URL nor a folder."""
+    defines is fine when a key that brings tools is set, MCP servers say: their tools may fill
+    it), and a target's ``base_url`` that is neither a URL, a declared name nor a folder."""
     problems: list[UsageError] = []
+    names = list(parser.named_urls) if parser is not None else []
     for name, t in project.targets.items():
-        problem = base_url_problem(t.base_url, root)
+        problem = base_url_problem(t.base_url, root, names)
         if problem is not None:
             problems.append(UsageError(problem, doc.location(("targets", name, "base_url"))))
     if project.target is not None and project.targets and project.target not in project.targets:
@@ -36,11 +43,7 @@ def reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) ->
     ]
     # a server's tools may put themselves in a toolset by name (``trailblaze/toolset`` in their
     # ``_meta``): where servers are declared, a name no file defines may be one they fill
-    servers = bool(
-        getattr(project, "mcp_servers", None)
-        or any(t.mcp_servers for t in project.targets.values())
-        or any(t.mcp_servers for t in project.toolsets.values())
-    )
+    servers = _brings_tools(project, parser)
     for key_path, names in lists:
         for i, name in enumerate(names):
             if name not in project.toolsets and name not in builtin_toolset_names() and not servers:
@@ -49,3 +52,21 @@ def reference_problems(project: ProjectConfig, doc: YamlDocument, root: Path) ->
                     UsageError(f"tool_sets: unknown toolset {name!r} (toolsets: {known})", doc.location((*key_path, i)))
                 )
     return problems
+
+
+def sets_tool_keys(parser: Parser | None, holder: Any, within: str | None = None) -> bool:
+    """Whether ``holder`` (the file; an entry of ``within``, ``targets`` or ``toolsets``) sets a
+    key that brings tools of its own (``parser.addini(…, brings_tools=True)``: MCP servers)."""
+    if parser is None:
+        return False
+    declared = parser.settings if within is None else parser.block_settings(within)
+    return any(s.brings_tools and getattr(holder, n, None) for n, s in declared.items())
+
+
+def _brings_tools(project: ProjectConfig, parser: Parser | None) -> bool:
+    """Whether such a key is set at the top level or in any target or toolset."""
+    return (
+        sets_tool_keys(parser, project)
+        or any(sets_tool_keys(parser, t, "targets") for t in project.targets.values())
+        or any(sets_tool_keys(parser, t, "toolsets") for t in project.toolsets.values())
+    )

@@ -8,13 +8,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from trailblaze.core.argparsing import BLOCKS
 from trailblaze.core.errors import ErrorList, Location, UsageError
 from trailblaze.core.validation import describe_errors
 from trailblaze.core.yamlsource import load_path
 from trailblaze.project.config.checks import reference_problems
-from trailblaze.project.config.models import REGISTERED_PLATFORMS, ProjectConfig
+from trailblaze.project.config.models import REGISTERED_PLATFORMS, ProjectConfig, TargetConfig, ToolsetConfig
 from trailblaze.project.config.runtime import Config
 from trailblaze.project.projectfile import find_config
 
@@ -53,16 +54,18 @@ def load_config(
         project = model.model_validate(data, context={REGISTERED_PLATFORMS: platforms} if platforms else None)
     except ValidationError as exc:
         raise ErrorList(describe_errors(exc, doc=doc, model=model)) from None
-    problems = reference_problems(project, doc, path.parent)
+    problems = reference_problems(project, doc, path.parent, parser)
     if problems:
         raise ErrorList(problems)
     return Config(project, path, doc, parser=parser, options=options, command=command, stdout_protocol=stdout_protocol)
 
 
 def file_model(parser: Parser | None) -> type[ProjectConfig]:
-    """The model of the whole file: the core's keys plus every plugin's settings and sections.
-    A plugin key that is also a core key is an error naming the plugin."""
-    if parser is None or not (parser.settings or parser.sections):
+    """The model of the whole file: the core's keys plus every plugin's settings and sections,
+    and the keys plugins declared in each target and toolset. A plugin key that is also a core
+    key is an error naming the plugin."""
+    blocks = {within: parser.block_settings(within) for within in BLOCKS} if parser is not None else {}
+    if parser is None or not (parser.settings or parser.sections or any(blocks.values())):
         return ProjectConfig
     from pydantic import create_model
 
@@ -72,11 +75,27 @@ def file_model(parser: Parser | None) -> type[ProjectConfig]:
     for name, section in parser.sections.items():
         fields[name] = (section.model | None, None)
     taken = sorted(set(fields) & set(ProjectConfig.model_fields))
+    owners = {
+        **{n: s.owner for n, s in parser.settings.items()},
+        **{n: s.owner for n, s in parser.sections.items()},
+    }
+    cores: tuple[tuple[str, type[BaseModel]], ...] = (("targets", TargetConfig), ("toolsets", ToolsetConfig))
+    for within, core in cores:
+        declared = blocks[within]
+        if not declared:
+            continue
+        clash = sorted(set(declared) & set(core.model_fields))
+        taken += [f"{within}.*.{name}" for name in clash]
+        owners.update({f"{within}.*.{name}": declared[name].owner for name in clash})
+        keys: dict[str, Any] = {name: (s.type, _default(s.default)) for name, s in declared.items()}
+        block = create_model(
+            core.__name__,
+            __base__=core,
+            __doc__=core.__doc__,
+            **keys,
+        )
+        fields[within] = (dict[str, block], Field(default_factory=dict))  # type: ignore[valid-type]
     if taken:
-        owners = {
-            **{n: s.owner for n, s in parser.settings.items()},
-            **{n: s.owner for n, s in parser.sections.items()},
-        }
         raise UsageError(
             "; ".join(
                 f"{owners[name]} declares trailblaze.yaml key {name!r}, which is trailblaze's own" for name in taken
@@ -84,3 +103,15 @@ def file_model(parser: Parser | None) -> type[ProjectConfig]:
         )
     model: type[ProjectConfig] = create_model("TrailblazeYaml", __base__=ProjectConfig, **fields)
     return model
+
+
+def _default(value: Any) -> Any:
+    """A block key's default: a list or mapping is made anew for each block (as the core's
+    ``Field(default_factory=list)``, which the schema shows without a default)."""
+    if isinstance(value, list | dict):
+        import copy
+
+        from pydantic import Field
+
+        return Field(default_factory=lambda: copy.deepcopy(value))
+    return value

@@ -1,5 +1,7 @@
-"""The models of ``trailblaze.yaml``'s core keys: MCP servers, toolsets, targets and their
-platform blocks, and :class:`ProjectConfig`, the file as a whole before plugins add their keys."""
+"""The models of ``trailblaze.yaml``'s core keys: toolsets, targets and their platform blocks,
+and :class:`ProjectConfig`, the file as a whole before plugins add their keys (at the top level,
+and in each entry of ``targets:`` and ``toolsets:``: the ``mcp_toolsets`` plugin's
+``mcp_servers:``, say)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,9 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Discriminator,
     Field,
-    Tag,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -24,7 +23,10 @@ from trailblaze.project.config.urls import check_base_url
 WaitSeconds = Annotated[float, Field(gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)]
 
 
-class _Section(BaseModel):
+class SettingsModel(BaseModel):
+    """The base of the core's blocks, for a plugin's model that reads as they do: unknown keys
+    refused, every key also taken in camelCase (``startup_timeout_s`` or ``startupTimeoutS``)."""
+
     model_config = ConfigDict(
         extra="forbid",
         alias_generator=to_camel,
@@ -34,68 +36,6 @@ class _Section(BaseModel):
     )
 
 
-class McpServerConfig(_Section):
-    """One MCP server: spawned (``command:`` or ``script:``) or reached over HTTP (``url:``).
-
-    ``env:`` values and ``headers:`` may use ``${VAR}`` to take a value from Trailblaze's own
-    environment (tokens stay out of the file). Relative ``script:``/``working_dir:`` paths, and a
-    ``command:`` holding a slash, resolve against the folder of the file that declares them.
-    """
-
-    name: str | None = Field(default=None, min_length=1)
-    command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    working_dir: str | None = None
-    script: str | None = None
-    transport: Literal["stdio", "http"] | None = None
-    url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
-    timeout_s: WaitSeconds = Field(default=60.0, description="seconds one tools/call may take")
-    startup_timeout_s: WaitSeconds = Field(default=30.0, description="seconds to spawn/connect and handshake")
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> McpServerConfig:
-        kinds = [k for k in ("command", "script", "url") if getattr(self, k)]
-        if len(kinds) != 1:
-            raise ValueError("an MCP server needs exactly one of command:, script: or url:")
-        if self.url and self.transport not in (None, "http"):
-            raise ValueError("url: is for transport: http")
-        if (self.command or self.script) and self.transport == "http":
-            raise ValueError("transport: http needs url: (Trailblaze connects; it does not spawn)")
-        if self.url and (self.args or self.env or self.working_dir):
-            raise ValueError("args:, env: and working_dir: are for spawned servers (command: or script:), not url:")
-        if self.headers and not self.url:
-            raise ValueError("headers: is for transport: http servers (url:)")
-        if self.script and self.working_dir:
-            raise ValueError("working_dir: is for command: entries; a script: runs in its own folder")
-        if self.script and not self.script.endswith((".py", ".ts", ".js", ".mjs", ".cjs", ".mts")):
-            raise ValueError("script: must be a .py, .ts or .js file (use command: for anything else)")
-        return self
-
-    @property
-    def kind(self) -> Literal["stdio", "http"]:
-        return "http" if self.url else "stdio"
-
-
-#: ``mcp_servers:`` as a list of entries, or (seed 000) a mapping from each server's name to its
-#: entry. The tags appear in pydantic's error locations and are dropped from messages.
-McpServers = Annotated[
-    Annotated[list[McpServerConfig], Tag("list[server]")] | Annotated[dict[str, McpServerConfig], Tag("dict[server]")],
-    Discriminator(lambda value: "dict[server]" if isinstance(value, dict) else "list[server]"),
-]
-
-
-def server_entries(
-    servers: list[McpServerConfig] | dict[str, McpServerConfig],
-) -> list[tuple[str | int, McpServerConfig]]:
-    """Each server with its key in the file (an index, or its name in the mapping form, which
-    is also its ``name:`` unless it sets one)."""
-    if isinstance(servers, dict):
-        return [(key, s if s.name else s.model_copy(update={"name": key})) for key, s in servers.items()]
-    return list(enumerate(servers))
-
-
 def _check_meta_overlay(meta: dict[str, Any], where: str) -> dict[str, Any]:
     from trailblaze.tools.metadata import check_overlay
 
@@ -103,7 +43,7 @@ def _check_meta_overlay(meta: dict[str, Any], where: str) -> dict[str, Any]:
     return meta
 
 
-class ToolsetConfig(_Section):
+class ToolsetConfig(SettingsModel):
     """A curated set of tools (seed 002): optional own servers, a filter and metadata overlays.
 
     A toolset applies to a session when it is listed in ``tool_sets:`` (at the root or in the
@@ -120,7 +60,6 @@ class ToolsetConfig(_Section):
     drivers: list[str] | None = None
     always_enabled: bool = False
     tools: list[str] = Field(default_factory=list)
-    mcp_servers: McpServers = Field(default_factory=list)
     default_meta: dict[str, Any] = Field(default_factory=dict)
     tool_meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
@@ -145,7 +84,7 @@ PLATFORM_KEYS = ("android", "ios", "web", "compose", "desktop")
 REGISTERED_PLATFORMS = "registered_platforms"
 
 
-class PlatformConfig(_Section):
+class PlatformConfig(SettingsModel):
     """A target's settings for one platform (upstream's ``PlatformConfig``)."""
 
     app_ids: list[str] = Field(default_factory=list)
@@ -162,7 +101,7 @@ class PlatformConfig(_Section):
     icon: str | None = None
 
 
-class TargetConfig(_Section):
+class TargetConfig(SettingsModel):
     """An app under test (seed 002's *target*)."""
 
     display_name: str | None = None
@@ -171,7 +110,6 @@ class TargetConfig(_Section):
     base_url: str | None = None
 
     _base_url = field_validator("base_url")(check_base_url)
-    mcp_servers: McpServers = Field(default_factory=list)
     tool_sets: list[str] = Field(default_factory=list)
     #: per-platform settings: ``{android: {app_ids: [...], tool_sets: [...]}, web: {...}}``
     platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
@@ -212,9 +150,11 @@ class TargetConfig(_Section):
         return list(dict.fromkeys(found))
 
 
-class ProjectConfig(_Section):
+class ProjectConfig(SettingsModel):
     """The core's keys. Plugins' keys (``base_url``, ``browser``, ``llm``, ``mcp_servers``…) are
-    added to a subclass of this model when the file is loaded (see :func:`load_config`)."""
+    added to a subclass of this model when the file is loaded (see :func:`load_config`), and
+    their keys of targets and toolsets to subclasses of :class:`TargetConfig` and
+    :class:`ToolsetConfig`."""
 
     trails_dir: str = "trails"
     driver: str | None = None

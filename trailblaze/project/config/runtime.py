@@ -13,7 +13,6 @@ from trailblaze.core.errors import Location, UsageError
 from trailblaze.core.reportfiles import ReportPaths
 from trailblaze.core.yamlsource import YamlDocument
 from trailblaze.project.config.models import ProjectConfig
-from trailblaze.project.config.urls import SAMPLE_APP
 from trailblaze.project.projectfile import CONFIG_NAME
 
 if TYPE_CHECKING:
@@ -115,6 +114,28 @@ class Config:
                 self.location(()),
             ) from None
 
+    def block_model(self, within: str) -> type[Any]:
+        """The model of each entry of ``targets:`` or ``toolsets:`` in this file: the core's,
+        with the keys plugins declared in it (``parser.addini(…, within=…)``), for entries read
+        from elsewhere (a workspace's toolset files) to take the same keys."""
+        from typing import get_args
+
+        annotation = type(self.project).model_fields[within].annotation
+        model: type[Any] = get_args(annotation)[1]
+        return model
+
+    def brings_tools(self, block: Any = None, within: str | None = None) -> bool:
+        """Whether ``block`` (an entry of ``within``; None: the top level) sets a key that
+        brings tools of its own (``parser.addini(…, brings_tools=True)``: MCP servers)."""
+        from trailblaze.project.config.checks import sets_tool_keys
+
+        return sets_tool_keys(self.parser, self.project if block is None else block, within)
+
+    @property
+    def named_urls(self) -> list[str]:
+        """The names a ``base_url`` may be besides URLs and folders (``parser.add_named_url``)."""
+        return list(self.parser.named_urls) if self.parser is not None else []
+
     def declares(self, key: str) -> bool:
         """Whether the file sets ``key`` (by its snake_case or camelCase name)."""
         return key in self.project.model_fields_set
@@ -138,8 +159,9 @@ class Config:
 
     def base_url(self, value: str | None) -> str | None:
         """A ``base_url`` as the browser needs it: a folder becomes its ``file://`` URL (relative
-        to this file's folder); URLs and ``sample-app`` stay as they are."""
-        if value is None or value == SAMPLE_APP or "://" in value:
+        to this file's folder); URLs and declared names (the web driver's ``sample-app``) stay
+        as they are."""
+        if value is None or "://" in value or value in self.named_urls:
             return value
         return self.resolve(value).resolve().as_uri() + "/"
 

@@ -1,21 +1,21 @@
-"""What a ``base_url`` may be: ``sample-app``, an http(s) or file URL, or a folder — the rules
-targets' ``base_url:`` and the web driver's setting share."""
+"""What a ``base_url`` may be: an http(s) or file URL, a folder, or a name a plugin declared
+with ``parser.add_named_url`` (the web driver's ``sample-app``) — the rules targets'
+``base_url:`` and a driver's own ``base_url`` setting share."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import AfterValidator
 
-#: ``base_url`` value that makes the web driver serve the bundled sample app itself.
-SAMPLE_APP = "sample-app"
-
 
 def check_base_url(value: str | None) -> str | None:
-    """``base_url`` is ``sample-app``, an http(s) or file URL, or a folder (checked to exist
-    once the config file's folder is known): anything else fails every navigation later."""
-    if value is None or value == SAMPLE_APP or "://" not in value:
+    """A ``base_url`` with ``://`` is a URL a browser can open; anything else is a folder
+    (checked to exist once the config file's folder is known) or a declared name: a bad URL
+    fails every navigation later."""
+    if value is None or "://" not in value:
         return value
     problem = url_problem(value)
     if problem is not None:
@@ -23,17 +23,17 @@ def check_base_url(value: str | None) -> str | None:
     return value
 
 
-def base_url_problem(value: str | None, root: Path) -> str | None:
-    """Why ``value`` is no ``base_url``: neither a URL, ``sample-app`` nor a folder (relative to
-    ``root``) that exists."""
-    if value is None or value == SAMPLE_APP or "://" in value:
+def base_url_problem(value: str | None, root: Path, names: Iterable[str] = ()) -> str | None:
+    """Why ``value`` is no ``base_url``: neither a URL, one of ``names`` nor a folder (relative
+    to ``root``) that exists."""
+    names = list(names)
+    if value is None or value in names or "://" in value:
         return None
     folder = Path(value).expanduser()
     if (folder if folder.is_absolute() else root / folder).is_dir():
         return None
-    return (
-        f"base_url: {value!r} is neither a URL (http://…, https://…, file://…), {SAMPLE_APP!r} nor a folder that exists"
-    )
+    named = "".join(f", {name!r}" for name in names)
+    return f"base_url: {value!r} is neither a URL (http://…, https://…, file://…){named} nor a folder that exists"
 
 
 def url_problem(value: str) -> str | None:
