@@ -259,6 +259,84 @@ def test_upstreams_clock_launch_tool_runs_on_the_android_stand_in(
     ]
 
 
+#: upstream's own clock trails (trails/clock/ of its repository), byte for byte
+SET_ALARM = "trails/clock/set-alarm-730am/trail.yaml"
+LAUNCH_SMOKE = "trails/clock/launch-smoke.trail.yaml"
+
+
+@pytest.fixture
+def clock_workspace(tmp_path: Path, phone: FakeAndroid) -> Path:
+    """Upstream's trails/ folder (the clock trailmap, its tools and trails) with the Desk Clock installed."""
+    if not SDK_CLI.is_file():
+        pytest.fail("the TypeScript SDK is not built: run `make sdk` (or `make peers`)")
+    shutil.copytree(UPSTREAM / "trails", tmp_path / "trails")
+    _write(tmp_path, "trails/config/trailblaze.yaml", "targets: [clock]\n")
+    phone.app.installed.add("com.android.deskclock")
+    return tmp_path
+
+
+@pytest.mark.usefixtures("adb")
+def test_upstreams_set_alarm_trail_runs_unchanged_on_the_android_stand_in(
+    cli: CliRunner, phone: FakeAndroid, clock_workspace: Path
+) -> None:
+    """Upstream's clock/set-alarm-730am trail as it is: its scripted trailhead, then the picker
+    (7, minutes, 30, AM, OK), the 7:30 AM alarm in the list, expanded and deleted."""
+    result = cli("run", SET_ALARM, "--json", "r.json")
+    assert result.returncode == 0, result.output
+    steps = result.json("r.json")["trails"][0]["steps"]
+    assert [t["name"] for t in steps[0]["tools"]][-1] == "clock_android_launchApp"
+    assert [[t["name"] for t in step["tools"]] for step in steps[1:]] == [
+        ["tapOnElementBySelector"],
+        ["tapOnElementBySelector"],
+        ["tapOnElementBySelector"] * 5,
+        ["assertVisibleBySelector"],
+        ["tapOnElementBySelector"] * 2,
+        ["assertNotVisibleWithText"],
+    ]
+    assert all(step["status"] == "passed" for step in steps), steps
+    assert phone.app.front == "com.android.deskclock"
+    assert phone.app.desk_clock.alarms == []  # the trail deleted the alarm it added
+
+
+@pytest.mark.usefixtures("adb")
+def test_the_desk_clock_stand_in_fails_the_trail_when_the_picked_time_is_not_730_am(
+    cli: CliRunner, phone: FakeAndroid, clock_workspace: Path
+) -> None:
+    """The fake can say no: the same trail picking PM instead of AM adds a 7:30 PM alarm, and
+    the step expecting 7:30 AM fails."""
+    trail = clock_workspace / SET_ALARM
+    text = trail.read_text()
+    assert text.count("android:id/am_label\n                textRegex: AM") == 1
+    trail.write_text(
+        text.replace(
+            "android:id/am_label\n                textRegex: AM", "android:id/pm_label\n                textRegex: PM"
+        )
+    )
+    result = cli("run", SET_ALARM, "--json", "r.json")
+    assert result.returncode == 1, result.output
+    steps = result.json("r.json")["trails"][0]["steps"]
+    assert [s["status"] for s in steps[3:5]] == ["passed", "failed"]
+    assert "7:30.AM" in steps[4]["error"]
+    assert phone.app.desk_clock.alarms == [(19, 30)]
+
+
+@pytest.mark.usefixtures("adb")
+def test_upstreams_clock_launch_smoke_trail_runs_unchanged_on_the_android_stand_in(
+    cli: CliRunner, phone: FakeAndroid, clock_workspace: Path
+) -> None:
+    result = cli("run", LAUNCH_SMOKE, "--json", "r.json")
+    assert result.returncode == 0, result.output
+    steps = result.json("r.json")["trails"][0]["steps"]
+    assert [[t["name"] for t in step["tools"]] for step in steps] == [
+        ["launchApp"],
+        ["assertVisibleBySelector"] * 4,
+    ]
+    # without the app, the same trail fails
+    phone.app.installed.discard("com.android.deskclock")
+    phone.app.force_stop("com.android.deskclock")
+    assert cli("run", LAUNCH_SMOKE).returncode != 0
+
+
 #: upstream's android-sample-app workspace (its trailmap and tools) and the one trail of it that
 #: calls tools no trailmap defines; the trailmap says why (``trail_validation: {exempt: …}``)
 MCP_DEMO = "examples/android-sample-app/trails/mcp-tools-demo/mcp-tools-demo.trail.yaml"

@@ -297,11 +297,13 @@ class FakeAndroid:
     # -- the hierarchy, as uiautomator2 dumps it --------------------------------------------------------
 
     def resource_id(self, rid: str) -> str:
+        if ":" in rid:  # a full id (android:id/text1, another app's)
+            return rid
         return f"{SAMPLE_APP}:id/{rid}" if rid else ""
 
     def dump(self) -> str:
         screen = self.app.render()
-        package = SAMPLE_APP if self.app.in_front else LAUNCHER
+        package = self.app.showing
         lines = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>", '<hierarchy rotation="0">']
         status_bar = _Node(
             "android.widget.FrameLayout",
@@ -319,9 +321,20 @@ class FakeAndroid:
     def _node(self, w: Widget, package: str) -> _Node:
         s = self.scale
         box = tuple(v * s for v in w.box)
-        rid = self.resource_id(w.rid) if package == SAMPLE_APP else ""
+        rid = self.resource_id(w.rid) if package != LAUNCHER else ""
         if w.kind in ("text", "bar"):
-            return _Node("android.widget.TextView", package, box, text=w.label, rid=rid)
+            return _Node(
+                "android.widget.TextView",
+                package,
+                box,
+                text=w.label,
+                rid=rid,
+                desc=w.desc,
+                clickable=w.clickable,
+                selected=w.selected,
+                checkable=w.checked is not None,
+                checked=bool(w.checked),
+            )
         if w.kind == "icon":
             return _Node("android.widget.TextView", package, box, text=w.label, desc=w.label, clickable=True)
         if w.kind in ("button", "tab", "item"):
@@ -385,7 +398,15 @@ class FakeAndroid:
             return _Node("android.widget.FrameLayout", package, box, children=[title, *buttons])
         if w.kind == "keyboard":
             return _Node("android.view.View", package, (0, 0, 0, 0), visible=False)
-        return _Node("android.view.View", package, box, rid=rid, children=[self._node(c, package) for c in w.children])
+        return _Node(
+            "android.view.View",
+            package,
+            box,
+            rid=rid,
+            desc=w.desc,
+            clickable=w.clickable,
+            children=[self._node(c, package) for c in w.children],
+        )
 
     # -- the shell ------------------------------------------------------------------------------------
 
@@ -425,7 +446,7 @@ class FakeAndroid:
         if name == "wm" and args[:1] == ["density"]:
             return f"Physical density: {self.density}\n", 0
         if name == "dumpsys" and args[:1] == ["window"]:
-            front = app.front if app.in_front else None
+            front = app.showing if app.showing != LAUNCHER else None
             focus = f"{front}/{front}.MainActivity" if front else f"{LAUNCHER}/{LAUNCHER}.Launcher"
             return f"  mCurrentFocus=Window{{4f1c2a u0 {focus}}}\n  mFocusedApp=ActivityRecord{{1 u0 {focus}}}\n", 0
         if name == "dumpsys" and args[:1] == ["input_method"]:

@@ -20,10 +20,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.standins.clock_app import DeskClock
 
 SAMPLE_APP = "xyz.block.trailblaze.examples.sampleapp"
 #: installed, starts, and dies at once (its window never gets focus)
 CRASHING_APP = "com.example.crashes"
+#: AOSP's Desk Clock, modelled in :mod:`tests.standins.clock_app` (Android only; install it to use it)
+DESK_CLOCK = "com.android.deskclock"
 LAUNCHER = "com.android.launcher3"
 WIDTH, HEIGHT = 360, 800
 LAUNCH_DELAY = 0.1
@@ -44,6 +50,7 @@ class Widget:
     kind: str  # root, bar, container, text, button, field, tab, switch, list, item, alert, keyboard, icon
     key: str = ""  # what a tap on it means to the app
     label: str = ""  # visible text / accessibility label
+    desc: str = ""  # content description, when it is not the label (an icon button, a dial's number)
     value: str = ""  # a field's content
     rid: str = ""  # test tag: resource id / accessibility identifier
     box: tuple[int, int, int, int] = (0, 0, 0, 0)  # left, top, right, bottom
@@ -95,6 +102,10 @@ class SampleApp:
         self.started_at = 0.0
         self.front_at = 0.0
         self.ui = UiState()
+        #: a second app, shown on Android only: upstream's clock trails run against it
+        from tests.standins.clock_app import DeskClock  # it builds on this module's Widget
+
+        self.desk_clock: DeskClock = DeskClock()
         self.opened_links: list[str] = []
         self.frames = 0
 
@@ -107,6 +118,13 @@ class SampleApp:
                 return False
             if package == CRASHING_APP:
                 return True  # starts and dies before its window ever has focus
+            if package == DESK_CLOCK:
+                if not self.desk_clock.running:
+                    self.desk_clock.start()
+                if self.front != package:
+                    self.front_at = self.clock() + LAUNCH_DELAY
+                self.front = package
+                return True
             if not self.running:
                 self.running = True
                 self.started_at = self.clock()
@@ -120,6 +138,10 @@ class SampleApp:
 
     def force_stop(self, package: str) -> None:
         with self.lock:
+            if package == DESK_CLOCK:
+                self.desk_clock.stop()
+                if self.front == DESK_CLOCK:
+                    self.front = None
             if package == SAMPLE_APP:
                 self.running = False
                 if self.front == SAMPLE_APP:
@@ -171,6 +193,15 @@ class SampleApp:
     def in_front(self) -> bool:
         return self.front == SAMPLE_APP and self.running and self.clock() >= self.front_at
 
+    @property
+    def showing(self) -> str:
+        """The package whose window is on screen (the launcher's when no app's is)."""
+        if self.in_front:
+            return SAMPLE_APP
+        if self.front == DESK_CLOCK and self.desk_clock.running and self.clock() >= self.front_at:
+            return DESK_CLOCK
+        return LAUNCHER
+
     # -- input ------------------------------------------------------------------------------------
 
     def tap(self, x: int, y: int, long: bool = False) -> str | None:
@@ -191,6 +222,8 @@ class SampleApp:
         kind, _, name = key.partition(":")
         if kind == "launcher":
             self.launch(name)
+        elif kind == "clock":
+            self.desk_clock.activate(name)
         elif kind == "tab":
             self._switch(name)
         elif kind == "field":
@@ -269,6 +302,8 @@ class SampleApp:
 
     def render(self) -> Widget:
         with self.lock:
+            if self.showing == DESK_CLOCK:
+                return self.desk_clock.render()
             if not self.in_front:
                 return _launcher()
             now = self.clock()
