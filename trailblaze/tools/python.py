@@ -122,9 +122,7 @@ class PythonTool(ToolImplementation):
     def schema(self) -> dict[str, Any]:
         """The arguments' JSON Schema (made once)."""
         if self._schema is None:
-            schema = self.model.model_json_schema()
-            schema.pop("title", None)
-            self._schema = schema
+            self._schema = arguments_schema(self.model)
         return self._schema
 
     def secret_fields(self) -> frozenset[str]:
@@ -173,6 +171,14 @@ class PythonTool(ToolImplementation):
         if isinstance(result, list | tuple) and result and all(isinstance(r, Delegate) for r in result):
             raise TypeError(f"{source} returned delegates but is not declared with delegating=True")
         return ToolOutcome(output=result)
+
+
+def arguments_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments model, without pydantic's generated title (a
+    tool's schema is named by the tool)."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    return schema
 
 
 def pydantic_problems(exc: ValidationError) -> list[tuple[str, str]]:

@@ -146,9 +146,9 @@ class ComposedTool(ToolImplementation):
     def schema(self) -> dict[str, Any]:
         """The parameters' JSON Schema (made once)."""
         if self._schema is None:
-            schema = self.model.model_json_schema()
-            schema.pop("title", None)
-            self._schema = schema
+            from trailblaze.tools.python import arguments_schema
+
+            self._schema = arguments_schema(self.model)
         return self._schema
 
     def validate(self, args: Mapping[str, Any]) -> Any:
