@@ -16,6 +16,8 @@ from typing import Any
 import hypothesis
 import pytest
 
+from tests.support.cli_zygote import CliZygote
+
 # A run started in the background by a non-interactive shell (as some CI runners do) inherits
 # an ignored SIGINT, and so would every trailblaze the tests start: Python then installs no
 # KeyboardInterrupt handler and the tests' Ctrl-C never arrives. A handler of our own is reset
@@ -78,12 +80,25 @@ def cli_env(autoload: bool = False, **extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(scope="session")
+def cli_zygote() -> Iterator[CliZygote]:
+    """This worker's helper that forks ``python -m trailblaze`` with trailblaze imported (see
+    tests/support/cli_zygote.py)."""
+    helper = CliZygote(cli_env())
+    yield helper
+    helper.close()
+
+
 @pytest.fixture
-def cli(tmp_path: Path) -> CliRunner:
-    """Run ``python -m trailblaze ARGS`` in a subprocess (in ``tmp_path`` unless ``cwd=``).
+def cli(tmp_path: Path, cli_zygote: CliZygote) -> CliRunner:
+    """Run ``python -m trailblaze ARGS`` in a subprocess (in ``tmp_path`` unless ``cwd=``):
+    forked from this worker's helper, which has imported trailblaze already, unless the
+    command's ``PYTHON*`` variables differ from the helper's (tests/support/cli_zygote.py).
 
     Installed entry-point plugins are not loaded unless ``autoload=True``, so tests do not
-    depend on what else is installed in the environment.
+    depend on what else is installed in the environment. ``fresh=True``: a fresh interpreter,
+    for a test that looks at the trailblaze process itself from outside (its command line in
+    ``/proc``, say), where a fork shows the helper's.
     """
 
     def run(
@@ -92,12 +107,17 @@ def cli(tmp_path: Path) -> CliRunner:
         autoload: bool = False,
         env: dict[str, str] | None = None,
         timeout: float = 180,
+        fresh: bool = False,
     ) -> CliResult:
         where = cwd or tmp_path
+        environment = cli_env(autoload, **(env or {}))
+        forked = None if fresh else cli_zygote.run(args, where, environment, timeout)
+        if forked is not None:
+            return CliResult(forked.returncode, forked.stdout, forked.stderr, where)
         proc = subprocess.run(
             [sys.executable, "-m", "trailblaze", *args],
             cwd=where,
-            env=cli_env(autoload, **(env or {})),
+            env=environment,
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -31,7 +31,9 @@ def _lines(out: Path) -> dict[str, dict[str, Any]]:
 
 
 def _run(cli: CliRunner, marker: str, **env: str) -> None:
-    result = cli("run", "-p", "tests.support.null_driver", env={"TRAILBLAZE_TEST_MARKER": marker, **env})
+    # a fresh interpreter: the servers' parent must be `python -m trailblaze`, seen in /proc
+    env = {"TRAILBLAZE_TEST_MARKER": marker, **env}
+    result = cli("run", "-p", "tests.support.null_driver", env=env, fresh=True)
     assert result.returncode == 0, result.output
     assert "1 passed" in result.stdout
 

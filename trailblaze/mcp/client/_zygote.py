@@ -3,7 +3,8 @@
 Run as ``python _zygote.py FD`` with FD one end of a SOCK_SEQPACKET socket pair. It imports
 the ``mcp`` SDK's server side once, then, for each request, forks a child that becomes the
 server: its own session, the three pipe ends it was sent as stdin/stdout/stderr, the requested
-working directory, environment and ``sys.argv``, and the script run as ``__main__``. It
+working directory, environment and ``sys.argv``, and the script run as ``__main__`` (or, for a
+request with a ``module``, that module, as ``python -m MODULE`` runs it). It
 reports each child's pid, and its exit status when it ends (a pidfd per child, so nothing
 polls). It exits when Trailblaze closes its end of the socket.
 
@@ -24,13 +25,14 @@ import signal
 import socket
 import sys
 import traceback
+from collections.abc import Sequence
 
 PRELOAD = ("mcp.server.mcpserver", "mcp.server.stdio", "mcp.server.lowlevel", "mcp_types")
 MAX_MESSAGE = 1 << 20
 
 
-def _preload() -> None:
-    for name in PRELOAD:
+def _preload(extra: Sequence[str] = ()) -> None:
+    for name in (*PRELOAD, *extra):
         with contextlib.suppress(Exception):
             __import__(name)
 
@@ -47,7 +49,8 @@ def die_with_parent(parent: int) -> None:
 
 
 def _become_server(request: dict[str, object], fds: list[int], keep_closed: list[int], helper: int) -> int:
-    """In the child: turn into ``python SCRIPT ARGS`` and run it; the exit code."""
+    """In the child: turn into ``python SCRIPT ARGS`` (``python -m MODULE ARGS`` for a request
+    with a ``module``) and run it; the exit code."""
     os.setsid()
     die_with_parent(helper)
     for target, fd in zip((0, 1, 2), fds, strict=True):
@@ -59,14 +62,27 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
     os.chdir(str(request["cwd"]))
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in request["env"].items()})  # type: ignore[attr-defined]
+    module = request.get("module")
     sys.argv = argv
-    sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
-    # the standard streams a fresh interpreter would open on these descriptors
+    # what a fresh interpreter puts first on the path: the script's folder, or for -m the
+    # working directory
+    sys.path[0] = os.getcwd() if module else os.path.dirname(os.path.abspath(argv[0]))
+    # the standard streams a fresh interpreter would open on these descriptors (unbuffered
+    # when its environment sets PYTHONUNBUFFERED)
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+
+    def writer(fd: int) -> io.RawIOBase | io.BufferedWriter:
+        raw = io.FileIO(fd, "w", closefd=False)
+        return raw if unbuffered else io.BufferedWriter(raw)
+
     streams = {
         "stdin": io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False))),
-        "stdout": io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False))),
+        "stdout": io.TextIOWrapper(writer(1), write_through=unbuffered),  # type: ignore[type-var]
         "stderr": io.TextIOWrapper(
-            io.BufferedWriter(io.FileIO(2, "w", closefd=False)), errors="backslashreplace", line_buffering=True
+            writer(2),  # type: ignore[type-var]
+            errors="backslashreplace",
+            line_buffering=True,
+            write_through=unbuffered,
         ),
     }
     for name, stream in streams.items():
@@ -78,7 +94,10 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
 
     code = 0
     try:
-        runpy.run_path(argv[0], run_name="__main__")
+        if module:
+            runpy.run_module(str(module), run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(argv[0], run_name="__main__")
     except SystemExit as exc:
         if exc.code is None:
             code = 0
@@ -102,10 +121,12 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
     return code
 
 
-def main(fd: int) -> None:
+def main(fd: int, preload: Sequence[str] = ()) -> None:
+    """Serve requests on ``fd`` until its other end closes; ``preload``: modules to import
+    once, beside the SDK's (the test suite's own helper preloads trailblaze this way)."""
     helper = os.getpid()
     control = socket.socket(fileno=fd)
-    _preload()
+    _preload(preload)
     selector = selectors.DefaultSelector()
     selector.register(control, selectors.EVENT_READ, None)
     children: dict[int, int] = {}  # pidfd -> pid
@@ -154,4 +175,4 @@ def main(fd: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), sys.argv[2:])
