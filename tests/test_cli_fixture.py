@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Project, cli_env
-from tests.support.cli_zygote import SWITCH, CliZygote
+from tests.support.cli_zygote import PRELOAD, SWITCH, CliZygote
 
 TRAIL = """
 config: {id: env}
@@ -76,3 +77,9 @@ def test_what_changes_how_python_starts_gets_a_fresh_interpreter(cli_zygote: Cli
     assert cli_zygote.run(["--version"], tmp_path, cli_env(PYTHONWARNINGS="error"), 60) is None
     assert cli_zygote.run(["--version"], tmp_path, cli_env(**{SWITCH: "1"}), 60) is None
     assert cli_zygote.run(["--version"], tmp_path, cli_env(), 60) is not None
+
+
+@pytest.mark.parametrize("module", PRELOAD)
+def test_every_preloaded_module_exists(module: str) -> None:
+    """The helper skips a module that fails to import; a renamed one would go unnoticed."""
+    assert importlib.util.find_spec(module) is not None
