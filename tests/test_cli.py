@@ -135,6 +135,39 @@ def test_start_up_imports_no_heavy_library(tmp_path: Path) -> None:
     assert not imported & {"playwright", "mcp", "httpx", "uiautomator2", "wda"}
 
 
+def modules_after(cwd: Path, *args: str) -> set[str]:
+    """``sys.modules`` as ``trailblaze ARGS`` exits, in a fresh process (``-X importtime`` would
+    miss what ``importlib.import_module`` imports: plugins, sections declared by name)."""
+    code = (
+        "import atexit, runpy, sys; atexit.register(lambda: print(*sys.modules, file=sys.stderr)); "
+        f"sys.argv = ['trailblaze', *{list(args)!r}]; runpy.run_module('trailblaze', run_name='__main__')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, env=cli_env())
+    assert proc.returncode == 0, proc.stdout
+    return set(proc.stderr.split())
+
+
+def test_validate_imports_no_section_the_project_leaves_out(project: Project) -> None:
+    """Start-up pays for what the command uses: validating a web trail in a project without
+    ``llm:`` or ``web:`` imports neither section's model (the openai agent's, the remote
+    browser's with its web server's), though their plugins declare both sections."""
+    project.trail("about", PASSING)
+    sections = {"trailblaze.agents.llm", "trailblaze.drivers.web.remote", "trailblaze.drivers.web.webserver"}
+    found = modules_after(project.root, "validate", "trails/about.trail.yaml")
+    assert "trailblaze.drivers.web.tools" in found  # the trail's tools were checked
+    assert not found & sections
+    project.write("trailblaze.yaml", "base_url: sample-app\nllm: {model: m}\nweb: {connect_timeout: 5}\n")
+    assert modules_after(project.root, "validate", "trails/about.trail.yaml") >= sections  # set: checked
+
+
+def test_help_imports_no_report_writer(tmp_path: Path) -> None:
+    """The report plugins load for every command; what writes a report (the atomic file
+    writer, json, socket for JUnit's hostname) waits for a report to write."""
+    found = modules_after(tmp_path, "--help")
+    assert "trailblaze.plugins.junit_report" in found
+    assert not found & {"trailblaze.core.fileio", "socket", "json"}
+
+
 # -- exit codes ----------------------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,7 @@ def test_one_name_may_mean_different_options_for_different_commands() -> None:
         (lambda p: p.addoption("--x", action="store_const"), r"action 'store_const' is not one of"),
         (lambda p: p.add_section("loose", type("Loose", (BaseModel,), {})), r"must refuse unknown keys"),
         (lambda p: p.add_section("nothing", dict), r"must be a pydantic model"),
+        (lambda p: p.add_section("nameless", "shipping.Shipping"), r"where it is as 'package.module:Model'"),
     ],
 )
 def test_a_wrong_declaration_says_what_is_wrong(declare: Any, message: str) -> None:
@@ -190,6 +192,66 @@ def test_a_sections_keys_are_checked_with_their_location(tmp_path: Path) -> None
         load_project(path, plugins=manager)
     # in the file's words, not the plugin's class name
     assert str(info.value) == f"{path}:1:11: shipping: expected a mapping (key: value), got a list"
+
+
+SHIPPING_MODEL = """
+from pydantic import BaseModel, ConfigDict
+
+
+class Shipping(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    carrier: str = "post"
+    parcels: int = 1
+
+
+class Loose(BaseModel):
+    carrier: str = "post"
+"""
+
+
+def test_a_section_declared_by_name_is_imported_only_when_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``add_section(name, "package.module:Model")``: a file without the section does not import
+    the model's module; one with it is checked as with the model itself, with its location."""
+    (tmp_path / "lazy_shipping.py").write_text(SHIPPING_MODEL, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "lazy_shipping", raising=False)
+
+    class Plugin:
+        @trailblaze.hookimpl
+        def trailblaze_addoption(self, parser: Parser) -> None:
+            parser.add_section("shipping", "lazy_shipping:Shipping")
+            parser.add_section("loose", "lazy_shipping:Loose")
+            parser.add_section("missing", "lazy_shipping:Nowhere")
+
+    def load() -> Any:
+        manager = get_plugin_manager(autoload=False)
+        manager.pm.register(Plugin())
+        return load_project(path, plugins=manager)
+
+    path = tmp_path / "trailblaze.yaml"
+    path.write_text("timeout: 3\n", encoding="utf-8")
+    project = load()
+    assert "lazy_shipping" not in sys.modules
+    assert project.config.section("shipping").model_dump() == {"carrier": "post", "parcels": 1}
+    assert "lazy_shipping" in sys.modules
+
+    monkeypatch.delitem(sys.modules, "lazy_shipping")
+    path.write_text("shipping:\n  carier: dhl\n  parcels: many\n", encoding="utf-8")
+    with pytest.raises(ErrorList) as info:
+        load()
+    assert str(info.value).splitlines() == [
+        f"{path}:2:3: shipping.carier: unknown key (did you mean 'carrier'? expected one of: carrier, parcels)",
+        f"{path}:3:12: shipping.parcels: input should be a valid integer, unable to parse string as an integer",
+    ]
+    path.write_text("shipping: {carrier: dhl}\n", encoding="utf-8")
+    assert load().config.section("shipping").carrier == "dhl"
+    # what is wrong with the declaration is said when the model is needed
+    path.write_text("loose: {}\n", encoding="utf-8")
+    with pytest.raises(TypeError, match=rf"add_section\('loose', Loose\) from {HERE}.*must refuse unknown keys"):
+        load()
+    with pytest.raises(TypeError, match=r"add_section\('missing', 'lazy_shipping:Nowhere'\).*has no Nowhere"):
+        project.config.section("missing")
 
 
 PLUGIN_MODULE = """

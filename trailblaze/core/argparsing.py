@@ -100,12 +100,28 @@ class Setting:
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """A top-level mapping of ``trailblaze.yaml`` validated by a plugin's pydantic model."""
+    """A top-level mapping of ``trailblaze.yaml`` validated by a plugin's pydantic model: the
+    model itself, or where it is (``"package.module:Model"``), imported on first use of
+    :attr:`model` — when a file sets the section, ``config.section(name)`` is read or the schema
+    is built — so a command whose project leaves the section out does not import it."""
 
     name: str
-    model: type[Any]
+    #: the model, or ``"package.module:Model"``
+    declared: type[Any] | str
     help: str = ""
     owner: str = ""
+
+    @property
+    def model(self) -> type[Any]:
+        """The pydantic model (imported and checked now when it was declared by name)."""
+        if isinstance(self.declared, str):
+            return _section_model(self.name, _import_model(self.declared, self.name, self.owner), self.owner)
+        return self.declared
+
+    @property
+    def deferred(self) -> bool:
+        """The model was declared by name (:attr:`model` imports it)."""
+        return isinstance(self.declared, str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,21 +236,26 @@ class Parser:
         named = self._named_urls[name] = NamedUrl(name, help, owner)
         return named
 
-    def add_section(self, name: str, model: type[Any], help: str = "") -> Section:
+    def add_section(self, name: str, model: type[Any] | str, help: str = "") -> Section:
         """Declare a section of ``trailblaze.yaml``: the mapping under ``name:`` is validated by
         ``model`` (a pydantic model that forbids unknown keys). Read it with
         ``config.section(name)``: the validated model, or the model's defaults when the file
-        has no such key."""
-        from pydantic import BaseModel  # a section's plugin has imported it already
+        has no such key.
 
+        ``model`` may be where the model is, ``"package.module:Model"``, instead of the model:
+        its module is then imported only when it is needed (a file that sets the section,
+        ``config.section(name)``, ``trailblaze schema``), so every command that does not use
+        the section starts without it."""
         owner = _caller_module()
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            raise TypeError(f"add_section({name!r}, …) from {owner}: the model must be a pydantic model")
-        if model.model_config.get("extra") != "forbid":
-            raise TypeError(
-                f"add_section({name!r}, {model.__name__}) from {owner}: the model must refuse unknown keys "
-                f'(model_config = ConfigDict(extra="forbid")), so a misspelt key is an error'
-            )
+        if isinstance(model, str):
+            module, _, attribute = model.partition(":")
+            if not (module and attribute) or not all(part.isidentifier() for part in (*module.split("."), attribute)):
+                raise TypeError(
+                    f"add_section({name!r}, {model!r}) from {owner}: give the model, or where it is as "
+                    f"'package.module:Model'"
+                )
+        else:
+            _section_model(name, model, owner)
         self._claim(name, owner)
         section = self._sections[name] = Section(name, model, help, owner)
         return section
@@ -338,6 +359,31 @@ def _make_option(names: Iterable[str], attrs: dict[str, Any], *, group: str, own
         group=group,
         owner=owner,
     )
+
+
+def _import_model(where: str, name: str, owner: str) -> Any:
+    """The object at ``"package.module:Model"`` (a section's model declared by name)."""
+    import importlib
+
+    module, _, attribute = where.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except AttributeError:
+        raise TypeError(f"add_section({name!r}, {where!r}) from {owner}: {module} has no {attribute}") from None
+
+
+def _section_model(name: str, model: Any, owner: str) -> type[Any]:
+    """``model``, once it is shown to be a pydantic model that refuses unknown keys."""
+    from pydantic import BaseModel  # a section's plugin has imported it already
+
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise TypeError(f"add_section({name!r}, …) from {owner}: the model must be a pydantic model")
+    if model.model_config.get("extra") != "forbid":
+        raise TypeError(
+            f"add_section({name!r}, {model.__name__}) from {owner}: the model must refuse unknown keys "
+            f'(model_config = ConfigDict(extra="forbid")), so a misspelt key is an error'
+        )
+    return model
 
 
 def _caller_module() -> str:

@@ -17,13 +17,11 @@ the evidence files the merge checked.
 from __future__ import annotations
 
 import functools
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
-from trailblaze.core.fileio import write_atomic
 
 if TYPE_CHECKING:
     import click
@@ -76,6 +74,7 @@ class HtmlReport:
 
 def write_report(path: Path, result: RunResult, artifacts_dir: Path | None, title: str) -> None:
     """Write ``result`` as an HTML page at ``path``, its evidence copied under ``data/``."""
+    from trailblaze.core.fileio import write_atomic  # here: a command that writes no report does not import it
     from trailblaze.reports.html import render
 
     folder = path.parent
@@ -93,6 +92,8 @@ def _copied(artifact: dict[str, Any], artifacts_dir: Path | None, folder: Path) 
     source = artifacts_dir / artifact["path"]
     if not source.is_file():
         return artifact
+    import shutil
+
     relative = Path("data") / artifacts_dir.name / artifact["path"]
     target = folder / relative
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -104,6 +105,9 @@ def write_merged_report(path: Path, result: RunResult, evidence: Mapping[str, Pa
     """Write a merged ``result`` (``trailblaze merge-reports``) as an HTML page at ``path``, its
     evidence copied under ``data/merged/``. Only the files the merge checked (``evidence``) are
     copied; an entry naming anything else is left out of the page, so nothing else is read."""
+    import shutil
+
+    from trailblaze.core.fileio import write_atomic
     from trailblaze.reports.html import render
 
     folder = path.parent
@@ -135,6 +139,8 @@ def _with_viewer(document: Mapping[str, Any], folder: Path) -> str | None:
     source = trace_viewer()
     if source is None:
         return None
+    import shutil
+
     target = folder / VIEWER_FOLDER
     if target.is_dir():  # another Playwright's files (their names carry hashes) would pile up
         shutil.rmtree(target)

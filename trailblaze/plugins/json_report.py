@@ -9,13 +9,11 @@ was given.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.core.fileio import write_atomic
 
 if TYPE_CHECKING:
     from trailblaze.api.results import RunResult
@@ -39,6 +37,10 @@ class JsonReport:
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
+        import json  # here: a command that writes no report does not import it
+
+        from trailblaze.core.fileio import write_atomic
+
         document = json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n"
         if to_stdout(self.path):
             sys.stdout.write(document)

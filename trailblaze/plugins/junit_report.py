@@ -21,12 +21,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.core.fileio import write_atomic
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -44,6 +42,7 @@ def _seconds(ms: float) -> str:
 
 
 def build(result: RunResult, suite_name: str = "trailblaze") -> ET.Element:
+    import socket
     import xml.etree.ElementTree as ET  # only when a report is written: start-up stays light
 
     counts = {
@@ -165,6 +164,8 @@ class JunitReport:
 
     @hookimpl
     def trailblaze_run_finish(self, run: Run, result: RunResult) -> None:
+        from trailblaze.core.fileio import write_atomic
+
         document = render(result)
         try:
             write_atomic(self.path, document)

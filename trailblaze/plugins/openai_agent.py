@@ -14,9 +14,8 @@ if TYPE_CHECKING:
 
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
-    from trailblaze.agents.llm import SECTION, LlmConfig
-
-    parser.add_section(SECTION, LlmConfig, help="the LLM the openai agent talks to")
+    # by name: only a command that reads llm:, or a file that sets it, imports the model
+    parser.add_section("llm", "trailblaze.agents.llm:LlmConfig", help="the LLM the openai agent talks to")
 
 
 @hookimpl

@@ -74,9 +74,12 @@ def trailblaze_addoption(parser: Parser) -> None:
         help="Use the Chromium at this DevTools endpoint instead of launching one (web: cdp:).",
         commands=BROWSING,
     )
-    from trailblaze.drivers.web.remote import SECTION, RemoteBrowserConfig
-
-    parser.add_section(SECTION, RemoteBrowserConfig, "a remote browser: connect/cdp, connect_headers, connect_timeout")
+    # by name: a project without web: does not import the model (nor the web server's, with asyncio)
+    parser.add_section(
+        "web",
+        "trailblaze.drivers.web.remote:RemoteBrowserConfig",
+        "a remote browser: connect/cdp, connect_headers, connect_timeout",
+    )
     parser.add_named_url(SAMPLE_APP, "the bundled sample app, served by the web driver (trailblaze sample-app)")
     parser.addini("base_url", "'/path' URLs join this; 'sample-app' serves the bundled app", type=BaseUrl)
     parser.addini("headless", "run the browser without a window (--headed shows it)", type=bool, default=True)
@@ -102,10 +105,12 @@ def trailblaze_configure(config: Config) -> None:
     connect, cdp = config.getoption("connect", None), config.getoption("cdp", None)
     if connect and cdp:
         problems.append(UsageError("--connect and --cdp exclude each other"))
-    from trailblaze.drivers.web.remote import endpoint_problem
-
     for option, url in (("--connect", connect), ("--cdp", cdp)):
-        problem = endpoint_problem(option, url) if url else None
+        if not url:
+            continue
+        from trailblaze.drivers.web.remote import endpoint_problem
+
+        problem = endpoint_problem(option, url)
         if problem is not None:
             problems.append(UsageError(problem))
     if problems:
@@ -178,12 +183,13 @@ def _header_problems(config: Config) -> list[TrailblazeError]:
     """A remote browser's ``connect_headers`` naming a ``${VAR}`` that is not set: misuse,
     found before the run with its place in trailblaze.yaml (not when the browser connects)."""
     from trailblaze.core.errors import UsageError
-    from trailblaze.drivers.web.remote import SECTION, expand_headers
     from trailblaze.drivers.web.settings import WebSettings
 
     settings = WebSettings.from_config(config)
     if not (settings.connect or settings.cdp):
         return []
+    from trailblaze.drivers.web.remote import SECTION, expand_headers
+
     problems: list[TrailblazeError] = []
     for name, value in settings.connect_headers:
         try:

@@ -68,7 +68,11 @@ class WebSettings:
 
 
 def _remote_section(config: Config) -> RemoteBrowserConfig | None:
-    """The ``web:`` section, when the web plugin declared it (a config built without it has none)."""
+    """The ``web:`` section, when the web plugin declared it (a config built without it has
+    none) and the file sets it: without one, its defaults are :class:`WebSettings`'s, and its
+    model (declared by name) is not imported."""
+    if not config.declares("web"):
+        return None
     try:
         section: RemoteBrowserConfig = config.section("web")
     except ValueError:

@@ -4,11 +4,12 @@ at once, then checked for names that point at nothing (:mod:`.checks`)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
+from pydantic.alias_generators import to_camel
 
 from trailblaze.core.argparsing import BLOCKS
 from trailblaze.core.errors import ErrorList, Location, UsageError
@@ -41,8 +42,8 @@ def load_config(
     does not know itself (collecting drivers imports them)."""
     if path is None and discover:
         path = find_config()
-    model = file_model(parser)
     if path is None:
+        model = file_model(parser, keys=())
         return Config(model(), None, parser=parser, options=options, command=command, stdout_protocol=stdout_protocol)
     if not os.path.lexists(path):  # a broken link or a link loop is there: reading it says which
         raise UsageError("config file not found", Location(str(path)))
@@ -50,6 +51,7 @@ def load_config(
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
         raise UsageError("trailblaze.yaml must be a mapping of settings", doc.location())
+    model = file_model(parser, keys=data)
     try:
         project = model.model_validate(data, context={REGISTERED_PLATFORMS: platforms} if platforms else None)
     except ValidationError as exc:
@@ -60,10 +62,14 @@ def load_config(
     return Config(project, path, doc, parser=parser, options=options, command=command, stdout_protocol=stdout_protocol)
 
 
-def file_model(parser: Parser | None) -> type[ProjectConfig]:
+def file_model(parser: Parser | None, keys: Collection[Any] | None = None) -> type[ProjectConfig]:
     """The model of the whole file: the core's keys plus every plugin's settings and sections,
     and the keys plugins declared in each target and toolset. A plugin key that is also a core
-    key is an error naming the plugin."""
+    key is an error naming the plugin.
+
+    ``keys``: the top-level keys of the file to validate, so a section declared by where its
+    model is (``add_section("llm", "package.module:Model")``) that the file leaves out is not
+    imported for it (its key still exists, taking nothing); None: every model (the schema)."""
     blocks = {within: parser.block_settings(within) for within in BLOCKS} if parser is not None else {}
     if parser is None or not (parser.settings or parser.sections or any(blocks.values())):
         return ProjectConfig
@@ -73,7 +79,8 @@ def file_model(parser: Parser | None) -> type[ProjectConfig]:
     for name, setting in parser.settings.items():
         fields[name] = (setting.type, setting.default)
     for name, section in parser.sections.items():
-        fields[name] = (section.model | None, None)
+        wanted = keys is None or not section.deferred or name in keys or to_camel(name) in keys
+        fields[name] = (section.model | None, None) if wanted else (None, None)
     taken = sorted(set(fields) & set(ProjectConfig.model_fields))
     owners = {
         **{n: s.owner for n, s in parser.settings.items()},
@@ -87,12 +94,12 @@ def file_model(parser: Parser | None) -> type[ProjectConfig]:
         clash = sorted(set(declared) & set(core.model_fields))
         taken += [f"{within}.*.{name}" for name in clash]
         owners.update({f"{within}.*.{name}": declared[name].owner for name in clash})
-        keys: dict[str, Any] = {name: (s.type, _default(s.default)) for name, s in declared.items()}
+        block_keys: dict[str, Any] = {name: (s.type, _default(s.default)) for name, s in declared.items()}
         block = create_model(
             core.__name__,
             __base__=core,
             __doc__=core.__doc__,
-            **keys,
+            **block_keys,
         )
         fields[within] = (dict[str, block], Field(default_factory=dict))  # type: ignore[valid-type]
     if taken:
