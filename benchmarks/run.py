@@ -89,8 +89,8 @@ def bench_web(runs: int) -> list[Figure]:
             replay,
             script,
             "s",
-            "≤ 1.25×",
-            replay <= script * 1.25,
+            "≤ 1.05×",
+            replay <= script * 1.05,
         )
     ]
 
