@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Project, cli_env
+from tests.conftest import CliRunner, Project, cli_env
 from tests.support.cli_zygote import PRELOAD, SWITCH, CliZygote
 
 TRAIL = """
@@ -21,18 +20,6 @@ trail:
       web:
         - web_navigate: {url: "/${PAGE_NAME}.html"}
 """
-
-
-def fresh(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 @pytest.mark.parametrize(
@@ -48,13 +35,13 @@ def fresh(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complet
     ids=["version", "env-set", "env-missing", "missing-file", "bad-option", "tools-json"],
 )
 def test_a_forked_command_answers_as_a_fresh_one(
-    cli_zygote: CliZygote, project: Project, args: list[str], variables: dict[str, str]
+    cli: CliRunner, cli_zygote: CliZygote, project: Project, args: list[str], variables: dict[str, str]
 ) -> None:
     project.trail("env", TRAIL)
     env = cli_env(**variables)
     forked = cli_zygote.run(args, project.root, env, 120)
     assert forked is not None, "the helper should have run it"
-    expected = fresh(args, project.root, env)
+    expected = cli(*args, cwd=project.root, env=variables, timeout=120, fresh=True)
     assert (forked.returncode, forked.stdout, forked.stderr) == (
         expected.returncode,
         expected.stdout,

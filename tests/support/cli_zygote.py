@@ -31,6 +31,7 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[2]
 SWITCH = "TRAILBLAZE_TEST_FRESH_CLI"
@@ -150,11 +151,10 @@ class CliZygote:
             self._process.wait()
 
 
-def _text(stream: object) -> str:
+def _text(stream: IO[bytes]) -> str:
     """What ``subprocess.run(text=True)`` would have read: the locale's encoding, universal newlines."""
-    stream.seek(0)  # type: ignore[attr-defined]
-    data: bytes = stream.read()  # type: ignore[attr-defined]
-    return data.decode().replace("\r\n", "\n").replace("\r", "\n")
+    stream.seek(0)
+    return stream.read().decode().replace("\r\n", "\n").replace("\r", "\n")
 
 
 if __name__ == "__main__":
