@@ -385,6 +385,21 @@ def test_a_list_s_options_are_counted_not_listed(failures: dict[str, dict[str, A
     assert "combobox 'Plan' (3 options)" in error and "option 'Free'" not in error
 
 
+def test_a_script_that_loops_is_named_and_the_evidence_does_not_wait_for_the_page(
+    failures: dict[str, dict[str, Any]],
+) -> None:
+    # the page cannot take a screenshot or a snapshot: only the console is saved, at once (it
+    # used to wait 15 s for the screenshot, then name it as evidence not saved)
+    assert failure(failures, "script-loops").endswith("; the page stopped answering (its script does not return)")
+    looping = failures["script-loops"]["steps"][1]
+    assert looping["evidence_errors"] == []
+    assert [artifact["kind"] for artifact in looping["artifacts"]] == ["console"]
+    # a promise that never settles leaves the page answering: its evidence is all there
+    assert "stopped answering" not in failure(failures, "script-never-returns")
+    waiting = failures["script-never-returns"]["steps"][1]
+    assert [artifact["kind"] for artifact in waiting["artifacts"]] == ["screenshot", "hierarchy", "console"]
+
+
 def test_waiting_for_a_url_names_the_url_it_had(failures: dict[str, dict[str, Any]]) -> None:
     error = failure(failures, "url-never-matches")
     assert "/lists.html): not possible within 0.3s" in error

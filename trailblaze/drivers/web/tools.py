@@ -533,9 +533,12 @@ async def web_evaluate(
         try:
             result = await asyncio.wait_for(_device(ctx).page.evaluate(script), ctx.timeout)
         except TimeoutError:
+            # a script in an endless loop leaves the page answering nothing: say so, and let the
+            # step's evidence know (it would wait for a screenshot the page cannot take)
+            stuck = not await _device(ctx).answers()
             raise ToolFailure(
                 f"evaluate script: it did not finish within {ctx.timeout:g}s (--timeout, or config.timeout of the "
-                "trail)"
+                "trail)" + ("; the page stopped answering (its script does not return)" if stuck else "")
             ) from None
     try:
         json.dumps(result)
