@@ -37,6 +37,7 @@ def adb_trap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # adbutils leaks the failed socket
+@pytest.mark.filterwarnings("ignore::ResourceWarning")  # the same leak, when the collector finds it here
 def test_adbutils_on_its_own_would_start_a_daemon(adb_trap: Path) -> None:
     """The control: without trailblaze's client, adbutils runs `adb start-server`."""
     import adbutils

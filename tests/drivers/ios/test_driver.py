@@ -115,6 +115,7 @@ def test_an_unreachable_endpoint_is_an_infrastructure_error() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # facebook-wda leaks the socket
+@pytest.mark.filterwarnings("ignore::ResourceWarning")  # the same leak, when the collector finds it here
 def test_requests_time_out_after_the_runs_timeout_not_three_minutes(silent_port: int) -> None:
     start = time.monotonic()
     with pytest.raises(InfrastructureError, match=r"unreachable .*timed out"):
