@@ -60,6 +60,17 @@ def test_a_command_past_its_timeout_is_killed_with_what_it_printed(cli_zygote: C
     assert after is not None and after.returncode == 0
 
 
+def test_a_command_that_cannot_start_says_why(cli_zygote: CliZygote, tmp_path: Path) -> None:
+    # the working directory is gone by the time the helper forks: exit 1 and the reason on
+    # stderr, not a silent 1 (the helper goes on serving)
+    gone = tmp_path / "gone"
+    result = cli_zygote.run(["--version"], gone, cli_env(), 60)
+    assert result is not None and result.returncode == 1
+    assert "could not start trailblaze: FileNotFoundError: " in result.stderr and str(gone) in result.stderr
+    after = cli_zygote.run(["--version"], tmp_path, cli_env(), 60)
+    assert after is not None and after.returncode == 0
+
+
 def test_what_changes_how_python_starts_gets_a_fresh_interpreter(cli_zygote: CliZygote, tmp_path: Path) -> None:
     assert cli_zygote.run(["--version"], tmp_path, cli_env(PYTHONWARNINGS="error"), 60) is None
     assert cli_zygote.run(["--version"], tmp_path, cli_env(**{SWITCH: "1"}), 60) is None

@@ -121,6 +121,15 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
     return code
 
 
+def _say_why(request: dict[str, object], exc: BaseException) -> None:
+    """On the child's standard error (the server's, once it is in place): why the server could
+    not be started, where a fresh interpreter's caller would have got an exception."""
+    what = request.get("module") or (request.get("argv") or ["?"])[0]  # type: ignore[index]
+    with contextlib.suppress(BaseException):
+        message = f"{sys.executable}: could not start {what}: {type(exc).__name__}: {exc}\n"
+        os.write(2, message.encode("utf-8", errors="backslashreplace"))
+
+
 def main(fd: int, preload: Sequence[str] = ()) -> None:
     """Serve requests on ``fd`` until its other end closes; ``preload``: modules to import
     once, beside the SDK's (the test suite's own helper preloads trailblaze this way)."""
@@ -164,6 +173,8 @@ def main(fd: int, preload: Sequence[str] = ()) -> None:
                 code = 1
                 try:
                     code = _become_server(request, fds, [control.fileno(), selector.fileno(), *children], helper)
+                except BaseException as exc:  # before the server's own code ran (a working directory gone)
+                    _say_why(request, exc)
                 finally:
                     os._exit(code)
             for passed in fds:
