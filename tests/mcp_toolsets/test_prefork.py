@@ -81,6 +81,20 @@ def test_servers_are_spawned_fresh_when_forking_could_differ(
     assert "trailblaze" in line["parent"]  # a child of the trailblaze process itself
 
 
+@pytest.mark.parametrize("prefork", ["1", "0"], ids=["forked", "fresh"])
+def test_a_servers_threads_are_joined_before_its_atexit_handlers(
+    cli: CliRunner, project: Project, tmp_path: Path, prefork: str
+) -> None:
+    # as a fresh interpreter ends: non-daemon threads first, then atexit (a fork ran the
+    # handlers and exited under a thread still running)
+    out = tmp_path / "whoami.jsonl"
+    _project(project, out, {"one": ", env: {WHOAMI_AT_EXIT: '1'}"})
+    _run(cli, uuid.uuid4().hex, TRAILBLAZE_MCP_PREFORK=prefork)
+    assert ("_zygote.py" in _lines(out)["one"]["parent"]) is (prefork == "1")
+    events = [json.loads(line)["event"] for line in Path(f"{out}.exit").read_text(encoding="utf-8").splitlines()]
+    assert events == ["thread", "atexit"]
+
+
 def test_the_helper_and_its_servers_end_when_trailblaze_is_killed(
     cli_process: CliProcess, project: Project, tmp_path: Path
 ) -> None:

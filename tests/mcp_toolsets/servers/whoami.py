@@ -1,13 +1,18 @@
 """An MCP server that writes down how it was started: ``whoami.py OUT LABEL [ARGS…]`` appends
 one JSON line to OUT at start (before anything else) with what a server can see of its own
-process, then serves one tool, ``LABEL_whoami``."""
+process, then serves one tool, ``LABEL_whoami``. With ``WHOAMI_AT_EXIT`` set, once it is told
+to stop it starts a (non-daemon) thread and registers an atexit handler, each appending its
+name to OUT.exit: a fresh interpreter joins the thread first, then runs the handler."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import random
 import sys
+import threading
+import time
 
 OUT, LABEL = sys.argv[1], sys.argv[2]
 with open(f"/proc/{os.getppid()}/cmdline", "rb") as parent:
@@ -40,5 +45,18 @@ def whoami() -> str:
     return LABEL
 
 
+def _exit_event(name: str) -> None:
+    with open(f"{OUT}.exit", "a", encoding="utf-8") as out:
+        out.write(json.dumps({"label": LABEL, "event": name}) + "\n")
+
+
+def _late_thread() -> None:
+    time.sleep(0.3)
+    _exit_event("thread")
+
+
 if __name__ == "__main__":
     server.run()
+    if os.environ.get("WHOAMI_AT_EXIT"):
+        atexit.register(_exit_event, "atexit")
+        threading.Thread(target=_late_thread).start()

@@ -113,6 +113,11 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
         code = 1
     import atexit
 
+    # as a fresh interpreter ends: wait for the non-daemon threads, then run the atexit handlers
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        with contextlib.suppress(BaseException):
+            threading._shutdown()
     with contextlib.suppress(BaseException):
         atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
