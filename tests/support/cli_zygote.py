@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import locale
 import os
 import signal
 import socket
@@ -154,7 +155,8 @@ class CliZygote:
 def _text(stream: IO[bytes]) -> str:
     """What ``subprocess.run(text=True)`` would have read: the locale's encoding, universal newlines."""
     stream.seek(0)
-    return stream.read().decode().replace("\r\n", "\n").replace("\r", "\n")
+    text = stream.read().decode(locale.getpreferredencoding(False))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 if __name__ == "__main__":

@@ -129,7 +129,8 @@ def _become_server(request: dict[str, object], fds: list[int], keep_closed: list
 def _say_why(request: dict[str, object], exc: BaseException) -> None:
     """On the child's standard error (the server's, once it is in place): why the server could
     not be started, where a fresh interpreter's caller would have got an exception."""
-    what = request.get("module") or (request.get("argv") or ["?"])[0]  # type: ignore[index]
+    argv = request.get("argv")
+    what = request.get("module") or (argv[0] if isinstance(argv, list) and argv else "?")
     with contextlib.suppress(BaseException):
         message = f"{sys.executable}: could not start {what}: {type(exc).__name__}: {exc}\n"
         os.write(2, message.encode("utf-8", errors="backslashreplace"))
