@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel, Field, Secret, SecretBytes, SecretStr
 
 import trailblaze
 from trailblaze.tools.authoring import spec_of
@@ -69,6 +69,20 @@ def test_secret_parameters_are_marked() -> None:
 
     spec = spec_of(login)
     assert spec is not None and spec.secret_fields == frozenset({"password"})
+
+
+def test_optional_annotated_and_generic_secrets_are_marked_too() -> None:
+    @trailblaze.tool()
+    def sign_in(
+        user: str,
+        token: Annotated[SecretBytes, Field(description="the token")],
+        otp: SecretStr | None = None,
+        pin: Secret[int] | None = None,
+    ) -> None:
+        """Sign in."""
+
+    spec = spec_of(sign_in)
+    assert spec is not None and spec.secret_fields == frozenset({"otp", "token", "pin"})
 
 
 def test_delegating_tools_are_never_recordable_themselves() -> None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import types
+import typing
 from collections.abc import Callable, Mapping
-from typing import Any, cast, get_type_hints
+from typing import Annotated, Any, cast, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Secret, SecretBytes, SecretStr, ValidationError, create_model
 
 from trailblaze.device.commands import BlockingCommands, Commands
 from trailblaze.tools.model import (
@@ -126,12 +128,12 @@ class PythonTool(ToolImplementation):
         return self._schema
 
     def secret_fields(self) -> frozenset[str]:
-        """Arguments whose values must never show (``SecretStr``)."""
-        return frozenset(
-            key
-            for key, prop in self.schema().get("properties", {}).items()
-            if prop.get("writeOnly") or prop.get("format") == "password"
-        )
+        """Arguments whose values must never show: those annotated with one of pydantic's secret
+        types (``SecretStr``, ``SecretBytes``, ``Secret[T]``), optional or ``Annotated`` too.
+
+        Read from the annotations, not from the JSON Schema: every tool a trail calls is asked
+        this, and building its schema cost ~30 ms a tool (benchmarks/run.py registry)."""
+        return frozenset(key for key, (annotation, _default) in self.fields.items() if _holds_secret(annotation))
 
     def verifies(self, args: Mapping[str, Any]) -> bool:
         check = getattr(self.fn, VERIFIES_ATTR, None)
@@ -171,6 +173,24 @@ class PythonTool(ToolImplementation):
         if isinstance(result, list | tuple) and result and all(isinstance(r, Delegate) for r in result):
             raise TypeError(f"{source} returned delegates but is not declared with delegating=True")
         return ToolOutcome(output=result)
+
+
+_SECRET_TYPES = (SecretStr, SecretBytes, Secret)
+
+
+def _holds_secret(annotation: Any) -> bool:
+    """``annotation`` is a pydantic secret type, alone, in a union (``SecretStr | None``) or
+    ``Annotated``."""
+    if isinstance(annotation, type):
+        return issubclass(annotation, _SECRET_TYPES)
+    origin = get_origin(annotation)
+    if isinstance(origin, type) and issubclass(origin, _SECRET_TYPES):  # Secret[int]
+        return True
+    if origin is Annotated:
+        return _holds_secret(get_args(annotation)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_holds_secret(member) for member in get_args(annotation))
+    return False
 
 
 def arguments_schema(model: type[BaseModel]) -> dict[str, Any]:
