@@ -60,7 +60,9 @@ class AdbHostStandIn:
 
         self._server = Server((host, 0), Handler)
         self.host, self.port = self._server.server_address[:2]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="adb-host-stand-in", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="adb-host-stand-in", daemon=True
+        )
 
     def __enter__(self) -> AdbHostStandIn:
         self.start()

@@ -152,7 +152,9 @@ class WdaStandIn:
         self._server.daemon_threads = True
         self.host, self.port = self._server.server_address[:2]
         self.url = f"http://{self.host}:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="wda-stand-in", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="wda-stand-in", daemon=True
+        )
         self._stopped = False
 
     def __enter__(self) -> WdaStandIn:

@@ -263,7 +263,7 @@ class _SlowPage(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def slow_site() -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowPage)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"

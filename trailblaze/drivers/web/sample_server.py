@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 SAMPLE_APP_DIR = Path(__file__).resolve().parents[2] / "sample_app"
+#: how often the serving thread looks for ``stop()``: shutdown() waits for that look, and at the
+#: standard library's 0.5 s every run on the sample app ended up to half a second later
+POLL_INTERVAL_S = 0.05
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -35,7 +38,9 @@ class SampleAppServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, directory: Path = SAMPLE_APP_DIR) -> None:
         handler = functools.partial(_QuietHandler, directory=str(directory))
         self._server = _Server((host, port), handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="sample-app", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": POLL_INTERVAL_S}, name="sample-app", daemon=True
+        )
         self._serving = False
 
     @property
