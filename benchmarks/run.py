@@ -29,7 +29,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from figures import Figure  # benchmarks/ is on sys.path: this script's folder
+from figures import Figure, in_turn  # benchmarks/ is on sys.path: this script's folder
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -53,15 +53,12 @@ def wall(cmd: list[str], cwd: Path = ROOT) -> float:
 
 
 def interleaved(runs: int, *commands: Callable[[], float]) -> list[float]:
-    """Median of each command, run round-robin so load spikes hit all of them alike, in the
-    reverse order every other round: a command run first in every round (or always right after
-    the same other one) paid for what the previous run left behind, its browser's processes
-    still exiting, and the evidence figure read 1.06× for two commands that do the same work."""
+    """Median of each command, run round-robin so load spikes hit all of them alike (in the
+    reverse order every other round: :func:`figures.in_turn`)."""
     samples: list[list[float]] = [[] for _ in commands]
-    order = list(enumerate(commands))
+    steps = [lambda i=i, command=command: samples[i].append(command()) for i, command in enumerate(commands)]
     for round_ in range(runs):
-        for i, command in order if round_ % 2 == 0 else reversed(order):
-            samples[i].append(command())
+        in_turn(round_, *steps)
     return [statistics.median(s) for s in samples]
 
 

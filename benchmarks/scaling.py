@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -33,7 +33,7 @@ BIN = Path(sys.executable).parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from figures import Figure, at_most  # noqa: E402 - beside this file, on sys.path as the script's folder
+from figures import Figure, at_most, in_turn  # noqa: E402 - beside this file, on sys.path as the script's folder
 
 TRAILS = 16
 WORKERS = 4
@@ -57,13 +57,6 @@ def _wall(cmd: list[str], cwd: Path) -> float:
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stdout[-2000:]}")
     return elapsed
-
-
-def in_turn(round_: int, *steps: Callable[[], object]) -> None:
-    """Run ``steps`` in order in even rounds and in reverse in odd ones: the one run first pays
-    for what the previous run left behind (its browser's processes still exiting)."""
-    for step in steps if round_ % 2 == 0 else reversed(steps):
-        step()
 
 
 def sample_project(folder: Path, count: int = TRAILS) -> Path:

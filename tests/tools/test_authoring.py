@@ -4,7 +4,7 @@ import asyncio
 from typing import Annotated, Literal
 
 import pytest
-from pydantic import BaseModel, Field, Secret, SecretBytes, SecretStr
+from pydantic import BaseModel, Field, Secret, SecretBytes, SecretStr, WithJsonSchema
 
 import trailblaze
 from trailblaze.tools.authoring import spec_of
@@ -83,6 +83,20 @@ def test_optional_annotated_and_generic_secrets_are_marked_too() -> None:
 
     spec = spec_of(sign_in)
     assert spec is not None and spec.secret_fields == frozenset({"otp", "token", "pin"})
+
+
+def test_a_parameter_whose_own_schema_says_secret_is_marked() -> None:
+    @trailblaze.tool()
+    def sign_in(
+        user: Annotated[str, Field(description="who")],
+        key: Annotated[str, Field(json_schema_extra={"writeOnly": True})],
+        code: Annotated[str, WithJsonSchema({"type": "string", "format": "password"})],
+        note: str = Field("", json_schema_extra={"examples": ["hi"]}),
+    ) -> None:
+        """Sign in."""
+
+    spec = spec_of(sign_in)
+    assert spec is not None and spec.secret_fields == frozenset({"key", "code"})
 
 
 def test_delegating_tools_are_never_recordable_themselves() -> None:

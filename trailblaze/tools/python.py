@@ -16,7 +16,17 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, cast, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Secret, SecretBytes, SecretStr, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Secret,
+    SecretBytes,
+    SecretStr,
+    ValidationError,
+    WithJsonSchema,
+    create_model,
+)
+from pydantic.fields import FieldInfo
 
 from trailblaze.device.commands import BlockingCommands, Commands
 from trailblaze.tools.model import (
@@ -133,8 +143,18 @@ class PythonTool(ToolImplementation):
 
         Read from the annotations, not from the JSON Schema: every tool a trail calls is asked
         this, and building the schemas of the tools a run of the example trails calls cost
-        0.1–0.2 s of CPU (a few ms a tool, and pydantic's JSON Schema machinery on first use)."""
-        return frozenset(key for key, (annotation, _default) in self.fields.items() if _holds_secret(annotation))
+        0.1–0.2 s of CPU (a few ms a tool, and pydantic's JSON Schema machinery on first use).
+        A parameter whose schema is set by hand (``Field(json_schema_extra=…)``,
+        ``WithJsonSchema``) may mark itself ``writeOnly`` or a ``password`` there: then the
+        schema is read too."""
+        fields = self.fields
+        secret = {key for key, (annotation, _default) in fields.items() if _holds_secret(annotation)}
+        if any(_sets_schema(annotation) or _sets_schema(default) for annotation, default in fields.values()):
+            properties = self.schema().get("properties", {})
+            secret.update(
+                k for k, prop in properties.items() if prop.get("writeOnly") or prop.get("format") == "password"
+            )
+        return frozenset(secret)
 
     def verifies(self, args: Mapping[str, Any]) -> bool:
         check = getattr(self.fn, VERIFIES_ATTR, None)
@@ -192,6 +212,16 @@ def _holds_secret(annotation: Any) -> bool:
     if origin is typing.Union or origin is types.UnionType:
         return any(_holds_secret(member) for member in get_args(annotation))
     return False
+
+
+def _sets_schema(hint: Any) -> bool:
+    """``hint`` (an annotation, its metadata or a default) carries a JSON Schema of its own
+    making: a pydantic ``Field`` with ``json_schema_extra``, or ``WithJsonSchema``."""
+    if isinstance(hint, FieldInfo):
+        return hint.json_schema_extra is not None
+    if isinstance(hint, WithJsonSchema):
+        return True
+    return any(_sets_schema(arg) for arg in get_args(hint))
 
 
 def arguments_schema(model: type[BaseModel]) -> dict[str, Any]:
