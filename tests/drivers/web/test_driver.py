@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import subprocess
+import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import Project, cli_env, processes_with
 
-from trailblaze.core.errors import ToolFailure, UsageError
-from trailblaze.drivers.web.browser import system_chromium
+from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
+from trailblaze.drivers.web.browser import headless_shell, system_chromium
 from trailblaze.drivers.web.device import WebDevice
 from trailblaze.drivers.web.driver import PlaywrightDriver
 
@@ -30,6 +34,77 @@ def test_system_chromium_is_found(browser: str) -> None:
     found = system_chromium()
     assert found is not None
     assert Path(found).is_file()
+
+
+def test_a_headless_launch_prefers_the_headless_shell_and_a_window_the_full_browser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import trailblaze.drivers.web.browser as module
+
+    full, shell = tmp_path / "chromium", tmp_path / "chromium-headless-shell"
+    monkeypatch.setattr(module, "SYSTEM_CHROMIUMS", (str(tmp_path / "missing"), str(full)))
+    monkeypatch.setattr(module, "HEADLESS_SHELLS", (str(shell),))
+    assert (system_chromium(headless=True), system_chromium(headless=False)) == (None, None)
+    full.touch()
+    assert (system_chromium(headless=True), system_chromium(headless=False)) == (str(full), str(full))
+    shell.touch()
+    assert (system_chromium(headless=True), system_chromium(headless=False)) == (str(shell), str(full))
+    full.unlink()
+    assert (system_chromium(headless=True), system_chromium(headless=False)) == (str(shell), None)
+
+
+async def test_a_window_with_only_the_headless_shell_installed_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playwright.async_api import async_playwright
+
+    import trailblaze.drivers.web.browser as module
+
+    shell = tmp_path / "chromium-headless-shell"
+    shell.touch()
+    monkeypatch.setattr(module, "SYSTEM_CHROMIUMS", (str(tmp_path / "missing"),))
+    monkeypatch.setattr(module, "HEADLESS_SHELLS", (str(shell),))
+    async with async_playwright() as playwright:
+        monkeypatch.setattr(type(playwright.chromium), "executable_path", str(tmp_path / "no-playwright-build"))
+        with pytest.raises(InfrastructureError) as raised:
+            await module.launch(playwright.chromium, None, headless=False)
+    assert str(raised.value) == (
+        f"no browser for a visible window (--headed, headless: false): Chromium's headless shell ({shell}) "
+        "cannot show one; install a full Chromium (Debian/Ubuntu: `apt-get install chromium`) or "
+        "Playwright's (`python -m playwright install chromium`)"
+    )
+
+
+@pytest.mark.skipif(headless_shell() is None, reason="Chromium's headless shell is not installed (make setup adds it)")
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to see the process tree")
+def test_a_headless_run_launches_the_headless_shell(project: Project) -> None:
+    """What the user gets from `trailblaze run`: the browser process is the shell's binary."""
+    project.trail(
+        "waits",
+        """
+        trail:
+          - step: Open the forms page and wait a moment
+            recording:
+              web:
+                - web_navigate: {url: /forms.html}
+                - web_evaluate: {script: "new Promise(done => setTimeout(done, 1500))"}
+        """,
+    )
+    marker = uuid.uuid4().hex
+    browsers: set[str] = set()
+    env = {**cli_env(), "TRAILBLAZE_TEST_MARKER": marker}
+    with subprocess.Popen(
+        [sys.executable, "-m", "trailblaze", "run"], cwd=project.root, env=env, stdout=subprocess.PIPE, text=True
+    ) as proc:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            browsers |= {c.split()[0] for c in processes_with(marker) if "chromium" in c.split()[0]}
+            time.sleep(0.05)
+        if proc.poll() is None:
+            proc.kill()
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert browsers == {headless_shell()}
 
 
 # -- URLs ------------------------------------------------------------------------------------------

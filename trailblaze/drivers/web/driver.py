@@ -109,7 +109,7 @@ class PlaywrightDriver(Driver):
         return [f"--remote-debugging-port={port}", "--remote-debugging-address=127.0.0.1"]
 
     async def devices(self) -> list[DeviceInfo]:
-        path = self.settings.browser or (system_chromium() or "")
+        path = self.settings.browser or (system_chromium(headless=self.settings.headless) or "")
         return [
             DeviceInfo(
                 id="chromium",
