@@ -3,8 +3,8 @@
 Run by `make setup`. Prefers what is already there; otherwise installs Debian's/Ubuntu's
 `chromium` package when it can (root or passwordless sudo), else Playwright's download. Where
 apt knows Debian's `chromium-headless-shell` and it is not installed, it is added too (headless
-runs use it: about a third less CPU a launch); without it everything still runs, in the full
-browser.
+runs use it: a run of one trail costs about a third less CPU); without it everything still runs,
+in the full browser.
 """
 
 from __future__ import annotations

@@ -38,8 +38,8 @@ SYSTEM_CHROMIUMS = (
 )
 #: Chromium's headless shell (Debian: `apt install chromium-headless-shell`), preferred for a
 #: headless run as Playwright prefers its own: no window means none of the full browser's UI
-#: processes, and a launch, a page and a close cost about a third less CPU than `--headless`
-#: in the full browser (measured in docs/performance.md)
+#: processes: a launch, a page and a close cost Chromium under a third of the CPU of the full
+#: browser's `--headless`, and a run of one trail about a third less in all (docs/performance.md)
 HEADLESS_SHELLS = (
     "/usr/lib/chromium/chromium-headless-shell",
     "chromium-headless-shell",
