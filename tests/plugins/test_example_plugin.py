@@ -125,10 +125,12 @@ def write_package(folder: Path, files: dict[str, str]) -> Path:
 
 
 def pip_install(target: Path, *sources: Path) -> None:
-    """``pip install --no-deps --target`` (sources are copies: pip builds in the tree it is given)."""
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"]
+    """``uv pip install --no-deps --target`` (sources are copies: the build writes into the tree it
+    is given). uv, a development dependency, rather than pip: pip spent some 19 s of CPU setting
+    up an isolated build environment for each of the four packages, uv about 3 s."""
+    uv = [sys.executable, "-m", "uv", "pip", "install", "--quiet", "--no-deps", "--python", sys.executable]
     proc = subprocess.run(
-        [*pip, "--target", str(target), *map(str, sources)],
+        [*uv, "--target", str(target), *map(str, sources)],
         capture_output=True,
         text=True,
         timeout=600,
