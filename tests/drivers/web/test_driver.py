@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -91,17 +93,24 @@ def test_a_headless_run_launches_the_headless_shell(project: Project) -> None:
         """,
     )
     marker = uuid.uuid4().hex
+    # the browsers a run could start (not Chromium's helpers, such as its crash handler)
+    binaries = {headless_shell(), system_chromium(headless=False)} - {None}
     browsers: set[str] = set()
     env = {**cli_env(), "TRAILBLAZE_TEST_MARKER": marker}
     with subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "run"], cwd=project.root, env=env, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "trailblaze", "run"],
+        cwd=project.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its driver and browser in its group, for the kill below
     ) as proc:
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
-            browsers |= {c.split()[0] for c in processes_with(marker) if "chromium" in c.split()[0]}
+            browsers |= {c.split()[0] for c in processes_with(marker) if c.split()[0] in binaries}
             time.sleep(0.05)
         if proc.poll() is None:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
     assert browsers == {headless_shell()}
