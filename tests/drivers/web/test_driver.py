@@ -23,7 +23,7 @@ import pytest
 from conftest import Project, cli_env, processes_with
 
 from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
-from trailblaze.drivers.web.browser import headless_shell, system_chromium
+from trailblaze.drivers.web.browser import compile_cache_dir, headless_shell, node_compile_cache, system_chromium
 from trailblaze.drivers.web.device import WebDevice
 from trailblaze.drivers.web.driver import PlaywrightDriver
 
@@ -114,6 +114,63 @@ def test_a_headless_run_launches_the_headless_shell(project: Project) -> None:
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
     assert browsers == {headless_shell()}
+
+
+def test_nodes_compile_cache_is_set_only_while_the_driver_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("NODE_COMPILE_CACHE", raising=False)
+    assert compile_cache_dir() == tmp_path / "trailblaze" / "node-compile-cache"
+    with node_compile_cache():
+        assert os.environ["NODE_COMPILE_CACHE"] == str(tmp_path / "trailblaze" / "node-compile-cache")
+    assert "NODE_COMPILE_CACHE" not in os.environ  # servers and tools the run starts do not get it
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert compile_cache_dir() == tmp_path / "home" / ".cache" / "trailblaze" / "node-compile-cache"
+    monkeypatch.setenv("NODE_COMPILE_CACHE", str(tmp_path / "theirs"))  # the user's own wins
+    with node_compile_cache():
+        assert os.environ["NODE_COMPILE_CACHE"] == str(tmp_path / "theirs")
+    assert os.environ["NODE_COMPILE_CACHE"] == str(tmp_path / "theirs")
+
+
+def bundled_node_version() -> tuple[int, ...]:
+    from playwright._impl._driver import compute_driver_executable
+
+    node = compute_driver_executable()[0]
+    out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=True).stdout
+    return tuple(int(part) for part in out.strip().lstrip("v").split(".")[:2])
+
+
+def test_a_run_keeps_the_drivers_compiled_code_in_the_users_cache(project: Project, tmp_path: Path) -> None:
+    """The second start of Playwright's driver reads V8's compiled code (Node 22.1 and later)."""
+    if bundled_node_version() < (22, 1):
+        pytest.skip("this Playwright's Node.js has no compile cache")
+    project.trail(
+        "about",
+        """
+        trail:
+          - step: Open the about page
+            recording:
+              web:
+                - web_navigate: {url: /about.html}
+        """,
+    )
+    cache = tmp_path / "cache"
+    env = {**cli_env(), "XDG_CACHE_HOME": str(cache)}
+    env.pop("NODE_COMPILE_CACHE", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "run", "-q"],
+        cwd=project.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    written = [p for p in (cache / "trailblaze" / "node-compile-cache").rglob("*") if p.is_file()]
+    assert written, "the driver wrote no compile cache"
 
 
 # -- URLs ------------------------------------------------------------------------------------------

@@ -6,9 +6,11 @@ starts. Also what scripts and benchmarks use to launch the same browser the driv
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +130,44 @@ def launch_failure(path: str, exc: Exception) -> str:
         reason = text.splitlines()[0] if text else type(exc).__name__
         reason = re.sub(r"^BrowserType\.launch: (Failed to launch: )?", "", reason)
     return f"cannot start the browser at {path}: {reason}"
+
+
+#: Node's switch for its compile cache (``NODE_DISABLE_COMPILE_CACHE=1`` turns it off, as Node has it)
+NODE_COMPILE_CACHE = "NODE_COMPILE_CACHE"
+
+
+def compile_cache_dir() -> Path | None:
+    """Where Playwright's Node.js driver keeps its compiled code between runs: the user's cache
+    folder (``$XDG_CACHE_HOME``, else ``~/.cache``), not Node's default in the shared temp folder,
+    where another user could leave compiled code for our driver to load. None without a home."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no HOME and no entry in the password database
+            return None
+    return Path(base) / "trailblaze" / "node-compile-cache"
+
+
+@contextlib.contextmanager
+def node_compile_cache() -> Iterator[None]:
+    """Start Playwright's driver with Node's compile cache (``NODE_COMPILE_CACHE``, Node 22.1+).
+
+    The driver loads the whole of Playwright's JavaScript at every start: about 0.5 s of CPU,
+    on the path of every run. With the cache, a start after the first reads V8's compiled code
+    instead: about 0.1 s less (docs/performance.md). Node validates the cache against each
+    file's contents and skips it quietly when the folder cannot be written; a ``NODE_COMPILE_CACHE``
+    of the user's own wins. The variable is set only while the driver is spawned (Playwright
+    copies the environment then), so servers and tools the run starts are not affected."""
+    folder = compile_cache_dir()
+    if NODE_COMPILE_CACHE in os.environ or folder is None:
+        yield
+        return
+    os.environ[NODE_COMPILE_CACHE] = str(folder)
+    try:
+        yield
+    finally:
+        os.environ.pop(NODE_COMPILE_CACHE, None)
 
 
 def quiet_driver_exit(manager: Any) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from trailblaze.api.driver import Driver, DriverOptions
 from trailblaze.core.errors import UsageError
 from trailblaze.device.commands import DeviceInfo
-from trailblaze.drivers.web.browser import VIEWPORT, launch, quiet_driver_exit, system_chromium
+from trailblaze.drivers.web.browser import VIEWPORT, launch, node_compile_cache, quiet_driver_exit, system_chromium
 from trailblaze.drivers.web.device import DRIVER_KEY, WebDevice
 from trailblaze.drivers.web.settings import SAMPLE_APP, WebSettings
 
@@ -61,7 +61,8 @@ class PlaywrightDriver(Driver):
         await self._start_web_server()
         self.base_url = self.url_for(self.settings.base_url)
         manager = async_playwright()
-        self._playwright = await manager.start()
+        with node_compile_cache():
+            self._playwright = await manager.start()
         quiet_driver_exit(manager)
         settings = self.settings
         if settings.connect or settings.cdp:  # someone else's browser: connect, do not launch
