@@ -220,6 +220,11 @@ FAILURES: dict[str, tuple[str, str]] = {
         "/forms.html",
         "web_verifyValue: {expected: email, type: ATTRIBUTE, attribute: type, ref: css=#name, timeoutMs: 1000}",
     ),
+    "value-never-appears": (
+        "/forms.html",
+        'web_verifyValue: {expected: x, nodeSelector: {web: {cssSelector: "#never"}}, timeoutMs: 300}',
+    ),
+    "scroll-hidden": ("/about.html", 'web_scroll: {ref: "css=#from", timeoutMs: 300}'),
     "value-of-a-non-field": (
         "/forms.html",
         "web_verifyValue: {expected: x, type: VALUE, nodeSelector: {web: {headingLevel: 1}}, timeoutMs: 1000}",
@@ -340,6 +345,14 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ("wrong-text", "web_verifyValue: text of cssSelector='#count' is '50 items', expected '7 items' (waited 1s)"),
         ("wrong-value", "web_verifyValue: value of ref 'css=#plan' is 'free', expected 'pro' (waited 1s)"),
         ("wrong-attribute", "web_verifyValue: type of ref 'css=#name' is 'text', expected 'email' (waited 1s)"),
+        (
+            "value-never-appears",
+            "web_verifyValue: cssSelector='#never': 0 elements matched within 0.3s; " + ON_SCREEN_FORMS,
+        ),
+        (
+            "scroll-hidden",
+            "web_scroll: scroll ref 'css=#from': not possible within 0.3s (1 element matched); on screen:",
+        ),
         (
             "value-of-a-non-field",
             "web_verifyValue: headingLevel=1: Error: Node is not an <input>, <textarea> or <select>",

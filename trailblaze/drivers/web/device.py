@@ -400,9 +400,9 @@ class WebDevice(Device):
     ) -> str | None:
         try:
             locator = await self._target(None, id, selector)
-            await locator.first.wait_for(state="attached", timeout=self.timeout_ms)
-            value: str | None = await locator.first.evaluate(
-                "e => ('value' in e && typeof e.value === 'string' && e.tagName !== 'BUTTON') ? e.value : e.innerText"
+            value: str | None = await locator.first.evaluate(  # waits for the element, up to the timeout
+                "e => ('value' in e && typeof e.value === 'string' && e.tagName !== 'BUTTON') ? e.value : e.innerText",
+                timeout=self.timeout_ms,
             )
         except ToolFailure:
             return None

@@ -300,8 +300,10 @@ async def web_scroll(
     matches, what = await _target(ctx, nodeSelector, ref, timeout)
     locator = matches.first  # upstream scrolls the first of several
     async with _acting(ctx, f"scroll {what}", timeout, matches):
-        await locator.wait_for(state="visible", timeout=timeout * 1000)
-        await locator.evaluate("(e, [dx, dy]) => e.scrollBy(dx, dy)", [dx, dy])
+        # the first match, once it is visible: evaluate waits for it (one call, not a wait and a call)
+        await locator.filter(visible=True).evaluate(
+            "(e, [dx, dy]) => e.scrollBy(dx, dy)", [dx, dy], timeout=timeout * 1000
+        )
     return f"scrolled {what} {direction.lower()} {amount}px"
 
 
@@ -492,21 +494,22 @@ async def _wait_for_value(
 
     deadline = time.monotonic() + timeout
     element = locator.first
+    # the first read waits for the element as every read does (one call, not a wait and a read):
+    # when none comes, the failure says how many matched, as the other checks' do
     async with _acting(ctx, what, timeout, locator):
-        await element.wait_for(state="attached", timeout=timeout * 1000)
-    actual: str | None = None
+        actual: str | None = await _read(element, kind, attribute, timeout * 1000)
     while True:
-        remaining_ms = max(100.0, (deadline - time.monotonic()) * 1000)
-        # a timeout here means the element was replaced while we looked: look again until the deadline
-        async with _acting(ctx, what, timeout):
-            with contextlib.suppress(PlaywrightTimeout):
-                actual = await _read(element, kind, attribute, remaining_ms)
         if actual is not None and (text_matches(expected, actual) or text_matches(expected, actual.strip())):
             return actual
         if time.monotonic() >= deadline:
             shown = f"{kind.lower()} of {what}" if kind != "ATTRIBUTE" else f"{attribute} of {what}"
             raise ToolFailure(f"{shown} is {actual!r}, expected {expected!r} (waited {timeout:g}s)")
         await asyncio.sleep(0.1)
+        remaining_ms = max(100.0, (deadline - time.monotonic()) * 1000)
+        # a timeout here means the element was replaced while we looked: look again until the deadline
+        async with _acting(ctx, what, timeout):
+            with contextlib.suppress(PlaywrightTimeout):
+                actual = await _read(element, kind, attribute, remaining_ms)
 
 
 async def _read(element: Locator, kind: str, attribute: str | None, timeout_ms: float) -> str | None:
