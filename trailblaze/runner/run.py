@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 from trailblaze.api.driver import Driver, DriverOptions
 from trailblaze.api.results import Attempt, RunResult, TrailResult
 from trailblaze.api.session import PlannedTrail, Run, RunOptions, Session
-from trailblaze.core import processes
+from trailblaze.core import aio, processes
 from trailblaze.core.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.runner import checks
 from trailblaze.runner.plan import prepare
@@ -381,4 +381,11 @@ def run_trails(project: Project, options: RunOptions) -> RunResult:
         options = dataclasses.replace(options, agent=project.default_agent_name(options.agent))
         project.agents.resolve(options.agent or "")(AgentSettings(project.config))
     run = prepare(project, options, recordings=not options.self_heal, select=True)  # the agent works such steps out
-    return asyncio.run(execute(run))
+    return aio.run(_execute_planned(run))
+
+
+async def _execute_planned(run: Run) -> RunResult:
+    """The plan is known: what was started early for drivers it does not use is stopped first
+    (:mod:`trailblaze.core.aio`)."""
+    await aio.keep_only({planned.driver_key for planned in run.planned if planned.skip_reason is None})
+    return await execute(run)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from trailblaze.api.driver import Driver, DriverOptions
 from trailblaze.core.errors import UsageError
 from trailblaze.device.commands import DeviceInfo
+from trailblaze.drivers.web import early
 from trailblaze.drivers.web.browser import VIEWPORT, launch, node_compile_cache, quiet_driver_exit, system_chromium
 from trailblaze.drivers.web.device import DRIVER_KEY, WebDevice
 from trailblaze.drivers.web.settings import SAMPLE_APP, WebSettings
@@ -60,9 +61,13 @@ class PlaywrightDriver(Driver):
 
         await self._start_web_server()
         self.base_url = self.url_for(self.settings.base_url)
-        manager = async_playwright()
-        with node_compile_cache():
-            self._playwright = await manager.start()
+        started = await early.take()  # the driver `trailblaze run` started while it started up
+        if started is not None:
+            manager, self._playwright = started
+        else:
+            manager = async_playwright()
+            with node_compile_cache():
+                self._playwright = await manager.start()
         quiet_driver_exit(manager)
         settings = self.settings
         if settings.connect or settings.cdp:  # someone else's browser: connect, do not launch

@@ -1,0 +1,155 @@
+"""`trailblaze run` starts Playwright's driver while it starts up (trailblaze.drivers.web.early):
+the driver is there when the plan is made, the run uses it, and when the plan has no web trail
+or fails, it is gone before the command ends."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+
+import pytest
+from conftest import CliRunner, Project, cli_env, processes_with
+
+from trailblaze.cli.main import _may_run_web_trails
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+#: a plugin that counts the Playwright drivers (Node.js, `run-driver`) the trailblaze process has
+#: started, when the plan is made and when the run starts
+PROBE = """
+import os
+from pathlib import Path
+
+from trailblaze import hookimpl
+
+
+def drivers():
+    me, found = str(os.getpid()), 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z" and b"run-driver" in command:
+            found += 1
+    return found
+
+
+@hookimpl
+def trailblaze_modify_plan(run):
+    Path("drivers-at-plan").write_text(str(drivers()))
+
+
+@hookimpl
+def trailblaze_run_start(run):
+    Path("drivers-at-start").write_text(str(drivers()))
+"""
+
+WEB_TRAIL = """
+trail:
+  - step: Open the about page
+    recording:
+      web:
+        - web_navigate: {url: /about.html}
+        - web_verifyTextVisible: {text: Trailblaze replays trails}
+"""
+
+
+@pytest.fixture
+def probed(project: Project) -> Project:
+    project.write("probe.py", PROBE)
+    return project
+
+
+def test_a_web_run_has_the_driver_before_its_plan_is_made_and_uses_it(
+    cli: CliRunner, probed: Project, browser: str
+) -> None:
+    probed.trail("about", WEB_TRAIL)
+    result = cli("run", "-p", "probe")
+    assert result.returncode == 0, result.output
+    assert (probed.root / "drivers-at-plan").read_text() == "1"
+    assert (probed.root / "drivers-at-start").read_text() == "1"  # the one started early, not a second
+
+
+def test_listing_or_naming_another_driver_starts_nothing_early(cli: CliRunner, probed: Project) -> None:
+    probed.trail("about", WEB_TRAIL)
+    assert cli("run", "-p", "probe", "--list").returncode == 0
+    assert (probed.root / "drivers-at-plan").read_text() == "0"
+    cli("run", "-p", "probe", "--driver", "android")
+    assert (probed.root / "drivers-at-plan").read_text() == "0"
+
+
+def run_marked(project: Project, *args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run trailblaze, then list what it started that is still alive."""
+    marker = uuid.uuid4().hex
+    proc = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "run", "-p", "probe", *args],
+        cwd=project.root,
+        env=cli_env(TRAILBLAZE_TEST_MARKER=marker, PYTHONPATH=f"{project.root}:{cli_env()['PYTHONPATH']}"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return proc, processes_with(marker)
+
+
+def test_a_plan_without_web_trails_stops_the_early_driver_before_the_run(probed: Project) -> None:
+    probed.write("trailblaze.yaml", "driver: android\ntimeout: 1\n")
+    probed.trail(
+        "phone",
+        """
+        trail:
+          - step: Press back
+            recording:
+              android:
+                - pressBack: {}
+        """,
+    )
+    proc, left = run_marked(probed)
+    assert (probed.root / "drivers-at-plan").read_text() == "1"
+    assert (probed.root / "drivers-at-start").read_text() == "0"
+    assert left == []
+    assert "Traceback" not in proc.stderr and "never retrieved" not in proc.stderr, proc.stderr
+
+
+def test_a_plan_that_fails_ends_the_early_driver_with_the_command(probed: Project) -> None:
+    probed.trail(
+        "typo",
+        """
+        trail:
+          - step: Open
+            recording:
+              web:
+                - web_navigat: {url: /about.html}
+        """,
+    )
+    proc, left = run_marked(probed)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert left == []
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "unknown tool 'web_navigat'" in lines[0], proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "early"),
+    [
+        (["run"], True),
+        (["run", "trails/a.trail.yaml", "--workers", "2"], True),
+        (["run", "--driver", "web"], True),
+        (["run", "--driver=playwright-native"], True),
+        (["run", "--driver", "android"], False),
+        (["run", "--driver=ios"], False),
+        (["run", "--list"], False),
+        (["run", "-h"], False),
+        (["validate"], False),
+        (["record", "trails/a.trail.yaml"], False),
+        ([], False),
+    ],
+)
+def test_which_commands_start_the_driver_early(args: list[str], early: bool) -> None:
+    assert _may_run_web_trails(args) is early
