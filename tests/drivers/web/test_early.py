@@ -12,6 +12,8 @@ import pytest
 from conftest import CliRunner, Project, cli_env, processes_with
 
 from trailblaze.cli.main import _may_run_web_trails
+from trailblaze.drivers.web import early
+from trailblaze.drivers.web.driver import PlaywrightDriver
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -136,7 +138,7 @@ def test_a_plan_that_fails_ends_the_early_driver_with_the_command(probed: Projec
 
 
 @pytest.mark.parametrize(
-    ("args", "early"),
+    ("args", "started"),
     [
         (["run"], True),
         (["run", "trails/a.trail.yaml", "--workers", "2"], True),
@@ -151,5 +153,10 @@ def test_a_plan_that_fails_ends_the_early_driver_with_the_command(probed: Projec
         ([], False),
     ],
 )
-def test_which_commands_start_the_driver_early(args: list[str], early: bool) -> None:
-    assert _may_run_web_trails(args) is early
+def test_which_commands_start_the_driver_early(args: list[str], started: bool) -> None:
+    assert _may_run_web_trails(args) is started
+
+
+def test_the_early_driver_is_kept_under_the_web_drivers_key() -> None:
+    """early.py names the key itself (importing the driver's module first would delay the spawn)."""
+    assert PlaywrightDriver.key == early.KEY

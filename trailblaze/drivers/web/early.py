@@ -23,7 +23,8 @@ from trailblaze.drivers.web.browser import node_compile_cache
 if TYPE_CHECKING:
     from playwright.async_api import Playwright
 
-#: the key the early driver is registered under: the web driver's (its plan drops it otherwise)
+#: the key the early driver is registered under: the web driver's, written here because importing
+#: the driver's module first would delay the spawn (a test keeps the two equal)
 KEY = "playwright-native"
 #: turns of the loop given to Playwright to spawn Node and send its first message (each a few
 #: microseconds; the spawn is synchronous in the second or third)
