@@ -4,7 +4,7 @@ and an exit code, and anything else an internal error with its traceback in a lo
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import click
 
@@ -74,26 +74,53 @@ def _loop_running() -> bool:
     return True
 
 
-def _start_early(args: Sequence[str]) -> None:
+def _start_early(args: Sequence[str]) -> Callable[[], None] | None:
     """Start Playwright's driver while the run starts up (:mod:`trailblaze.drivers.web.early`);
-    anything wrong with it is left for the run to report, as it would without this."""
+    anything wrong with it is left for the run to report, as it would without this. Returns
+    what puts SIGTERM's handling back, when it was changed (below)."""
     if not _may_run_web_trails(args) or _loop_running():
-        return
+        return None
     try:
         from trailblaze.drivers.web import early
 
         early.start()
     except Exception:
         aio.close()
+        return None
+    return _terminate_as_interrupt()
+
+
+def _terminate_as_interrupt() -> Callable[[], None] | None:
+    """SIGTERM before the run begins ends the command as Ctrl-C does (exit 130, as SIGTERM during
+    the run does), so the driver started early is killed on the way out rather than left to
+    notice on its own that its parent is gone."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        return None
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+    def restore() -> None:
+        if signal.getsignal(signal.SIGTERM) is interrupt:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    return restore
 
 
 def _main(argv: Sequence[str] | None) -> int:
     args = list(argv) if argv is not None else sys.argv[1:]
-    _start_early(args)
+    restore = _start_early(args)
     try:
         return _command(args)
     finally:
         aio.close()  # what was started early and not used is stopped: nothing outlives the command
+        if restore is not None:
+            restore()
 
 
 def _command(args: list[str]) -> int:

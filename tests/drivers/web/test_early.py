@@ -4,8 +4,11 @@ or fails, it is gone before the command ends."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -135,6 +138,51 @@ def test_a_plan_that_fails_ends_the_early_driver_with_the_command(probed: Projec
     assert left == []
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "unknown tool 'web_navigat'" in lines[0], proc.stderr
+
+
+SLOW_CONFIGURE = """
+import time
+from pathlib import Path
+
+from trailblaze import hookimpl
+
+
+@hookimpl
+def trailblaze_configure(config):
+    Path("configuring").write_text("1")
+    time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_starting_up_ends_the_command_and_its_early_driver(project: Project, signum: int) -> None:
+    """Ctrl-C or SIGTERM while plugins load (the driver is booting): exit 130, nothing left."""
+    project.write("slow.py", SLOW_CONFIGURE)
+    project.trail("about", WEB_TRAIL)
+    marker = uuid.uuid4().hex
+    env = cli_env(TRAILBLAZE_TEST_MARKER=marker, PYTHONPATH=f"{project.root}:{cli_env()['PYTHONPATH']}")
+    with subprocess.Popen(
+        [sys.executable, "-m", "trailblaze", "run", "-p", "slow"],
+        cwd=project.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    ) as proc:
+        deadline = time.monotonic() + 60
+        while not (project.root / "configuring").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any("run-driver" in command for command in processes_with(marker)), "no driver started early"
+        proc.send_signal(signum)
+        try:
+            out, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    assert proc.returncode == 130, out
+    assert processes_with(marker) == []
+    assert "Traceback" not in out, out
 
 
 @pytest.mark.parametrize(
