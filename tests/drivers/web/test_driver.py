@@ -135,8 +135,12 @@ def test_nodes_compile_cache_is_set_only_while_the_driver_starts(
 
 
 def bundled_node_version() -> tuple[int, ...]:
-    from playwright._impl._driver import compute_driver_executable
-
+    """The version of the Node.js that Playwright bundles (found through Playwright's own,
+    private, helper: a release that moves it skips the test rather than failing it)."""
+    try:
+        from playwright._impl._driver import compute_driver_executable
+    except ImportError:
+        pytest.skip("this Playwright does not say where its Node.js is")
     node = compute_driver_executable()[0]
     out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=True).stdout
     return tuple(int(part) for part in out.strip().lstrip("v").split(".")[:2])
