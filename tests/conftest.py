@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -183,12 +184,18 @@ def upstream_format() -> Path:
 @pytest.fixture
 def cli_process(tmp_path: Path) -> Iterator[CliProcess]:
     """Start ``python -m trailblaze ARGS`` with pipes, for tests that talk to it while it runs
-    (type into an agent, interrupt it); ``merge_stderr`` sends stderr into stdout. Every
-    process started is killed and its pipes closed at the end."""
-    started: list[subprocess.Popen[str]] = []
+    (type into an agent, interrupt it); ``merge_stderr`` sends stderr into stdout. With
+    ``session=True`` it leads a process group of its own, as a command started from a terminal
+    does: Playwright's driver and the browser join it, and ``os.killpg`` signals them all, as
+    Ctrl-C does. Every process started (with its group) is killed and its pipes closed at the end."""
+    started: list[tuple[subprocess.Popen[str], bool]] = []
 
     def start(
-        *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, merge_stderr: bool = False
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        merge_stderr: bool = False,
+        session: bool = False,
     ) -> subprocess.Popen[str]:
         proc = subprocess.Popen(
             [sys.executable, "-m", "trailblaze", *args],
@@ -198,12 +205,16 @@ def cli_process(tmp_path: Path) -> Iterator[CliProcess]:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             text=True,
+            start_new_session=session,
         )
-        started.append(proc)
+        started.append((proc, session))
         return proc
 
     yield start
-    for proc in started:
+    for proc, session in started:
+        if session:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the leader's children too, even once it has exited
         if proc.poll() is None:
             proc.kill()
         proc.wait()

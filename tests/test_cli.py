@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project, cli_env, processes_with
+from conftest import CliProcess, CliRunner, Project, cli_env, processes_with
 
 from trailblaze import __version__
 
@@ -670,40 +670,29 @@ trail:
 @pytest.mark.browser
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to see the process tree")
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
-def test_interrupting_a_run(project: Project, browser: str, how: str) -> None:
+def test_interrupting_a_run(cli_process: CliProcess, project: Project, browser: str, how: str) -> None:
     """Ctrl-C in a terminal signals the whole foreground process group (Playwright's driver
     too); SIGTERM (CI cancelling a job) reaches trailblaze alone. Either way: exit 130, the
     finished trails and the one in flight reported, nothing left running."""
     project.trail("a-quick", PASSING)
     project.trail("b-slow", SLOW)
     marker = uuid.uuid4().hex
-    command = [sys.executable, "-m", "trailblaze", "run", "-v", "--json", "results.json", "--junit", "results.xml"]
-    env = {**cli_env(), "TRAILBLAZE_TEST_MARKER": marker}
-    with subprocess.Popen(
-        command,
-        cwd=project.root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-        try:
-            assert proc.stdout is not None
-            seen = ""
-            while "PASSED  step 1: Open the forms page" not in seen.split("b-slow", 1)[-1]:
-                line = proc.stdout.readline()
-                assert line, f"the run ended early: {seen}"
-                seen += line
-            assert len(processes_with(marker)) >= 3  # trailblaze, Playwright's driver, Chromium
-            if how == "ctrl-c":
-                os.killpg(proc.pid, signal.SIGINT)
-            else:
-                proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+    proc = cli_process(
+        "run", "-v", "--json", "results.json", "--junit", "results.xml",
+        cwd=project.root, env={"TRAILBLAZE_TEST_MARKER": marker}, session=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    seen = ""
+    while "PASSED  step 1: Open the forms page" not in seen.split("b-slow", 1)[-1]:
+        line = proc.stdout.readline()
+        assert line, f"the run ended early: {seen}"
+        seen += line
+    assert len(processes_with(marker)) >= 3  # trailblaze, Playwright's driver, Chromium
+    if how == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, seen + out + err
     assert "1 passed, 1 error (interrupted)" in out
     assert "Traceback" not in err

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Project, cli_env, processes_with
+from conftest import CliProcess, Project, cli_env, processes_with
 
 from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.drivers.web.browser import compile_cache_dir, headless_shell, node_compile_cache, system_chromium
@@ -79,7 +79,7 @@ async def test_a_window_with_only_the_headless_shell_installed_says_what_to_inst
 
 @pytest.mark.skipif(headless_shell() is None, reason="Chromium's headless shell is not installed (make setup adds it)")
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to see the process tree")
-def test_a_headless_run_launches_the_headless_shell(project: Project) -> None:
+def test_a_headless_run_launches_the_headless_shell(cli_process: CliProcess, project: Project) -> None:
     """What the user gets from `trailblaze run`: the browser process is the shell's binary."""
     project.trail(
         "waits",
@@ -96,22 +96,15 @@ def test_a_headless_run_launches_the_headless_shell(project: Project) -> None:
     # the browsers a run could start (not Chromium's helpers, such as its crash handler)
     binaries = {headless_shell(), system_chromium(headless=False)} - {None}
     browsers: set[str] = set()
-    env = {**cli_env(), "TRAILBLAZE_TEST_MARKER": marker}
-    with subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "run"],
-        cwd=project.root,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its driver and browser in its group, for the kill below
-    ) as proc:
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            browsers |= {c.split()[0] for c in processes_with(marker) if c.split()[0] in binaries}
-            time.sleep(0.05)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate(timeout=30)
+    # in a group of its own, with its driver and browser, for the kill below
+    proc = cli_process("run", cwd=project.root, env={"TRAILBLAZE_TEST_MARKER": marker}, session=True)
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        browsers |= {c.split()[0] for c in processes_with(marker) if c.split()[0] in binaries}
+        time.sleep(0.05)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
     assert browsers == {headless_shell()}
 

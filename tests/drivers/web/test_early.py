@@ -4,7 +4,6 @@ or fails, it is gone before the command ends."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import time
 import uuid
 
 import pytest
-from conftest import CliRunner, Project, cli_env, processes_with
+from conftest import CliProcess, CliRunner, Project, cli_env, processes_with
 
 from trailblaze.cli.main import _may_run_web_trails
 from trailblaze.drivers.web import early
@@ -155,31 +154,21 @@ def trailblaze_configure(config):
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_while_starting_up_ends_the_command_and_its_early_driver(project: Project, signum: int) -> None:
+def test_a_signal_while_starting_up_ends_the_command_and_its_early_driver(
+    cli_process: CliProcess, project: Project, signum: int
+) -> None:
     """Ctrl-C or SIGTERM while plugins load (the driver is booting): exit 130, nothing left."""
     project.write("slow.py", SLOW_CONFIGURE)
     project.trail("about", WEB_TRAIL)
     marker = uuid.uuid4().hex
-    env = cli_env(TRAILBLAZE_TEST_MARKER=marker, PYTHONPATH=f"{project.root}:{cli_env()['PYTHONPATH']}")
-    with subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "run", "-p", "slow"],
-        cwd=project.root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-        deadline = time.monotonic() + 60
-        while not (project.root / "configuring").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert any("run-driver" in command for command in processes_with(marker)), "no driver started early"
-        proc.send_signal(signum)
-        try:
-            out, _ = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            raise
+    env = {"TRAILBLAZE_TEST_MARKER": marker, "PYTHONPATH": f"{project.root}:{cli_env()['PYTHONPATH']}"}
+    proc = cli_process("run", "-p", "slow", cwd=project.root, env=env, merge_stderr=True, session=True)
+    deadline = time.monotonic() + 60
+    while not (project.root / "configuring").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any("run-driver" in command for command in processes_with(marker)), "no driver started early"
+    proc.send_signal(signum)
+    out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 130, out
     assert processes_with(marker) == []
     assert "Traceback" not in out, out

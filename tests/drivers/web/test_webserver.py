@@ -16,7 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project, cli_env, processes_with
+from conftest import CliProcess, CliRunner, Project, processes_with
 
 from trailblaze.drivers.web.webserver import WebServerConfig, under_ci
 
@@ -126,7 +126,7 @@ def test_a_server_already_answering_is_reused_unless_under_ci(
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to see the process tree")
-def test_ctrl_c_stops_the_server(project: Project, browser: str) -> None:
+def test_ctrl_c_stops_the_server(cli_process: CliProcess, project: Project, browser: str) -> None:
     port = free_port()
     server_project(project, serve_command(port), port)
     project.trail(
@@ -144,26 +144,16 @@ def test_ctrl_c_stops_the_server(project: Project, browser: str) -> None:
     config = project.root / "trailblaze.yaml"
     config.write_text(config.read_text(encoding="utf-8").replace("timeout: 5", "timeout: 60"), encoding="utf-8")
     marker = uuid.uuid4().hex
-    env = {**cli_env(), "TRAILBLAZE_TEST_MARKER": marker, "CI": ""}
-    with subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "run", "-v", "trails/slow.trail.yaml"],
-        cwd=project.root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-        try:
-            deadline = time.monotonic() + 60
-            while not answers(port):
-                assert time.monotonic() < deadline and proc.poll() is None, "the server never came up"
-                time.sleep(0.05)
-            os.killpg(proc.pid, signal.SIGINT)
-            out, _ = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+    proc = cli_process(
+        "run", "-v", "trails/slow.trail.yaml",
+        cwd=project.root, env={"TRAILBLAZE_TEST_MARKER": marker, "CI": ""}, merge_stderr=True, session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not answers(port):
+        assert time.monotonic() < deadline and proc.poll() is None, "the server never came up"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, out
     assert not answers(port)
     deadline = time.monotonic() + 15
