@@ -12,7 +12,6 @@ import { readFileSync } from "node:fs";
 
 import type { Description } from "./describe.js";
 import { LoadError } from "./loader.js";
-import { serve } from "./serve.js";
 
 const USAGE = `usage: trailblaze-scripting describe <file>...
        trailblaze-scripting serve [--description <describe's JSON file>] <file>...`;
@@ -32,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
       rest.splice(0, 2);
     }
     if (rest.length > 0) {
+      const { serve } = await import("./serve.js"); // the MCP SDK and zod, which describe does not need
       await serve(rest, { description });
       return 0;
     }

@@ -10,7 +10,14 @@
 // number, boolean, literal unions (enums), arrays, records, `null`. What cannot be an argument
 // (functions, symbols, bigints, unresolved types) is an error naming the file and line.
 
-import ts from "typescript";
+import { createRequire } from "node:module";
+
+import type * as TS from "typescript";
+
+// TypeScript is CommonJS: loaded with require, Node compiles its 9 MB once. Imported as an ES
+// module, Node would first parse it to detect its format and again to find its named exports,
+// which made describe a third slower.
+const ts: typeof TS = createRequire(import.meta.url)("typescript");
 
 export interface DescribedTool {
   name: string;
@@ -82,8 +89,8 @@ class FileReader {
   private readonly modules = new Set<string>();
 
   constructor(
-    private readonly source: ts.SourceFile,
-    private readonly checker: ts.TypeChecker,
+    private readonly source: TS.SourceFile,
+    private readonly checker: TS.TypeChecker,
     private readonly found: Description,
   ) {}
 
@@ -100,7 +107,7 @@ class FileReader {
     }
   }
 
-  private noteImport(statement: ts.Statement): void {
+  private noteImport(statement: TS.Statement): void {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return;
     if (statement.moduleSpecifier.text !== SDK_PACKAGE) return;
     const bindings = statement.importClause?.namedBindings;
@@ -115,7 +122,7 @@ class FileReader {
   }
 
   /** `trailblaze.tool(…)`, `tool(…)` or `sdk.trailblaze.tool(…)` / `sdk.tool(…)` of the SDK. */
-  private isToolCall(call: ts.CallExpression): boolean {
+  private isToolCall(call: TS.CallExpression): boolean {
     const callee = call.expression;
     if (ts.isIdentifier(callee)) return this.tools.has(callee.text);
     if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "tool") return false;
@@ -129,9 +136,9 @@ class FileReader {
     );
   }
 
-  private readTool(name: string, statement: ts.VariableStatement, call: ts.CallExpression): void {
+  private readTool(name: string, statement: TS.VariableStatement, call: TS.CallExpression): void {
     const line = this.lineOf(statement);
-    const problem = (message: string, at: ts.Node = statement): void => {
+    const problem = (message: string, at: TS.Node = statement): void => {
       this.found.errors.push({ file: this.source.fileName, line: this.lineOf(at), name, message });
     };
     const [first, second] = call.arguments;
@@ -159,7 +166,7 @@ class FileReader {
     });
   }
 
-  private readSpec(spec: ts.ObjectLiteralExpression, tool: SpecFields, problem: (m: string, at?: ts.Node) => void): void {
+  private readSpec(spec: TS.ObjectLiteralExpression, tool: SpecFields, problem: (m: string, at?: TS.Node) => void): void {
     for (const property of spec.properties) {
       if (!ts.isPropertyAssignment(property) || !(ts.isIdentifier(property.name) || ts.isStringLiteral(property.name))) {
         problem("write the spec's fields out (no spreads or shorthands): Trailblaze reads them from the source", property);
@@ -180,11 +187,11 @@ class FileReader {
   }
 
   private inputSchema(
-    call: ts.CallExpression,
-    handler: ts.Expression,
-    problem: (m: string, at?: ts.Node) => void,
+    call: TS.CallExpression,
+    handler: TS.Expression,
+    problem: (m: string, at?: TS.Node) => void,
   ): Record<string, unknown> {
-    let typeNode: ts.TypeNode | undefined = call.typeArguments?.[0];
+    let typeNode: TS.TypeNode | undefined = call.typeArguments?.[0];
     if (typeNode === undefined && (ts.isArrowFunction(handler) || ts.isFunctionExpression(handler))) {
       typeNode = handler.parameters[0]?.type;
     }
@@ -201,7 +208,7 @@ class FileReader {
     return schema;
   }
 
-  private lineOf(node: ts.Node): number {
+  private lineOf(node: TS.Node): number {
     return this.source.getLineAndCharacterOfPosition(node.getStart(this.source)).line + 1;
   }
 }
@@ -209,15 +216,15 @@ class FileReader {
 type SpecFields = Pick<DescribedTool, "description" | "_meta" | "trailhead">;
 
 class SchemaWriter {
-  private readonly seen: ts.Type[] = [];
+  private readonly seen: TS.Type[] = [];
 
   constructor(
-    private readonly checker: ts.TypeChecker,
-    private readonly at: ts.Node,
+    private readonly checker: TS.TypeChecker,
+    private readonly at: TS.Node,
     private readonly problem: (message: string) => void,
   ) {}
 
-  write(type: ts.Type, depth = 0): Record<string, unknown> {
+  write(type: TS.Type, depth = 0): Record<string, unknown> {
     const checker = this.checker;
     const flags = type.flags;
     if (depth > MAX_DEPTH || this.seen.includes(type)) {
@@ -229,8 +236,8 @@ class SchemaWriter {
       return {};
     }
     if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return {};
-    if (flags & ts.TypeFlags.StringLiteral) return { type: "string", const: (type as ts.StringLiteralType).value };
-    if (flags & ts.TypeFlags.NumberLiteral) return { type: "number", const: (type as ts.NumberLiteralType).value };
+    if (flags & ts.TypeFlags.StringLiteral) return { type: "string", const: (type as TS.StringLiteralType).value };
+    if (flags & ts.TypeFlags.NumberLiteral) return { type: "number", const: (type as TS.NumberLiteralType).value };
     if (flags & ts.TypeFlags.BooleanLiteral) return { type: "boolean", const: checker.typeToString(type) === "true" };
     if (flags & ts.TypeFlags.String) return { type: "string" };
     if (flags & ts.TypeFlags.Number) return { type: "number" };
@@ -244,7 +251,7 @@ class SchemaWriter {
     this.seen.push(type);
     try {
       if (checker.isArrayType(type) || checker.isTupleType(type)) {
-        const elements = checker.getTypeArguments(type as ts.TypeReference);
+        const elements = checker.getTypeArguments(type as TS.TypeReference);
         const items = elements.length === 1 ? this.write(elements[0]!, depth + 1) : this.union(elements, depth + 1);
         return { type: "array", items };
       }
@@ -259,7 +266,7 @@ class SchemaWriter {
     }
   }
 
-  private union(types: readonly ts.Type[], depth: number): Record<string, unknown> {
+  private union(types: readonly TS.Type[], depth: number): Record<string, unknown> {
     const options = types.filter((t) => !(t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)));
     const booleans = options.filter((t) => t.flags & ts.TypeFlags.BooleanLiteral);
     const rest = booleans.length === 2 ? options.filter((t) => !booleans.includes(t)) : options;
@@ -273,7 +280,7 @@ class SchemaWriter {
     return { anyOf: schemas };
   }
 
-  private object(type: ts.Type, depth: number): Record<string, unknown> {
+  private object(type: TS.Type, depth: number): Record<string, unknown> {
     const checker = this.checker;
     const properties: Record<string, unknown> = {};
     const required: string[] = [];
@@ -306,7 +313,7 @@ class SchemaWriter {
 const NOT_LITERAL = Symbol("not a literal");
 
 /** The value of a literal expression (strings, numbers, booleans, null, arrays and objects of them). */
-function literal(node: ts.Expression): unknown {
+function literal(node: TS.Expression): unknown {
   const inner = unwrap(node);
   if (ts.isStringLiteralLike(inner)) return inner.text;
   if (ts.isNumericLiteral(inner)) return Number(inner.text);
@@ -333,7 +340,7 @@ function literal(node: ts.Expression): unknown {
 }
 
 /** Without `as const`, `satisfies`, type assertions and parentheses. */
-function unwrap(node: ts.Expression): ts.Expression {
+function unwrap(node: TS.Expression): TS.Expression {
   let current = node;
   while (
     ts.isAsExpression(current) ||
@@ -346,12 +353,12 @@ function unwrap(node: ts.Expression): ts.Expression {
   return current;
 }
 
-function isExported(statement: ts.VariableStatement): boolean {
+function isExported(statement: TS.VariableStatement): boolean {
   return statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
 }
 
 /** The doc comment (`/** … *\/`) above a statement: its text without tags, as written. */
-function docComment(statement: ts.Node): string | undefined {
+function docComment(statement: TS.Node): string | undefined {
   const texts = ts
     .getJSDocCommentsAndTags(statement)
     .filter(ts.isJSDoc)
