@@ -41,9 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with a test marked ``slow`` go first, each file kept whole and in its order.
 
-    ``make pytest`` hands whole files (``--dist loadfile``) to two workers in collection order,
+    ``make pytest`` hands whole files (``--dist loadfile``) to its workers in collection order,
     as each worker frees up: with the long files at the start the short ones fill the gaps at
-    the end, instead of one worker finishing a long file alone while the other waits."""
+    the end, instead of one worker finishing a long file alone while the others wait."""
     slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.path not in slow)
 

@@ -110,6 +110,8 @@ trail:
 
 @pytest.fixture(scope="module")
 def core_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> CliResult:
+    """Every core tool, and each failing call, in one run (four trails at a time: the failing
+    ones mostly wait out their timeouts)."""
     project = Project(tmp_path_factory.mktemp("core"))
     project.trail("every-core-tool", EVERY_CORE_TOOL)
     for name, call in FAILING.items():
@@ -118,7 +120,7 @@ def core_run(tmp_path_factory: pytest.TempPathFactory, browser: str) -> CliResul
     project.write("trails/fails/shared/itself.yaml", SHARED_ITSELF)
     project.write("trails/fails/shared/broken.yaml", "trail:\n  - step: [this is not a step\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "trailblaze", "run", "--json", "results.json"],
+        [sys.executable, "-m", "trailblaze", "run", "--json", "results.json", "--workers", "4"],
         cwd=project.root,
         env=cli_env(),
         capture_output=True,

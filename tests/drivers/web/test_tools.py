@@ -289,13 +289,14 @@ trail:
 
 @pytest.fixture(scope="module")
 def failures(tmp_path_factory: pytest.TempPathFactory, browser: str) -> dict[str, dict[str, Any]]:
-    """One run of every failing trail (fails, not errors: exit 1)."""
+    """One run of every failing trail (fails, not errors: exit 1), four at a time: most of them
+    wait out their timeout, and the messages are the same under ``--workers``."""
     root = tmp_path_factory.mktemp("failures")
     project = Project(root)
     for name, (page, call) in FAILURES.items():
         project.trail(name, failing_trail(page, call.replace("CLOSED_PORT", str(closed_port()))))
     proc = subprocess.run(
-        [sys.executable, "-m", "trailblaze", "run", "--json", "results.json", "--timeout", "2"],
+        [sys.executable, "-m", "trailblaze", "run", "--json", "results.json", "--timeout", "2", "--workers", "4"],
         cwd=root,
         env=cli_env(),
         capture_output=True,
