@@ -83,15 +83,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# four pytest-xdist workers, each test file on one of them (module fixtures run once): on two
-# cores the third and fourth fill the time the others wait on timeouts and servers (docs:
-# Performance);
+# three pytest-xdist workers, each test file on one of them (module fixtures run once): on two
+# cores the third fills the time the others wait on timeouts and servers (docs: Performance);
 # `$(BIN)/pytest tests/…` runs a part of the suite in one process
 # compileall first: the tests start trailblaze in hundreds of subprocesses, and where
 # PYTHONDONTWRITEBYTECODE is set (as on these machines) each would compile every module again
 pytest: setup peers
 	$(BIN)/python -m compileall -q trailblaze tests/support
-	$(BIN)/pytest -n 4 --dist loadfile --durations=15
+	$(BIN)/pytest -n 3 --dist loadfile --durations=15
 
 # lint, type-check, the docs site built strictly (a broken link fails it, ~10 s), the SDK's tests and
 # the suite; then the oldest and newest Playwright the range allows, where they are not the locked one
