@@ -153,11 +153,9 @@ def trailblaze_configure(config):
 """
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_while_starting_up_ends_the_command_and_its_early_driver(
-    cli_process: CliProcess, project: Project, signum: int
-) -> None:
-    """Ctrl-C or SIGTERM while plugins load (the driver is booting): exit 130, nothing left."""
+def start_slowly(cli_process: CliProcess, project: Project) -> tuple[subprocess.Popen[str], str]:
+    """``trailblaze run`` of a web trail, stopped in a plugin's configure hook once the driver
+    has started early; the process and the marker its descendants carry."""
     project.write("slow.py", SLOW_CONFIGURE)
     project.trail("about", WEB_TRAIL)
     marker = uuid.uuid4().hex
@@ -167,11 +165,32 @@ def test_a_signal_while_starting_up_ends_the_command_and_its_early_driver(
     while not (project.root / "configuring").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert any("run-driver" in command for command in processes_with(marker)), "no driver started early"
+    return proc, marker
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_starting_up_ends_the_command_and_its_early_driver(
+    cli_process: CliProcess, project: Project, signum: int
+) -> None:
+    """Ctrl-C or SIGTERM while plugins load (the driver is booting): exit 130, nothing left."""
+    proc, marker = start_slowly(cli_process, project)
     proc.send_signal(signum)
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 130, out
     assert processes_with(marker) == []
     assert "Traceback" not in out, out
+
+
+def test_kill_9_while_starting_up_leaves_no_driver(cli_process: CliProcess, project: Project) -> None:
+    """``kill -9`` lets trailblaze clean nothing up: the driver started early sees its stdin
+    close with its parent and exits by itself, within a bound."""
+    proc, marker = start_slowly(cli_process, project)
+    proc.kill()  # trailblaze alone, not its process group
+    proc.communicate(timeout=30)
+    deadline = time.monotonic() + 15
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(marker) == []
 
 
 @pytest.mark.parametrize(
