@@ -19,7 +19,7 @@ from conftest import ROOT, CliProcess, CliRunner, Project
 
 from trailblaze.drivers.web.sample_server import SampleAppServer
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 class Demonstration:

@@ -23,7 +23,10 @@ from conftest import CliProcess, CliRunner, Project, processes_with
 HUNG = Path(__file__).parents[1] / "mcp_toolsets" / "servers" / "hung.py"
 NULL = ("-p", "tests.support.null_driver")
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and /proc: Linux")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and /proc: Linux"),
+    pytest.mark.slow,
+]
 
 
 def _project(project: Project, call: str) -> None:

@@ -11,7 +11,7 @@ from conftest import CliRunner, Project
 
 from .conftest import Recorded
 
-pytestmark = pytest.mark.usefixtures("browser")
+pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
 
 def _setup(project: Project, probe: Path) -> None:

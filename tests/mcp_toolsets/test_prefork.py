@@ -14,7 +14,7 @@ from conftest import CliProcess, CliRunner, Project, processes_with
 from .conftest import SERVERS
 
 WHOAMI = SERVERS / "whoami.py"
-pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+pytestmark = [pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc"), pytest.mark.slow]
 
 
 def _project(project: Project, out: Path, servers: dict[str, str]) -> None:

@@ -13,6 +13,8 @@ from conftest import ROOT, CliRunner
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve().parent
 #: upstream's playwright-native example, byte for byte (see its README)
 UPSTREAM = HERE / "upstream"

@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 
 from trailblaze.mcp.server import prelude
 
+pytestmark = pytest.mark.slow
+
 COMMAND = [sys.executable, "-m", "trailblaze", "mcp"]
 
 
