@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from conftest import CliProcess, CliRunner, Project, processes_with
+
+from trailblaze.mcp.client import prefork
+from trailblaze.mcp.client.pipes import PipeWriter
 
 from .conftest import SERVERS
 
@@ -121,3 +127,30 @@ def test_the_helper_and_its_servers_end_when_trailblaze_is_killed(
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_with(marker) == []  # the helper saw its socket close, the servers their stdin
+
+
+@pytest.mark.anyio
+async def test_a_server_that_ends_while_its_pipes_are_connected_still_reports_its_exit_code(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A server that fails at once can end before ``spawn`` has connected its pipes, and the
+    helper report its exit then: the code is kept for it (a loaded machine once lost it, and
+    the handshake's error could not say the server exited, nor with which code). Connecting
+    the pipes is slowed here so that the exit always comes first."""
+    script = tmp_path / "ends.py"
+    script.write_text("import sys\nsys.exit(4)\n", encoding="utf-8")
+    connect = prefork._writer
+
+    async def slowly(loop: asyncio.AbstractEventLoop, fd: int) -> PipeWriter:
+        await asyncio.sleep(1)
+        return await connect(loop, fd)
+
+    monkeypatch.setattr(prefork, "_writer", slowly)
+    helper = prefork.Helper()
+    try:
+        process = await helper.spawn([str(script)], dict(os.environ), str(tmp_path))
+        async with process:
+            with anyio.fail_after(30):
+                assert await process.wait() == 4
+    finally:
+        await helper.close()

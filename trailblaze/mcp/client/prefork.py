@@ -120,6 +120,9 @@ class Helper:
         self._next_id = 0
         self._replies: dict[int, asyncio.Future[dict[str, object]]] = {}
         self._children: dict[int, ForkedProcess] = {}
+        #: exits reported before :meth:`spawn` registered the child (a server that ends at once
+        #: can end while its pipes are being connected), by pid
+        self._early_exits: dict[int, int] = {}
         self.users = 0
         self.gone = False
         self._reader = asyncio.get_running_loop().create_task(self._read(), name="mcp-prefork")
@@ -133,9 +136,12 @@ class Helper:
                     break
                 message = json.loads(data)
                 if "exit" in message:
-                    child = self._children.pop(int(message["exit"]), None)
+                    pid, code = int(message["exit"]), int(message["code"])
+                    child = self._children.pop(pid, None)
                     if child is not None:
-                        child._returncode = int(message["code"])
+                        child._returncode = code
+                    else:
+                        self._early_exits[pid] = code
                     continue
                 future = self._replies.pop(int(message["id"]), None)
                 if future is not None and not future.done():
@@ -182,7 +188,10 @@ class Helper:
         stdout = await _reader(loop, stdout_r)
         stderr = await _reader(loop, stderr_r)
         process = ForkedProcess(pid, self, stdin, stdout, stderr)
-        self._children[pid] = process
+        if pid in self._early_exits:
+            process._returncode = self._early_exits.pop(pid)
+        else:
+            self._children[pid] = process
         return process
 
     def kill(self) -> None:
