@@ -62,14 +62,15 @@ def good_report(into: Path, source: Path) -> None:
 
 @pytest.mark.browser
 def test_two_shards_of_the_example_trails_merged_equal_one_run(cli: CliRunner, tmp_path: Path, browser: str) -> None:
-    def run(report: str, *options: str) -> CliResult:
-        artifacts = tmp_path / f"artifacts-{report.split('/')[0]}"
-        return cli("run", "--artifacts-dir", str(artifacts), "--json", str(tmp_path / report), *options, cwd=ROOT)
+    def run(name: str, *options: str) -> CliResult:
+        """One job: its report in ``NAME/r.json``, its artifacts in a folder of its own."""
+        report, artifacts = tmp_path / name / "r.json", tmp_path / "artifacts" / name
+        return cli("run", "--artifacts-dir", str(artifacts), "--json", str(report), *options, cwd=ROOT)
 
     # the three runs side by side, as CI's jobs would be (the trails mostly wait on the page)
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        started = [pool.submit(run, "all.json")]
-        started += [pool.submit(run, f"s{index}/r.json", "--shard", f"{index}/2") for index in (1, 2)]
+        started = [pool.submit(run, "all")]
+        started += [pool.submit(run, f"s{index}", "--shard", f"{index}/2") for index in (1, 2)]
         whole, *shards = [future.result() for future in started]
     for shard in shards:
         assert shard.returncode in (0, 1), shard.output
@@ -77,7 +78,7 @@ def test_two_shards_of_the_example_trails_merged_equal_one_run(cli: CliRunner, t
         "merge-reports", "s1", str(tmp_path / "s2" / "r.json"), "--json", "merged.json", "--junit", "merged.xml"
     )
     assert merged.returncode == whole.returncode == 0, merged.output + whole.output
-    expected, got = json.loads((tmp_path / "all.json").read_text(encoding="utf-8")), merged.json("merged.json")
+    expected, got = json.loads((tmp_path / "all" / "r.json").read_text(encoding="utf-8")), merged.json("merged.json")
     assert outcome(got) == outcome(expected)
     assert summary(got) == {**summary(expected), "flaky": 0}
     assert got["exit_code"] == expected["exit_code"]
