@@ -15,7 +15,8 @@ when another command of this worker is still running (a test talking to two at o
 ``TRAILBLAZE_TEST_FRESH_CLI=1`` is set (``make test`` never sets it; set it to rule the helper
 out when a failure looks like it could be the helper's doing).
 
-Run as ``python -m tests.support.cli_zygote FD``: the helper itself.
+Run as ``python -m tests.support.cli_zygote FD [MODULE...]``: the helper itself, importing the
+MODULEs too (tests/support/launcher.py adds the MCP server's).
 """
 
 from __future__ import annotations
@@ -162,4 +163,4 @@ def _text(stream: IO[bytes]) -> str:
 if __name__ == "__main__":
     from trailblaze.mcp.client._zygote import main
 
-    main(int(sys.argv[1]), PRELOAD)
+    main(int(sys.argv[1]), (*PRELOAD, *sys.argv[2:]))

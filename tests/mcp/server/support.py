@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import re
 import subprocess
@@ -16,6 +17,23 @@ from typing import Any
 import mcp_types as types
 from conftest import cli_env
 from mcp import Client, StdioServerParameters
+
+from tests.support.launcher import Relay
+
+_relay: Relay | None = None
+
+
+def server_command(args: list[str], fresh: bool = False) -> list[str]:
+    """The command line for ``python -m trailblaze ARGS``: a launcher that has this worker's
+    helper fork it (tests/support/launcher.py), or with ``fresh=True`` a fresh interpreter, for a
+    test that looks at the server's own start-up."""
+    global _relay
+    if fresh:
+        return [sys.executable, "-m", "trailblaze", *args]
+    if _relay is None:
+        _relay = Relay(cli_env())
+        atexit.register(_relay.close)
+    return _relay.command(args)
 
 
 @dataclass
@@ -36,11 +54,14 @@ class Seen:
 
 
 @asynccontextmanager
-async def stdio(root: Path, *args: str, env: dict[str, str] | None = None, **client: Any) -> AsyncIterator[Client]:
-    """``trailblaze mcp ARGS`` over stdio in ``root``, through the SDK's ``Client``."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "trailblaze", "mcp", *args], cwd=str(root), env=cli_env(**(env or {}))
-    )
+async def stdio(
+    root: Path, *args: str, env: dict[str, str] | None = None, fresh: bool = False, **client: Any
+) -> AsyncIterator[Client]:
+    """``trailblaze mcp ARGS`` over stdio in ``root``, through the SDK's ``Client`` (forked from
+    this worker's helper unless ``fresh``; see :func:`server_command`)."""
+    environment = cli_env(**(env or {}))
+    command = server_command(["mcp", *args], fresh)
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(root), env=environment)
     client.setdefault("mode", "legacy")
     client.setdefault("read_timeout_seconds", 90)
     async with Client(params, **client) as session:
@@ -82,12 +103,14 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(root: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
-    """``trailblaze mcp --http --port 0 ARGS`` in ``root``; yields once it listens."""
+def http_server(root: Path, *args: str, env: dict[str, str] | None = None, fresh: bool = False) -> Iterator[HttpServer]:
+    """``trailblaze mcp --http --port 0 ARGS`` in ``root``; yields once it listens (forked from
+    this worker's helper unless ``fresh``; see :func:`server_command`)."""
+    environment = cli_env(**(env or {}))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "mcp", "--http", "--port", "0", *args],
+        server_command(["mcp", "--http", "--port", "0", *args], fresh),
         cwd=root,
-        env=cli_env(**(env or {})),
+        env=environment,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -1,4 +1,7 @@
-"""Shutdown: stdin EOF, SIGINT and SIGTERM close the browser and every process trailblaze started."""
+"""Shutdown: stdin EOF, SIGINT and SIGTERM close the browser and every process trailblaze started.
+
+The servers here are fresh interpreters (``fresh=True``), not forks of the test helper: these
+tests look at the server's own process."""
 
 from __future__ import annotations
 
@@ -89,7 +92,7 @@ def test_http_sigterm_closes_open_sessions(project: Project) -> None:
     from tests.mcp.server.support import ok
 
     marker = "mcp-http-sigterm"
-    with http_server(project.root, env={"TRAILBLAZE_TEST_MARKER": marker}) as server:
+    with http_server(project.root, env={"TRAILBLAZE_TEST_MARKER": marker}, fresh=True) as server:
 
         async def connect_and_stop() -> None:
             async with Client(server.url, mode="legacy", read_timeout_seconds=60) as client:
@@ -116,7 +119,7 @@ def test_http_sessions_end_after_the_idle_timeout(project: Project) -> None:
     from tests.mcp.server.support import ok
 
     marker = "mcp-http-idle"
-    with http_server(project.root, "--idle-timeout", "3", env={"TRAILBLAZE_TEST_MARKER": marker}) as server:
+    with http_server(project.root, "--idle-timeout", "3", env={"TRAILBLAZE_TEST_MARKER": marker}, fresh=True) as server:
 
         async def connect_and_leave() -> None:
             client = Client(server.url, mode="legacy", read_timeout_seconds=60)
