@@ -237,6 +237,6 @@ def processes_with(marker: str) -> list[str]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if state != "Z":
+        if state != "Z" and command:  # an empty command line: past exit's point of no return
             found.append(command)
     return found
