@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Project, cli_env
 
-from tests.mcp.server.support import http_server
+from tests.mcp.server.support import http_server, server_command
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
@@ -32,7 +31,7 @@ def _inspect(inspector: Path, cwd: Path, *args: str) -> dict[str, Any]:
 
 
 def test_inspector_lists_tools_and_calls_device_and_a_primitive(inspector: Path, project: Project) -> None:
-    server = [sys.executable, "-m", "trailblaze", "mcp"]
+    server = server_command(["mcp"])
     listed = _inspect(inspector, project.root, *server, "--method", "tools/list")
     tools = [t["name"] for t in listed["tools"]]
     assert tools[:7] == ["device", "step", "ask", "trail", "session", "config", "toolbox"]
@@ -66,7 +65,7 @@ def test_inspector_over_http_with_a_token(inspector: Path, project: Project) -> 
 
 def test_inspector_sends_an_object_argument_for_an_object_parameter(inspector: Path, project: Project) -> None:
     """The CLI turns `key=value` into JSON when the parameter's top-level type says object."""
-    server = [sys.executable, "-m", "trailblaze", "mcp"]
+    server = server_command(["mcp"])
     selector = '{"web": {"cssSelector": "body"}}'
     checked = _inspect(
         inspector,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import CliRunner, Project, cli_env
 
-from tests.mcp.server.support import ok, stdio
+from tests.mcp.server.support import ok, server_command, stdio
 from trailblaze.trail.loader import load_trail
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
@@ -111,9 +111,7 @@ def _inspect(inspector: Path, cwd: Path, tool: str, **args: str) -> dict[str, An
 
 
 def cli_command() -> list[str]:
-    import sys
-
-    return [sys.executable, "-m", "trailblaze", "mcp"]
+    return server_command(["mcp"])
 
 
 def test_the_inspector_records_by_refs_what_replays_on_the_redesign(

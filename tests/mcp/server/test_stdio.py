@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 from conftest import CliRunner, Project, cli_env
 from hypothesis import strategies as st
 
-from tests.mcp.server.support import Seen, data, failed, names, ok, stdio
+from tests.mcp.server.support import Seen, data, failed, names, ok, server_command, stdio
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
@@ -460,7 +459,7 @@ def test_secrets_given_as_variables_are_recorded_as_variables(project: Project) 
 
 def _raw_server(project: Project) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "trailblaze", "mcp"],
+        server_command(["mcp"]),
         cwd=project.root,
         env=cli_env(),
         stdin=subprocess.PIPE,
