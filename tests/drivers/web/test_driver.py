@@ -418,3 +418,34 @@ async def test_the_screen_after_a_click_that_navigates_is_the_new_page(device: W
     await device.tap(text="Apply")
     outline = (await device.view_hierarchy()).outline()
     assert "heading 'Results'" in outline, outline
+
+
+async def test_a_failure_message_that_cannot_read_the_page_says_why(
+    device: WebDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen in a failure message is read within its own bound; when it cannot be, the
+    message says which way it failed instead of a bare "could not read the page"."""
+    from trailblaze.drivers.web import tools
+    from trailblaze.tools.authoring import spec_of
+    from trailblaze.tools.model import ToolCall, ToolContext
+
+    context = ToolContext(
+        commands=device,
+        driver=device,
+        device=device.device,
+        memory={},
+        session_id="sess",
+        invocation_id="inv",
+        tool=spec_of(tools.WEB_TOOLS[0]),
+        call=ToolCall("web_click"),
+    )
+    await device.navigate("/forms.html")
+    read = await tools._on_screen(context)
+    assert read.startswith("on screen: ") and "link 'Forms'" in read, read
+    monkeypatch.setattr(tools, "OUTLINE_S", 0)
+    assert await tools._on_screen(context) == "on screen: (could not read the page within 0s)"
+    monkeypatch.undo()
+    await device.page.close()
+    gone = await tools._on_screen(context)
+    # Playwright's own words follow: not asserted
+    assert gone.startswith("on screen: (could not read the page: ") and "within" not in gone, gone

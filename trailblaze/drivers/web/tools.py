@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 from pydantic import AfterValidator, Field, FiniteFloat, SecretStr
 
 from trailblaze.core.errors import InfrastructureError, ToolFailure
+from trailblaze.core.limits import one_line
 from trailblaze.core.pathnames import path_component
 from trailblaze.device import masking
 from trailblaze.device.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
@@ -128,8 +129,11 @@ async def _on_screen(ctx: ToolContext) -> str:
 
     try:  # bounded: the message must not wait longer than the check it reports
         screen = await asyncio.wait_for(_device(ctx).view_hierarchy(), OUTLINE_S)
-    except Exception:
-        return "on screen: (could not read the page)"
+    except TimeoutError:
+        return f"on screen: (could not read the page within {OUTLINE_S:g}s)"
+    except Exception as exc:  # the page went away meanwhile, say: the message still says what failed
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"on screen: (could not read the page: {one_line(_PLAYWRIGHT_METHOD.sub('', reason))})"
     nearest = nearest_on_screen(wanted_texts(ctx.call.args), screen)
     first = f"nearest on screen: {', '.join(nearest)}; " if nearest else ""
     return f"{first}on screen: {screen.outline(limit=25)}"
