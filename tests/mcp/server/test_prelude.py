@@ -2,7 +2,9 @@
 the session then goes on with the SDK as if it had answered from the start.
 
 The SDK answers on its own when stdout is a file (the prelude needs a pipe): each test reads
-both paths' answers to the same messages from a real ``trailblaze mcp`` process.
+both paths' answers to the same messages from a real ``trailblaze mcp`` process, started
+through the tests' launcher (tests/support/launcher.py): the answers are what is compared,
+not how long the process took to give them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,10 @@ from conftest import Project, cli_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.mcp.server.support import server_command
 from trailblaze.mcp.server import prelude
 
 pytestmark = pytest.mark.slow
-
-COMMAND = [sys.executable, "-m", "trailblaze", "mcp"]
 
 
 def _initialize(version: str, id: Any = 1) -> dict[str, Any]:
@@ -40,7 +40,12 @@ def through_pipes(root: Path, messages: list[Any]) -> list[dict[str, Any]]:
     messages written at once, stdin closed once every request is answered."""
     wanted = sum(1 for m in messages if isinstance(m, dict) and "id" in m and "method" in m)
     proc = subprocess.Popen(
-        COMMAND, cwd=root, env=cli_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        server_command(["mcp"]),
+        cwd=root,
+        env=cli_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join((m if isinstance(m, str) else json.dumps(m)) + "\n" for m in messages).encode())
@@ -64,7 +69,7 @@ def through_files(root: Path, messages: list[dict[str, Any]]) -> list[dict[str, 
     wanted = sum(1 for m in messages if "id" in m and "method" in m)
     out = root / "out.jsonl"
     with out.open("wb") as stdout:
-        proc = subprocess.Popen(COMMAND, cwd=root, env=cli_env(), stdin=subprocess.PIPE, stdout=stdout)
+        proc = subprocess.Popen(server_command(["mcp"]), cwd=root, env=cli_env(), stdin=subprocess.PIPE, stdout=stdout)
         assert proc.stdin is not None
         proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
         proc.stdin.flush()
