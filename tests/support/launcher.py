@@ -95,11 +95,24 @@ class Relay:
         return [sys.executable, str(SCRIPT), self.address, *args]
 
     def _serve(self) -> None:
+        """The relay's thread. However it ends, the listener and every launcher's connection
+        close with it: a launcher then sees its relay gone, and later ones start fresh."""
         selector = selectors.DefaultSelector()
+        try:
+            self._relay(selector)
+        finally:
+            for key in list(selector.get_map().values()):
+                if key.data == "launcher":
+                    key.fileobj.close()  # type: ignore[union-attr]
+            selector.close()
+            self._listener.close()
+
+    def _relay(self, selector: selectors.BaseSelector) -> None:
         selector.register(self._listener, selectors.EVENT_READ, "listener")
         selector.register(self._helper, selectors.EVENT_READ, "helper")
         selector.register(self._wake_read, selectors.EVENT_READ, "wake")
         waiting: dict[int, socket.socket] = {}  # request id -> launcher
+        orphans: set[int] = set()  # requests whose launcher went before the child's pid came
         running: dict[int, socket.socket] = {}  # child pid -> launcher
         children: dict[socket.socket, int] = {}  # launcher -> child pid
         next_id = 0
@@ -108,19 +121,22 @@ class Relay:
             with contextlib.suppress(OSError):
                 launcher.send(json.dumps(message).encode())
 
+        def kill(pid: int) -> None:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+
         def drop(launcher: socket.socket) -> None:
             selector.unregister(launcher)
             launcher.close()
+            orphans.update(ident for ident, waiter in waiting.items() if waiter is launcher)
             pid = children.pop(launcher, None)
             if pid is not None:  # gone before its child: the child goes too
                 running.pop(pid, None)
-                with contextlib.suppress(OSError):
-                    os.killpg(pid, signal.SIGKILL)
+                kill(pid)
 
         while True:
             for key, _ in selector.select():
                 if key.data == "wake":
-                    selector.close()
                     return
                 if key.data == "listener":
                     launcher, _ = self._listener.accept()
@@ -131,7 +147,6 @@ class Relay:
                     if not data:  # the helper is gone: so is every launcher's child
                         for launcher in list(children):
                             reply(launcher, {"code": -signal.SIGKILL})
-                        selector.close()
                         return
                     message = json.loads(data)
                     if "exit" in message:
@@ -140,7 +155,13 @@ class Relay:
                             children.pop(launcher, None)
                             reply(launcher, {"code": message["code"]})
                         continue
-                    launcher = waiting.pop(int(message["id"]), None)
+                    ident = int(message["id"])
+                    launcher = waiting.pop(ident, None)
+                    if ident in orphans:
+                        orphans.discard(ident)
+                        if "pid" in message:
+                            kill(int(message["pid"]))
+                        continue
                     if launcher is None:
                         continue
                     if "pid" in message:
@@ -216,7 +237,13 @@ def main(address: str, args: Sequence[str]) -> None:
         _fresh(args)
     request = {"module": "trailblaze", "argv": ["-m", *args], "cwd": os.getcwd(), "env": dict(os.environ)}
     socket.send_fds(relay, [json.dumps(request).encode()], [0, 1, 2])
-    started = _receive(relay)
+    relay.settimeout(30)
+    try:
+        started = _receive(relay)
+    except OSError as exc:  # a timeout, or the relay gone (ConnectionError)
+        print(f"launcher: the relay did not start trailblaze: {exc}", file=sys.stderr)
+        os._exit(1)
+    relay.settimeout(None)
     if started.get("fresh"):
         relay.close()
         _fresh(args)
