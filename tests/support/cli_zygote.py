@@ -15,8 +15,13 @@ when another command of this worker is still running (a test talking to two at o
 ``TRAILBLAZE_TEST_FRESH_CLI=1`` is set (``make test`` never sets it; set it to rule the helper
 out when a failure looks like it could be the helper's doing).
 
+A :class:`Relay` is the same kind of helper, with ``trailblaze mcp``'s modules imported too, for
+a command a client spawns itself (the MCP server tests start the server through the ``mcp``
+SDK's client): the client spawns tests/support/launcher.py, which has the relay fork the command
+on the launcher's own standard streams and stands in for it (see that file).
+
 Run as ``python -m tests.support.cli_zygote FD [MODULE...]``: the helper itself, importing the
-MODULEs too (tests/support/launcher.py adds the MCP server's).
+MODULEs too.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ import contextlib
 import json
 import locale
 import os
+import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -65,27 +72,49 @@ PRELOAD = (
 )
 
 
+#: beside the CLI helper's own preloads: what ``trailblaze mcp`` imports before its first reply
+SERVER_PRELOAD = (
+    "trailblaze.cli.mcp",
+    "trailblaze.mcp.server.server",
+    "trailblaze.mcp.server.serve",
+    "trailblaze.mcp.server.stdio",
+    "trailblaze.mcp.server.http",
+    "trailblaze.mcp.server.catalog",
+    "trailblaze.mcp.server.recording",
+    "trailblaze.mcp.server.state",
+)
+
+LAUNCHER = Path(__file__).with_name("launcher.py")
+MAX_MESSAGE = 1 << 20
+
+
 def _python_variables(env: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in env.items() if key.startswith("PYTHON")}
+
+
+def _start_helper(env: Mapping[str, str], preload: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], socket.socket]:
+    """A helper (this module run as ``__main__``) importing ``PRELOAD`` and ``preload``, and our
+    end of its socket."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.cli_zygote", str(theirs.fileno()), *preload],
+        cwd=ROOT,
+        env=dict(env),
+        pass_fds=[theirs.fileno()],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    theirs.close()
+    return process, ours
 
 
 class CliZygote:
     """One worker's helper and the conversation with it (:meth:`run`)."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._env = dict(env)
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.cli_zygote", str(theirs.fileno())],
-            cwd=ROOT,
-            env=self._env,
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        theirs.close()
-        self._socket = ours
+        self._process, self._socket = _start_helper(self._env)
         self._busy = threading.Lock()
         self._next_id = 0
 
@@ -151,6 +180,149 @@ class CliZygote:
         except subprocess.TimeoutExpired:
             os.killpg(self._process.pid, signal.SIGKILL)
             self._process.wait()
+
+
+class Relay:
+    """One worker's helper for servers a client spawns through the launcher
+    (tests/support/launcher.py), and the thread that serves the launchers."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = dict(env)
+        self._folder = tempfile.mkdtemp(prefix="tb-launch-")
+        self.address = os.path.join(self._folder, "relay")
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._listener.bind(self.address)
+        self._listener.listen(16)
+        self._process, self._helper = _start_helper(self._env, SERVER_PRELOAD)
+        #: how many commands the helper has forked for launchers (the tests read it)
+        self.forked = 0
+        self._wake_read, self._wake_write = socket.socketpair()
+        self._thread = threading.Thread(target=self._serve, name="launcher-relay", daemon=True)
+        self._thread.start()
+
+    def command(self, args: Sequence[str]) -> list[str]:
+        """The command line a client spawns for ``python -m trailblaze ARGS``."""
+        return [sys.executable, str(LAUNCHER), self.address, *args]
+
+    def _serve(self) -> None:
+        """The relay's thread. However it ends, the listener and every launcher's connection
+        close with it: a launcher then sees its relay gone, and later ones start fresh."""
+        selector = selectors.DefaultSelector()
+        try:
+            self._relay(selector)
+        finally:
+            for key in list(selector.get_map().values()):
+                if key.data == "launcher":
+                    key.fileobj.close()  # type: ignore[union-attr]
+            selector.close()
+            self._listener.close()
+
+    def _relay(self, selector: selectors.BaseSelector) -> None:
+        selector.register(self._listener, selectors.EVENT_READ, "listener")
+        selector.register(self._helper, selectors.EVENT_READ, "helper")
+        selector.register(self._wake_read, selectors.EVENT_READ, "wake")
+        waiting: dict[int, socket.socket] = {}  # request id -> launcher
+        orphans: set[int] = set()  # requests whose launcher went before the child's pid came
+        running: dict[int, socket.socket] = {}  # child pid -> launcher
+        children: dict[socket.socket, int] = {}  # launcher -> child pid
+        next_id = 0
+
+        def reply(launcher: socket.socket, message: dict[str, object]) -> None:
+            with contextlib.suppress(OSError):
+                launcher.send(json.dumps(message).encode())
+
+        def kill(pid: int) -> None:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+
+        def drop(launcher: socket.socket) -> None:
+            selector.unregister(launcher)
+            launcher.close()
+            orphans.update(ident for ident, waiter in waiting.items() if waiter is launcher)
+            pid = children.pop(launcher, None)
+            if pid is not None:  # gone before its child: the child goes too
+                running.pop(pid, None)
+                kill(pid)
+
+        while True:
+            for key, _ in selector.select():
+                if key.data == "wake":
+                    return
+                if key.data == "listener":
+                    launcher, _ = self._listener.accept()
+                    selector.register(launcher, selectors.EVENT_READ, "launcher")
+                    continue
+                if key.data == "helper":
+                    data = self._helper.recv(MAX_MESSAGE)
+                    if not data:  # the helper is gone: so is every launcher's child
+                        for launcher in list(children):
+                            reply(launcher, {"code": -signal.SIGKILL})
+                        return
+                    message = json.loads(data)
+                    if "exit" in message:
+                        launcher = running.pop(int(message["exit"]), None)
+                        if launcher is not None:
+                            children.pop(launcher, None)
+                            reply(launcher, {"code": message["code"]})
+                        continue
+                    ident = int(message["id"])
+                    launcher = waiting.pop(ident, None)
+                    if ident in orphans:
+                        orphans.discard(ident)
+                        if "pid" in message:
+                            kill(int(message["pid"]))
+                        continue
+                    if launcher is None:
+                        continue
+                    if "pid" in message:
+                        self.forked += 1
+                        running[int(message["pid"])] = launcher
+                        children[launcher] = int(message["pid"])
+                    reply(launcher, message)
+                    continue
+                launcher = key.fileobj  # type: ignore[assignment]
+                try:
+                    data, fds, _, _ = socket.recv_fds(launcher, MAX_MESSAGE, 3)
+                except OSError:
+                    data, fds = b"", []
+                if not data:
+                    drop(launcher)
+                    continue
+                request = json.loads(data)
+                env = request.get("env", {})
+                if (
+                    len(fds) != 3
+                    or env.get(SWITCH, "") not in ("", "0")
+                    or (_python_variables(env) != _python_variables(self._env))
+                ):
+                    for fd in fds:
+                        os.close(fd)
+                    reply(launcher, {"fresh": True})
+                    continue
+                next_id += 1
+                request["id"] = next_id
+                waiting[next_id] = launcher
+                try:
+                    socket.send_fds(self._helper, [json.dumps(request).encode()], fds)
+                finally:
+                    for fd in fds:
+                        os.close(fd)
+
+    @property
+    def helper_pid(self) -> int:
+        return self._process.pid
+
+    def close(self) -> None:
+        self._wake_write.send(b"x")
+        self._thread.join(10)
+        for end in (self._listener, self._helper, self._wake_read, self._wake_write):
+            end.close()  # the helper sees EOF and exits; its children die with it
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self._process.pid, signal.SIGKILL)
+            self._process.wait()
+        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def _text(stream: IO[bytes]) -> str:

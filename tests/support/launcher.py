@@ -2,10 +2,11 @@
 
 The MCP server tests start ``trailblaze mcp`` through the SDK's own ``Client``, which spawns
 the command it is given; a fresh interpreter spends about 1.6 s of CPU importing trailblaze and
-the ``mcp`` SDK before it answers. So each pytest worker that needs it keeps a :class:`Relay`:
-a helper that has imported them once (the prefork helper of tests/support/cli_zygote.py, told
-to preload the server's modules too) and a thread that hands it requests. The command the
-client spawns is this file run as a script, a launcher that imports only the standard library:
+the ``mcp`` SDK before it answers. So each pytest worker that needs it keeps a relay
+(``Relay`` in tests/support/cli_zygote.py): a helper that has imported them once, the prefork
+helper the ``cli`` fixture uses, told to preload the server's modules too, and a thread that
+hands it requests. The command the client spawns is this file run as a script, a launcher that
+imports only the standard library:
 
     python tests/support/launcher.py RELAY_SOCKET ARGS...
 
@@ -28,191 +29,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import selectors
-import shutil
 import signal
 import socket
-import subprocess
 import sys
-import tempfile
-import threading
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = Path(__file__).resolve()
-SWITCH = "TRAILBLAZE_TEST_FRESH_CLI"
 MAX_MESSAGE = 1 << 20
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
-
-#: beside the CLI helper's own preloads: what ``trailblaze mcp`` imports before its first reply
-PRELOAD = (
-    "trailblaze.cli.mcp",
-    "trailblaze.mcp.server.server",
-    "trailblaze.mcp.server.serve",
-    "trailblaze.mcp.server.stdio",
-    "trailblaze.mcp.server.http",
-    "trailblaze.mcp.server.catalog",
-    "trailblaze.mcp.server.recording",
-    "trailblaze.mcp.server.state",
-)
-
-
-def _python_variables(env: Mapping[str, str]) -> dict[str, str]:
-    return {key: value for key, value in env.items() if key.startswith("PYTHON")}
-
-
-class Relay:
-    """One worker's helper for launched servers, and the thread that serves the launchers."""
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        self._env = dict(env)
-        self._folder = tempfile.mkdtemp(prefix="tb-launch-")
-        self.address = os.path.join(self._folder, "relay")
-        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._listener.bind(self.address)
-        self._listener.listen(16)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.cli_zygote", str(theirs.fileno()), *PRELOAD],
-            cwd=ROOT,
-            env=self._env,
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        theirs.close()
-        self._helper = ours
-        #: how many commands the helper has forked for launchers (the tests read it)
-        self.forked = 0
-        self._wake_read, self._wake_write = socket.socketpair()
-        self._thread = threading.Thread(target=self._serve, name="launcher-relay", daemon=True)
-        self._thread.start()
-
-    def command(self, args: Sequence[str]) -> list[str]:
-        """The command line a client spawns for ``python -m trailblaze ARGS``."""
-        return [sys.executable, str(SCRIPT), self.address, *args]
-
-    def _serve(self) -> None:
-        """The relay's thread. However it ends, the listener and every launcher's connection
-        close with it: a launcher then sees its relay gone, and later ones start fresh."""
-        selector = selectors.DefaultSelector()
-        try:
-            self._relay(selector)
-        finally:
-            for key in list(selector.get_map().values()):
-                if key.data == "launcher":
-                    key.fileobj.close()  # type: ignore[union-attr]
-            selector.close()
-            self._listener.close()
-
-    def _relay(self, selector: selectors.BaseSelector) -> None:
-        selector.register(self._listener, selectors.EVENT_READ, "listener")
-        selector.register(self._helper, selectors.EVENT_READ, "helper")
-        selector.register(self._wake_read, selectors.EVENT_READ, "wake")
-        waiting: dict[int, socket.socket] = {}  # request id -> launcher
-        orphans: set[int] = set()  # requests whose launcher went before the child's pid came
-        running: dict[int, socket.socket] = {}  # child pid -> launcher
-        children: dict[socket.socket, int] = {}  # launcher -> child pid
-        next_id = 0
-
-        def reply(launcher: socket.socket, message: dict[str, object]) -> None:
-            with contextlib.suppress(OSError):
-                launcher.send(json.dumps(message).encode())
-
-        def kill(pid: int) -> None:
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)
-
-        def drop(launcher: socket.socket) -> None:
-            selector.unregister(launcher)
-            launcher.close()
-            orphans.update(ident for ident, waiter in waiting.items() if waiter is launcher)
-            pid = children.pop(launcher, None)
-            if pid is not None:  # gone before its child: the child goes too
-                running.pop(pid, None)
-                kill(pid)
-
-        while True:
-            for key, _ in selector.select():
-                if key.data == "wake":
-                    return
-                if key.data == "listener":
-                    launcher, _ = self._listener.accept()
-                    selector.register(launcher, selectors.EVENT_READ, "launcher")
-                    continue
-                if key.data == "helper":
-                    data = self._helper.recv(MAX_MESSAGE)
-                    if not data:  # the helper is gone: so is every launcher's child
-                        for launcher in list(children):
-                            reply(launcher, {"code": -signal.SIGKILL})
-                        return
-                    message = json.loads(data)
-                    if "exit" in message:
-                        launcher = running.pop(int(message["exit"]), None)
-                        if launcher is not None:
-                            children.pop(launcher, None)
-                            reply(launcher, {"code": message["code"]})
-                        continue
-                    ident = int(message["id"])
-                    launcher = waiting.pop(ident, None)
-                    if ident in orphans:
-                        orphans.discard(ident)
-                        if "pid" in message:
-                            kill(int(message["pid"]))
-                        continue
-                    if launcher is None:
-                        continue
-                    if "pid" in message:
-                        self.forked += 1
-                        running[int(message["pid"])] = launcher
-                        children[launcher] = int(message["pid"])
-                    reply(launcher, message)
-                    continue
-                launcher = key.fileobj  # type: ignore[assignment]
-                try:
-                    data, fds, _, _ = socket.recv_fds(launcher, MAX_MESSAGE, 3)
-                except OSError:
-                    data, fds = b"", []
-                if not data:
-                    drop(launcher)
-                    continue
-                request = json.loads(data)
-                env = request.get("env", {})
-                if (
-                    len(fds) != 3
-                    or env.get(SWITCH, "") not in ("", "0")
-                    or (_python_variables(env) != _python_variables(self._env))
-                ):
-                    for fd in fds:
-                        os.close(fd)
-                    reply(launcher, {"fresh": True})
-                    continue
-                next_id += 1
-                request["id"] = next_id
-                waiting[next_id] = launcher
-                try:
-                    socket.send_fds(self._helper, [json.dumps(request).encode()], fds)
-                finally:
-                    for fd in fds:
-                        os.close(fd)
-
-    @property
-    def helper_pid(self) -> int:
-        return self._process.pid
-
-    def close(self) -> None:
-        self._wake_write.send(b"x")
-        self._thread.join(10)
-        for end in (self._listener, self._helper, self._wake_read, self._wake_write):
-            end.close()  # the helper sees EOF and exits; its children die with it
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self._process.pid, signal.SIGKILL)
-            self._process.wait()
-        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def _fresh(args: Sequence[str]) -> None:

@@ -18,22 +18,28 @@ import mcp_types as types
 from conftest import cli_env
 from mcp import Client, StdioServerParameters
 
-from tests.support.launcher import Relay
+from tests.support.cli_zygote import Relay
 
 _relay: Relay | None = None
 
 
-def server_command(args: list[str], fresh: bool = False) -> list[str]:
-    """The command line for ``python -m trailblaze ARGS``: a launcher that has this worker's
-    helper fork it (tests/support/launcher.py), or with ``fresh=True`` a fresh interpreter, for a
-    test that looks at the server's own start-up."""
+def relay() -> Relay:
+    """This worker's relay for servers the tests spawn (tests/support/cli_zygote.py), started
+    on first use."""
     global _relay
-    if fresh:
-        return [sys.executable, "-m", "trailblaze", *args]
     if _relay is None:
         _relay = Relay(cli_env())
         atexit.register(_relay.close)
-    return _relay.command(args)
+    return _relay
+
+
+def server_command(args: list[str], fresh: bool = False, via: Relay | None = None) -> list[str]:
+    """The command line for ``python -m trailblaze ARGS``: the launcher, which has this worker's
+    relay (or ``via``) fork it (tests/support/launcher.py), or with ``fresh=True`` a fresh
+    interpreter, for a test that looks at the server's own process."""
+    if fresh:
+        return [sys.executable, "-m", "trailblaze", *args]
+    return (via or relay()).command(args)
 
 
 @dataclass
@@ -103,12 +109,14 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(root: Path, *args: str, env: dict[str, str] | None = None, fresh: bool = False) -> Iterator[HttpServer]:
+def http_server(
+    root: Path, *args: str, env: dict[str, str] | None = None, fresh: bool = False, via: Relay | None = None
+) -> Iterator[HttpServer]:
     """``trailblaze mcp --http --port 0 ARGS`` in ``root``; yields once it listens (forked from
     this worker's helper unless ``fresh``; see :func:`server_command`)."""
     environment = cli_env(**(env or {}))
     proc = subprocess.Popen(
-        server_command(["mcp", "--http", "--port", "0", *args], fresh),
+        server_command(["mcp", "--http", "--port", "0", *args], fresh, via),
         cwd=root,
         env=environment,
         stdin=subprocess.DEVNULL,

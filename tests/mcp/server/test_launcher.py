@@ -9,26 +9,19 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import Project, cli_env
 
-from tests.conftest import Project, cli_env
-from tests.support.launcher import PRELOAD, SCRIPT, SWITCH, Relay
-
-TRAIL = """
-config: {id: env}
-trail:
-  - step: Open the page
-    recording:
-      web:
-        - web_navigate: {url: "/${PAGE_NAME}.html"}
-"""
+from tests.mcp.server.support import http_server
+from tests.support.cli_zygote import LAUNCHER, SERVER_PRELOAD, SWITCH, Relay
 
 
 @pytest.fixture(scope="module")
 def relay() -> Iterator[Relay]:
+    """A relay of this module's own: its helper's children are this module's servers only."""
     relay = Relay(cli_env())
     yield relay
     relay.close()
@@ -55,32 +48,28 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _until(condition: object, seconds: float = 30) -> None:
+def _until(condition: Callable[[], bool], seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "not within the bound"
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds}s"
         time.sleep(0.05)
 
 
 @pytest.mark.parametrize(
-    ("args", "variables"),
+    "args",
     [
-        (["--version"], {}),
-        (["validate", "trails/"], {"PAGE_NAME": "forms"}),
-        (["validate", "trails/"], {}),  # exit 2, said with file and line
-        (["run", "--no-such-option"], {}),  # click's usage error, on stderr
+        ["--version"],
+        ["mcp", "--driver", "fax"],  # a usage error, exit 2
+        ["mcp", "--http", "--token", "  "],
+        ["run", "--no-such-option"],  # click's usage error, on stderr
     ],
-    ids=["version", "env-set", "env-missing", "bad-option"],
+    ids=["version", "unknown-driver", "blank-token", "bad-option"],
 )
-def test_a_launched_command_answers_as_a_fresh_one(
-    relay: Relay, project: Project, args: list[str], variables: dict[str, str]
-) -> None:
-    project.trail("env", TRAIL)
-    env = cli_env(**variables)
+def test_a_launched_command_answers_as_a_fresh_one(relay: Relay, project: Project, args: list[str]) -> None:
     before = relay.forked
-    launched = _run(relay.command(args), project.root, env)
+    launched = _run(relay.command(args), project.root, cli_env())
     assert relay.forked == before + 1, "the helper should have forked it"
-    fresh = _run([sys.executable, "-m", "trailblaze", *args], project.root, env)
+    fresh = _run([sys.executable, "-m", "trailblaze", *args], project.root, cli_env())
     assert (launched.returncode, launched.stdout, launched.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
     assert fresh.stdout or fresh.stderr
 
@@ -92,32 +81,16 @@ def test_what_changes_how_python_starts_gets_a_fresh_interpreter(relay: Relay, t
         assert result.returncode == 0 and result.stdout.startswith("trailblaze"), result
     assert relay.forked == before
     # and without a relay to reach, too
-    gone = _run([sys.executable, str(SCRIPT), str(tmp_path / "no-relay"), "--version"], tmp_path, cli_env())
+    gone = _run([sys.executable, str(LAUNCHER), str(tmp_path / "no-relay"), "--version"], tmp_path, cli_env())
     assert gone.returncode == 0 and gone.stdout.startswith("trailblaze"), gone
 
 
 def test_signals_reach_the_server_and_its_exit_status_comes_back(relay: Relay, project: Project) -> None:
-    proc = subprocess.Popen(
-        relay.command(["mcp", "--http", "--port", "0"]),
-        cwd=project.root,
-        env=cli_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stderr is not None
-        while "serving MCP" not in (line := proc.stderr.readline()):
-            assert line, f"the server ended: {proc.wait(30)}"
+    with http_server(project.root, via=relay) as server:
         assert len(_children(relay.helper_pid)) == 1
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 130  # as `trailblaze mcp --http` ends on SIGTERM
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(60) == 130  # as `trailblaze mcp --http` ends on SIGTERM
         _until(lambda: not _children(relay.helper_pid))
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stderr.close()  # type: ignore[union-attr]
 
 
 def test_a_launcher_killed_outright_takes_its_server_with_it(relay: Relay, project: Project) -> None:
@@ -137,7 +110,7 @@ def test_a_launcher_killed_outright_takes_its_server_with_it(relay: Relay, proje
             pipe.close()  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("module", PRELOAD)
+@pytest.mark.parametrize("module", SERVER_PRELOAD)
 def test_every_preloaded_module_exists(module: str) -> None:
     """The helper skips a module that fails to import; a renamed one would go unnoticed."""
     assert importlib.util.find_spec(module) is not None
