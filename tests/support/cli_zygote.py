@@ -232,8 +232,11 @@ class Relay:
                 launcher.send(json.dumps(message).encode())
 
         def kill(pid: int) -> None:
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)
+            # its group, and the child itself: a child only just forked may not have made its
+            # own session yet, and then has no group of that number
+            for kill_one in (os.killpg, os.kill):
+                with contextlib.suppress(OSError):
+                    kill_one(pid, signal.SIGKILL)
 
         def drop(launcher: socket.socket) -> None:
             selector.unregister(launcher)

@@ -76,8 +76,13 @@ def main(address: str, args: Sequence[str]) -> None:
     pid = int(str(started["pid"]))
 
     def forward(signum: int, _frame: object) -> None:
-        with contextlib.suppress(OSError):
+        try:
             os.killpg(pid, signum)
+        except ProcessLookupError:  # only just forked, not in a session of its own yet
+            with contextlib.suppress(OSError):
+                os.kill(pid, signum)
+        except OSError:
+            pass
 
     for signum in FORWARDED:
         signal.signal(signum, forward)
