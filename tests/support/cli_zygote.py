@@ -223,8 +223,7 @@ class Relay:
         selector.register(self._wake_read, selectors.EVENT_READ, "wake")
         waiting: dict[int, socket.socket] = {}  # request id -> launcher
         orphans: set[int] = set()  # requests whose launcher went before the child's pid came
-        running: dict[int, socket.socket] = {}  # child pid -> launcher
-        children: dict[socket.socket, int] = {}  # launcher -> child pid
+        children: dict[socket.socket, int] = {}  # launcher -> its child's pid
         next_id = 0
 
         def reply(launcher: socket.socket, message: dict[str, object]) -> None:
@@ -244,7 +243,6 @@ class Relay:
             orphans.update(ident for ident, waiter in waiting.items() if waiter is launcher)
             pid = children.pop(launcher, None)
             if pid is not None:  # gone before its child: the child goes too
-                running.pop(pid, None)
                 kill(pid)
 
         while True:
@@ -263,9 +261,9 @@ class Relay:
                         return
                     message = json.loads(data)
                     if "exit" in message:
-                        launcher = running.pop(int(message["exit"]), None)
-                        if launcher is not None:
-                            children.pop(launcher, None)
+                        pid = int(message["exit"])
+                        for launcher in [waiter for waiter, child in children.items() if child == pid]:
+                            del children[launcher]
                             reply(launcher, {"code": message["code"]})
                         continue
                     ident = int(message["id"])
@@ -279,7 +277,6 @@ class Relay:
                         continue
                     if "pid" in message:
                         self.forked += 1
-                        running[int(message["pid"])] = launcher
                         children[launcher] = int(message["pid"])
                     reply(launcher, message)
                     continue

@@ -112,8 +112,7 @@ async def _acting(ctx: ToolContext, what: str, timeout: float, matching: Locator
             head = f"{what}: not possible within {timeout:g}s"
         raise ToolFailure(f"{head}; {await _on_screen(ctx)}") from None
     except Error as exc:
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        message = _PLAYWRIGHT_METHOD.sub("", message)  # "Page.goto: …": Playwright's API, not the trail's
+        message = _error_line(exc)
         if "strict mode violation" in message:
             count = re.search(r"resolved to (\d+) elements", message)
             n = count.group(1) if count else "several"
@@ -121,6 +120,12 @@ async def _acting(ctx: ToolContext, what: str, timeout: float, matching: Locator
         if "has been closed" in message or "Target closed" in message or "crashed" in message:
             raise InfrastructureError(f"{what}: the browser went away ({message})") from None
         raise ToolFailure(f"{what}: {message}") from None
+
+
+def _error_line(exc: BaseException) -> str:
+    """An error's first line, without Playwright's ``Page.goto: `` (its API, not the trail's)."""
+    text = str(exc).strip()
+    return _PLAYWRIGHT_METHOD.sub("", text.splitlines()[0]) if text else type(exc).__name__
 
 
 async def _on_screen(ctx: ToolContext) -> str:
@@ -132,8 +137,7 @@ async def _on_screen(ctx: ToolContext) -> str:
     except TimeoutError:
         return f"on screen: (could not read the page within {OUTLINE_S:g}s)"
     except Exception as exc:  # the page went away meanwhile, say: the message still says what failed
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return f"on screen: (could not read the page: {one_line(_PLAYWRIGHT_METHOD.sub('', reason))})"
+        return f"on screen: (could not read the page: {one_line(_error_line(exc))})"
     nearest = nearest_on_screen(wanted_texts(ctx.call.args), screen)
     first = f"nearest on screen: {', '.join(nearest)}; " if nearest else ""
     return f"{first}on screen: {screen.outline(limit=25)}"
