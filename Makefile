@@ -12,15 +12,16 @@ LOCK := requirements/dev.txt
 # pip is quiet twice over: errors still show, but not the notes of this machine's package index
 # or setuptools' boxed note on editable installs
 PIP := $(BIN)/python -m pip --quiet --quiet
-# npm packages from package-lock.json files: the third-party MCP servers the tests run, and
-# the JavaScript example toolset's SDK
+# npm packages from package-lock.json files: the third-party MCP servers the tests run
 PEERS := tests/mcp_toolsets/peers
-JS_EXAMPLE := plugins-examples/mcp-toolsets/js_tools
 # the third-party servers the benchmarks measure against (@playwright/mcp)
 BENCH_PEERS := benchmarks/peers
-# the @trailblaze/scripting SDK for tools in TypeScript, built with tsc into dist/
+# the @trailblaze/scripting SDK for tools in TypeScript: its sources, built with tsc into dist/,
+# then bundled with esbuild into the package trailblaze carries (what the wheel holds and npm would
+# publish; the build backend makes it the same way when a wheel is built)
 SDK := sdks/typescript
-SDK_BUILT := $(SDK)/dist/index.js
+SDK_BUNDLE := trailblaze/scripting-sdk
+SDK_BUILT := $(SDK_BUNDLE)/build-info.json
 
 .PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers sdk sdk-test bench wheel clean lock \
 	test-latest test-playwright-range docs dist
@@ -55,7 +56,7 @@ browser: $(STAMP)
 demo: setup
 	$(BIN)/trailblaze run trails/
 
-peers: $(PEERS)/node_modules/.installed $(JS_EXAMPLE)/node_modules/.installed $(SDK_BUILT)
+peers: $(PEERS)/node_modules/.installed $(SDK_BUILT)
 
 bench-peers: $(BENCH_PEERS)/node_modules/.installed
 
@@ -65,15 +66,16 @@ bench-peers: $(BENCH_PEERS)/node_modules/.installed
 
 sdk: $(SDK_BUILT)
 
-$(SDK_BUILT): $(SDK)/node_modules/.installed $(SDK)/tsconfig.json $(wildcard $(SDK)/src/*.ts)
+$(SDK_BUILT): $(SDK)/node_modules/.installed $(SDK)/tsconfig.json $(SDK)/package.json $(SDK)/README.md \
+		$(wildcard $(SDK)/src/*.ts) $(SDK)/scripts/bundle.mjs trailblaze/__init__.py
 	$(NPM) run --prefix $(SDK) --silent build
-	touch $@
+	$(NPM) run --prefix $(SDK) --silent bundle
 
 # the SDK's own tests, with node's test runner
 sdk-test: sdk
 	cd $(SDK) && node --test test/
 
-demo-mcp: setup $(JS_EXAMPLE)/node_modules/.installed $(SDK_BUILT)
+demo-mcp: setup $(SDK_BUILT)
 	cd plugins-examples/mcp-toolsets && $(CURDIR)/$(BIN)/trailblaze run
 
 lint: $(STAMP)
@@ -108,18 +110,18 @@ bench: setup peers bench-peers
 	$(BIN)/python benchmarks/run.py
 
 # a wheel to install where the repository is not (no release is on PyPI): dist/trailblaze-*.whl
-wheel: $(STAMP)
+wheel: $(STAMP) $(SDK_BUILT)
 	rm -rf build dist/trailblaze-*.whl
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 # what a release publishes (.github/workflows/release.yml does the same): the sdist and the wheel in
 # dist/, checked as PyPI will read them (twine) and for the files they must and must not hold
-dist: $(STAMP)
+dist: $(STAMP) $(SDK_BUILT)
 	rm -rf build dist
 	$(BIN)/python -m build --quiet --sdist --wheel --outdir dist .
 	$(BIN)/twine check --strict dist/*
 	$(BIN)/python scripts/check_dist.py dist
 
 clean:
-	rm -rf $(VENV) .venv-latest .venv-playwright site .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules $(JS_EXAMPLE)/node_modules \
-		$(SDK)/node_modules $(SDK)/dist $(BENCH_PEERS)/node_modules
+	rm -rf $(VENV) .venv-latest .venv-playwright site .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules \
+		$(SDK)/node_modules $(SDK)/dist $(SDK_BUNDLE) $(BENCH_PEERS)/node_modules

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def test_script_runtimes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(InfrastructureError, match="no `node` on PATH"):
         declarations.script_command(js)
-    with pytest.raises(InfrastructureError, match="no TypeScript runtime found: install bun"):
+    with pytest.raises(InfrastructureError, match=r"cannot run TypeScript: .*install Node\.js 20\.6 or later"):
         declarations.script_command(ts)
     tsx = tmp_path / "node_modules" / ".bin" / "tsx"
     tsx.parent.mkdir(parents=True)
@@ -131,6 +132,23 @@ def test_script_runtimes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     bun.chmod(0o755)
     monkeypatch.setenv("PATH", str(bun.parent))
     assert declarations.script_command(ts) == (str(bun), ["run", str(ts)])  # bun first
+
+
+def test_scripts_run_on_node_with_the_sdks_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without bun, node runs .ts and .js servers with the SDK trailblaze carries: --import of its
+    hooks, which compile TypeScript and find @trailblaze/scripting with no npm install."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node on PATH")
+    monkeypatch.setenv("PATH", str(Path(node).parent))
+    if shutil.which("bun") is not None:
+        pytest.skip("bun is on the same PATH as node")
+    for name in ("s.ts", "s.js"):
+        command, args = declarations.script_command(tmp_path / name)
+        assert command == node
+        assert args[0] == "--import"
+        assert args[1].startswith("file://") and args[1].endswith("/dist/register.js")
+        assert args[2:] == [str(tmp_path / name)]
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,16 @@ the next ``validate`` or ``run`` reads it instead of starting node; the same fil
 ``serve --description`` reads when a session spawns the tools (see
 :mod:`trailblaze.mcp.client.scripted`).
 
-The runtime is bun when it is on PATH, else node (20.6 or later), which runs TypeScript
-through the SDK's own tsx. The SDK is this repository's ``sdks/typescript`` (``make sdk`` builds
-it), or the folder ``TRAILBLAZE_SCRIPTING_SDK`` names.
+The runtime is bun when it is on PATH, else node (20.6 or later), which runs TypeScript through
+the SDK's module hooks (the TypeScript compiler, its output kept in ``.trailblaze/scripted-tools/js``
+by the same rule). The SDK is the one this package carries, built and bundled
+(``trailblaze/scripting-sdk``; in a checkout, ``make sdk`` makes it), or the folder
+``TRAILBLAZE_SCRIPTING_SDK`` names (a checkout's ``sdks/typescript``, for working on the SDK).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -38,12 +41,17 @@ from trailblaze.core.sourcefile import read_bounded
 from trailblaze.core.yamlsource import load_path
 
 SDK_ENV = "TRAILBLAZE_SCRIPTING_SDK"
-#: where the SDK is in this repository (an editable install, or a checkout on PYTHONPATH)
-REPOSITORY_SDK = Path(__file__).resolve().parents[2] / "sdks" / "typescript"
+#: the SDK this package carries (``scripts/bundle.mjs`` of ``sdks/typescript`` makes it)
+PACKAGED_SDK = Path(__file__).resolve().parents[1] / "scripting-sdk"
+#: where the SDK's module hooks keep the JavaScript they made of TypeScript files
+TRANSPILE_CACHE_ENV = "TRAILBLAZE_SCRIPTING_CACHE"
+#: the first node whose module hooks (``module.register``) the SDK runs on
+NODE_MINIMUM = (20, 6)
 SCRIPT_SUFFIXES = (".ts", ".mts", ".js", ".mjs")
 _NOT_TOOLS = (".d.ts", ".d.mts", ".test.ts", ".test.js", ".spec.ts", ".spec.js")
 _OTHER_YAML = (".tool.yaml", ".shortcut.yaml", ".trailhead.yaml")
 CACHE_FOLDER = Path(".trailblaze") / "scripted-tools"
+TRANSPILED_FOLDER = CACHE_FOLDER / "js"
 #: the TypeScript compiler's start-up plus reading a folder; a hung node ends here
 DESCRIBE_TIMEOUT_S = 120.0
 _SDK_FILES = ("package.json", "dist/describe.js")
@@ -75,6 +83,8 @@ class ScriptFolder:
     """A trailmap's ``tools/`` folder: its tools, and what is needed to serve them."""
 
     folder: Path
+    #: the workspace folder whose ``.trailblaze/`` keeps what is made of the folder's files
+    cache_root: Path
     files: list[Path] = field(default_factory=list)
     tools: list[ScriptedToolDef] = field(default_factory=list)
     problems: list[TrailblazeError] = field(default_factory=list)
@@ -86,38 +96,97 @@ class ScriptFolder:
 
 def sdk_folder() -> Path:
     explicit = os.environ.get(SDK_ENV)
-    return Path(explicit).expanduser() if explicit else REPOSITORY_SDK
+    return Path(explicit).expanduser() if explicit else PACKAGED_SDK
 
 
 def sdk_cli() -> Path:
-    """The SDK's built command line; an error saying how to get it when it is not there."""
+    """The SDK's command line; an error saying how to get it when it is not there or not whole."""
     folder = sdk_folder()
     cli = folder / "dist" / "cli.js"
-    if not cli.is_file():
+    if os.environ.get(SDK_ENV):
+        if not cli.is_file():
+            raise InfrastructureError(
+                f"{SDK_ENV} names {folder}, which holds no built @trailblaze/scripting (no dist/cli.js): "
+                f"build it (`npm run build` there) or unset {SDK_ENV} to use the SDK trailblaze carries"
+            )
+    elif not cli.is_file():
         raise InfrastructureError(
-            f"scripted tools need the @trailblaze/scripting SDK, which is not built at {folder}: run `make sdk` in "
-            f"trailblaze's repository, or set {SDK_ENV} to a folder holding the built package"
+            f"this install of trailblaze has no @trailblaze/scripting SDK ({folder} is missing or incomplete): "
+            "reinstall trailblaze (`pip install --force-reinstall trailblaze`), or in a checkout run `make sdk`; "
+            "`trailblaze doctor` checks the install"
         )
-    if not (folder / "node_modules").is_dir() and not (folder.parent / "@modelcontextprotocol").is_dir():
+    if not _typescript_reachable(folder):
         raise InfrastructureError(
-            f"the @trailblaze/scripting SDK at {folder} has no node_modules: run `npm ci` in that folder"
+            f"the @trailblaze/scripting SDK at {folder} cannot find the TypeScript compiler it runs on "
+            "(node_modules/typescript): reinstall trailblaze, or run `npm ci` in that folder; "
+            "`trailblaze doctor` checks the install"
         )
     return cli
 
 
+def _typescript_reachable(folder: Path) -> bool:
+    """Whether node, resolving ``typescript`` from the SDK's files, finds it: in the SDK's own
+    node_modules (as packaged, or a checkout's), or beside it (installed from npm)."""
+    return any((base / "node_modules" / "typescript" / "package.json").is_file() for base in (folder, *folder.parents))
+
+
+@functools.cache
+def _node_version(node: str) -> tuple[int, ...] | None:
+    """``node --version`` as numbers; None when it does not answer like node."""
+    try:
+        done = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30, check=False, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = done.stdout.strip().removeprefix("v")
+    parts = text.split(".")
+    if done.returncode != 0 or not all(p.isdigit() for p in parts[:2]) or len(parts) < 2:
+        return None
+    return tuple(int(p) for p in parts[:3] if p.isdigit())
+
+
 def find_runtime() -> Runtime:
-    """bun when it is on PATH, else node; an error saying what to install when neither is."""
+    """bun when it is on PATH, else node (20.6 or later); an error saying what to install when
+    neither will do."""
     cli = str(sdk_cli())
     bun = shutil.which("bun")
     if bun is not None:
         return Runtime((bun, cli), "bun")
+    return Runtime((_node(), cli), "node")
+
+
+def node_with_sdk() -> tuple[str, list[str]]:
+    """node, and the arguments before a script's, that run a ``script:`` MCP server with the SDK's
+    module hooks: TypeScript compiled, ``@trailblaze/scripting`` found without an ``npm install``."""
+    register = sdk_cli().parent / "register.js"
+    node = _node()
+    if not register.is_file():
+        raise InfrastructureError(f"the @trailblaze/scripting SDK at {sdk_folder()} is incomplete (no {register.name})")
+    return node, ["--import", register.resolve().as_uri()]
+
+
+def _node() -> str:
     node = shutil.which("node")
-    if node is not None:
-        return Runtime((node, cli), "node")
-    raise InfrastructureError(
-        "scripted .ts/.js tools need a JavaScript runtime: install Node.js 20.6 or later (https://nodejs.org) "
-        "or bun (https://bun.sh), and make sure `node` or `bun` is on PATH"
-    )
+    if node is None:
+        raise InfrastructureError(
+            "scripted .ts/.js tools need a JavaScript runtime: install Node.js 20.6 or later (https://nodejs.org) "
+            "or bun (https://bun.sh), and make sure `node` or `bun` is on PATH; `trailblaze doctor` checks the install"
+        )
+    version = _node_version(node)
+    if version is None or version[:2] < NODE_MINIMUM:
+        shown = "an unknown version" if version is None else "v" + ".".join(map(str, version))
+        raise InfrastructureError(
+            f"scripted .ts/.js tools need Node.js 20.6 or later; {node} is {shown}: install a newer Node.js "
+            "(https://nodejs.org) or bun (https://bun.sh); `trailblaze doctor` checks the install"
+        )
+    return node
+
+
+def runtime_environment(cache_root: Path) -> dict[str, str]:
+    """What the SDK's processes get on top of the inherited environment: where their module
+    hooks keep compiled TypeScript."""
+    return {TRANSPILE_CACHE_ENV: str((cache_root / TRANSPILED_FOLDER).resolve())}
 
 
 def is_tool_source(path: Path) -> bool:
@@ -139,7 +208,7 @@ def script_files(folder: Path) -> list[Path]:
 
 def read_folder(folder: Path, cache_root: Path) -> ScriptFolder:
     """The tools of a ``tools/`` folder, described (from the cache when its files have not changed)."""
-    found = ScriptFolder(folder)
+    found = ScriptFolder(folder, cache_root)
     descriptors = _descriptors(folder, found.problems)
     scripted = {d["file"] for d in descriptors}
     typed = [p for p in script_files(folder) if p.name not in scripted]
@@ -159,7 +228,7 @@ def read_folder(folder: Path, cache_root: Path) -> ScriptFolder:
     description = _cached(cache)
     if description is None:
         try:
-            description = _describe(folder, typed)
+            description = _describe(folder, typed, cache_root)
         except InfrastructureError as exc:
             found.unavailable = exc.message
             return found
@@ -250,7 +319,7 @@ def _entry_fits(entry: Any, *, tool: bool = False) -> bool:
     return all(isinstance(entry[key], kind) for key, kind in _ENTRY_TYPES.items() if key in entry)
 
 
-def _describe(folder: Path, files: list[Path]) -> dict[str, Any]:
+def _describe(folder: Path, files: list[Path], cache_root: Path) -> dict[str, Any]:
     """``trailblaze-scripting describe`` of ``files``, file names relative to ``folder``."""
     if not files:
         return {"tools": [], "errors": []}
@@ -258,7 +327,13 @@ def _describe(folder: Path, files: list[Path]) -> dict[str, Any]:
     command = [*runtime.command, "describe", *(str(p.resolve()) for p in files)]
     try:
         done = subprocess.run(
-            command, cwd=folder, capture_output=True, timeout=DESCRIBE_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL
+            command,
+            cwd=folder,
+            env={**os.environ, **runtime_environment(cache_root)},
+            capture_output=True,
+            timeout=DESCRIBE_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
         raise InfrastructureError(

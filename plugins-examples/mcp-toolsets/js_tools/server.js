@@ -1,6 +1,6 @@
-// Example MCP toolset in JavaScript, on @trailblaze/scripting (the repository's sdks/typescript).
-// Trailblaze spawns it (`script: js_tools/server.js`, run with node) and speaks MCP over stdio;
-// run `npm ci` in this folder first. Logs go to stderr (console.log too: stdout is the MCP
+// Example MCP toolset in JavaScript, on @trailblaze/scripting.
+// Trailblaze spawns it (`script: js_tools/server.js`, run with node and the SDK trailblaze carries,
+// so no `npm install` is needed) and speaks MCP over stdio. Logs go to stderr (console.log too: stdout is the MCP
 // connection), which Trailblaze keeps in .trailblaze/logs/.
 
 import { trailblaze, z } from "@trailblaze/scripting";

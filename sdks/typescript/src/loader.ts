@@ -1,6 +1,6 @@
 // How tool files are loaded. TypeScript runs under bun as it is; under node (20.6 or later) the
-// SDK registers tsx, which compiles `.ts` files (and their extensionless relative imports) as
-// they load. Either way `@trailblaze/scripting` resolves to this SDK.
+// SDK registers its module hooks (hooks.ts), which compile `.ts` files as they load and resolve
+// their extensionless relative imports. Either way `@trailblaze/scripting` resolves to this SDK.
 
 import { readFileSync } from "node:fs";
 import { register } from "node:module";
@@ -42,9 +42,8 @@ export async function prepareImports(): Promise<void> {
     });
     return;
   }
-  const { register: registerTsx } = await import("tsx/esm/api");
-  registerTsx();
-  register(new URL("./resolve-hook.js", import.meta.url)); // last registered, first asked
+  process.setSourceMapsEnabled(true); // stack traces name the lines of the `.ts` files
+  register(new URL("./hooks.js", import.meta.url));
 }
 
 /** Import a tool file; a package it needs and cannot find is an error saying where to install it. */
@@ -61,6 +60,7 @@ export async function importToolFile(file: string): Promise<Record<string, unkno
           "in the tool's folder (or the project's)",
       );
     }
+    if (message.startsWith(`${file}:`)) throw new LoadError(message); // the compiler's, with the line
     throw new LoadError(`${file}: ${error instanceof Error && error.name !== "Error" ? `${error.name}: ` : ""}${message}`);
   }
 }

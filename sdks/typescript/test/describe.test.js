@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { describe } from "../dist/describe.js";
 
 const fixture = (name) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const cli = fileURLToPath(new URL("../../../trailblaze/scripting-sdk/dist/cli.js", import.meta.url));
 
 test("a typed tool's name, description, input schema, metadata and place come from its source", () => {
   const { tools, errors } = describe([fixture("shop_tools.ts")]);

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const cli = fileURLToPath(new URL("../../../trailblaze/scripting-sdk/dist/cli.js", import.meta.url));
 const fixture = (name) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const run = promisify(execFile);
 
@@ -214,7 +214,7 @@ test("files that cannot be served say why, and exit 3", async () => {
     const cases = [
       [[fixture("bad_tools.ts")], new RegExp(`${fixture("bad_tools.ts")}:9: bad_functionArg: \\(\\) => void is a function`)],
       [[needs], /the package lodash-never-installed is not installed: run `npm install lodash-never-installed` in the tool's folder/],
-      [[broken], /broken\.ts: /],
+      [[broken], /broken\.ts:3:1: .*expected/],
       [[], /^usage: /],
     ];
     for (const [files, message] of cases) {

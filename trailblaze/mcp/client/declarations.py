@@ -218,27 +218,35 @@ def resolve(
 
 
 def script_command(script: Path, location: Location | None = None) -> tuple[str, list[str]]:
-    """The interpreter for a ``script:``: .py → this Python; .js → node; .ts → bun, else tsx."""
+    """The interpreter for a ``script:``: .py → this Python; .js → node with the SDK's module hooks
+    (so ``@trailblaze/scripting`` needs no ``npm install``), or plain node; .ts → bun, else node with
+    the SDK's hooks, else a tsx installed next to it."""
+    from trailblaze.project.scriptedtools import node_with_sdk
+
     name = script.name
     if name.endswith(_PY):
         return sys.executable, [str(script)]
     if name.endswith(_JS):
-        node = shutil.which("node")
-        if node is None:
+        try:
+            node, before = node_with_sdk()
+        except InfrastructureError:
+            node, before = shutil.which("node") or "", []  # a server that does not import the SDK still runs
+        if not node:
             raise InfrastructureError(f"{script}: no `node` on PATH to run a JavaScript MCP server", location)
-        return node, [str(script)]
+        return node, [*before, str(script)]
     if name.endswith(_TS):
         bun = shutil.which("bun")
         if bun is not None:
             return bun, ["run", str(script)]
+        try:
+            node, before = node_with_sdk()
+            return node, [*before, str(script)]
+        except InfrastructureError as exc:
+            why = exc.message
         tsx = _local_bin(script.parent, "tsx") or shutil.which("tsx")
         if tsx is not None:
             return tsx, [str(script)]
-        raise InfrastructureError(
-            f"{script}: no TypeScript runtime found: install bun (https://bun.sh), or tsx next to the "
-            f"script (`npm install tsx`) or globally (`npm install -g tsx`)",
-            location,
-        )
+        raise InfrastructureError(f"{script}: cannot run TypeScript: {why}", location)
     raise UsageError(f"{script}: script: must be a .py, .ts or .js file", location)
 
 

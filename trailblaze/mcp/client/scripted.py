@@ -1,13 +1,13 @@
 """A trailmap's scripted tools in a session: one MCP server per ``tools/`` folder, started on first call.
 
 Each folder's files are served by the SDK's ``trailblaze-scripting serve --description FILE``
-(bun, else node with the SDK's tsx), given the description :mod:`trailblaze.project.scriptedtools`
-made (written beside the session's logs, with the files' full paths), so serving does not load
-the TypeScript compiler. The server is a Trailblaze-aware MCP
-toolset like a ``script:`` entry: its calls carry the memory and the target, and its tools run
-the session's tools back through the callback API. It is started when the session first calls
-one of the folder's tools — a session that calls none pays nothing — and stopped with the
-session. A server that dies is started again by the next call.
+(bun, else node with the SDK's module hooks, which reuse the JavaScript made of each file
+before), given the description :mod:`trailblaze.project.scriptedtools` made (written beside the
+session's logs, with the files' full paths), so serving does not load the TypeScript compiler.
+The server is a Trailblaze-aware MCP toolset like a ``script:`` entry: its calls carry the memory
+and the target, and its tools run the session's tools back through the callback API. It is
+started when the session first calls one of the folder's tools — a session that calls none pays
+nothing — and stopped with the session. A server that dies is started again by the next call.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from trailblaze.core.pathnames import path_component
 from trailblaze.device import masking
 from trailblaze.mcp.client.declarations import ServerDecl
 from trailblaze.mcp.client.tool import CallContext, McpTool, argument_validator, check_arguments
-from trailblaze.project.scriptedtools import ScriptedToolDef, ScriptFolder, find_runtime
+from trailblaze.project.scriptedtools import ScriptedToolDef, ScriptFolder, find_runtime, runtime_environment
 from trailblaze.tools.model import ToolContext, ToolImplementation, ToolOutcome
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from trailblaze.mcp.client.connection import Connection
 
 STATE_KEY = "scripted_tools"
-#: seconds a folder's server may take to start: node, tsx compiling the files, the handshake
+#: seconds a folder's server may take to start: node, compiling the files (once), the handshake
 STARTUP_TIMEOUT_S = 30.0
 
 
@@ -117,6 +117,7 @@ async def _start(session: Session, folder: ScriptFolder, shown: str) -> _Served:
             *(str(p) for p in folder.files),
         ),
         cwd=os.getcwd(),
+        env=tuple(runtime_environment(folder.cache_root).items()),
         aware=True,
         toolset_file=str(folder.folder),
     )
