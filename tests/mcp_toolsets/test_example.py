@@ -5,14 +5,19 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT, CliRunner
 
+from trailblaze.project.scriptedtools import PACKAGED_SDK
+
 EXAMPLE = ROOT / "plugins-examples" / "mcp-toolsets"
 
 pytestmark = pytest.mark.usefixtures("browser")
 
 
 def test_the_python_and_javascript_toolsets_run_their_trails(cli: CliRunner) -> None:
-    if not (EXAMPLE / "js_tools" / "node_modules" / "@trailblaze" / "scripting" / "dist" / "index.js").is_file():
-        pytest.fail("the JavaScript example's packages (and the SDK they link) are not installed: run `make peers`")
+    """The JavaScript server imports @trailblaze/scripting with no npm install: node runs it with
+    the SDK trailblaze carries."""
+    if not (PACKAGED_SDK / "dist" / "register.js").is_file():
+        pytest.fail("the SDK trailblaze carries is not built: run `make sdk`")
+    assert not (EXAMPLE / "js_tools" / "node_modules").exists()
     result = cli("run", "--json", "results.json", cwd=EXAMPLE, timeout=300)
     try:
         assert result.returncode == 0, result.output

@@ -12,6 +12,7 @@ from conftest import ROOT, CliRunner
 
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
+from trailblaze.project.scriptedtools import PACKAGED_SDK
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 UPSTREAM = HERE / "upstream"
 EXAMPLE = "examples/playwright-native"
 TRAILMAP_TOOLS = f"{EXAMPLE}/trails/config/trailmaps/playwrightSample/tools"
-SDK_CLI = ROOT / "sdks" / "typescript" / "dist" / "cli.js"
+SDK_CLI = PACKAGED_SDK / "dist" / "cli.js"  # what the wheel carries (`make sdk` makes it)
 
 
 @pytest.fixture
@@ -120,6 +121,27 @@ def test_without_node_or_bun_a_call_of_a_scripted_tool_says_what_to_install(
         "cannot run here: scripted .ts/.js tools need a JavaScript runtime: install Node.js 20.6 or later"
     ) in result.stderr
 
+
+
+def test_a_node_too_old_or_a_broken_sdk_says_what_to_do(cli: CliRunner, upstream: Path, tmp_path: Path) -> None:
+    """What stops scripted tools gives one line naming the fix (and `doctor`), never a traceback."""
+    _sample_trail(upstream, "- playwrightSample_web_openFixtureAndVerifyText: {}\n")
+    old = tmp_path / "old-node"
+    old.mkdir()
+    (old / "node").write_text("#!/bin/sh\necho v18.19.0\n")
+    (old / "node").chmod(0o755)
+    result = cli("validate", SAMPLE_TRAIL, cwd=upstream, env={"PATH": f"{old}:/usr/bin:/bin"})
+    assert result.returncode == 3, result.output
+    assert f"scripted .ts/.js tools need Node.js 20.6 or later; {old / 'node'} is v18.19.0" in result.stderr
+    assert "`trailblaze doctor` checks the install" in result.stderr
+    assert "Traceback" not in result.output
+
+    hollow = tmp_path / "hollow-sdk"
+    (hollow / "dist").mkdir(parents=True)
+    result = cli("validate", SAMPLE_TRAIL, cwd=upstream, env={"TRAILBLAZE_SCRIPTING_SDK": str(hollow)})
+    assert result.returncode == 3, result.output
+    assert f"TRAILBLAZE_SCRIPTING_SDK names {hollow}, which holds no built @trailblaze/scripting" in result.stderr
+    assert "Traceback" not in result.output
 
 OUR_TOOLS = """
 import { trailblaze } from "@trailblaze/scripting";

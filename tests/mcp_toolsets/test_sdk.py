@@ -11,15 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliResult, CliRunner, Project, cli_env
+from conftest import CliResult, CliRunner, Project, cli_env
 
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
+from trailblaze.project.scriptedtools import PACKAGED_SDK
 
 pytestmark = pytest.mark.slow
 
-SDK_CLI = ROOT / "sdks" / "typescript" / "dist" / "cli.js"
+SDK_CLI = PACKAGED_SDK / "dist" / "cli.js"  # what the wheel carries (`make sdk` makes it)
 
 TOOLS = """\
 import { trailblaze } from "@trailblaze/scripting";

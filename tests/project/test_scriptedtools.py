@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROOT, CliRunner
+from tests.conftest import CliRunner
 from tests.support.project import write
-from trailblaze.project.scriptedtools import CACHE_FOLDER, _cached, read_folder, script_files
+from trailblaze.project.scriptedtools import CACHE_FOLDER, PACKAGED_SDK, _cached, read_folder, script_files
 
-SDK_CLI = ROOT / "sdks" / "typescript" / "dist" / "cli.js"
+SDK_CLI = PACKAGED_SDK / "dist" / "cli.js"  # what the wheel carries (`make sdk` makes it)
 
 
 @pytest.fixture(autouse=True)

@@ -168,7 +168,11 @@ function writeEntry(folder: string, entry: string, body: string): void {
     renameSync(temporary, entry);
     prune(folder);
   } catch {
-    rmSync(temporary, { force: true });
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // nothing was written
+    }
   }
 }
 
