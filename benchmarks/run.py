@@ -1,4 +1,5 @@
-"""trailblaze's benchmarks: each goal is a ratio against a baseline measured in the same run.
+"""trailblaze's benchmarks: each goal is a ratio against a baseline measured in the same run
+(or, for a fixed cost, a difference from it: :func:`figures.at_most_more`).
 
     python benchmarks/run.py              # everything (make bench)
     python benchmarks/run.py startup web  # some of them
@@ -6,7 +7,9 @@
 
 Each figure is printed beside its baseline from the same run, and beside the ratio last recorded
 in benchmarks/recorded.json: a ratio more than 10% above the recorded one is marked REGRESSED
-(every ratio here is better when lower).
+(every ratio here is better when lower). A difference goal records its difference instead, and
+regresses when it grows by more than 10% of the recorded difference or of the difference the
+goal allows, whichever is larger (0.05 s for "≤ 0.5 s more").
 
 Machines here are shared and noisy, so every measurement is repeated and interleaved with
 its baseline, and the median is compared. Nothing here is a test: the figures go into the
@@ -421,7 +424,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "android": (bench_android, 60),
     "mcp-connect": (bench_mcp_connect, 5),
     "mcp-call": (bench_mcp_call, 5),
-    "scripted": (bench_scripted, 5),
+    "scripted": (bench_scripted, 7),
     "mcp-server-startup": (bench_mcp_server_startup, 11),
     "mcp-server-call": (bench_mcp_server_call, 5),
     "mcp-server-ref": (bench_mcp_server_ref, 5),
@@ -441,7 +444,9 @@ def recorded() -> dict[str, dict[str, Any]]:
 
 
 def against_record(figure: Figure, last: dict[str, Any] | None) -> tuple[str, bool]:
-    """How ``figure``'s ratio compares with the recorded one, and whether it regressed."""
+    """How ``figure``'s ratio (or difference) compares with the recorded one, and whether it regressed."""
+    if figure.allowance is not None:
+        return _against_recorded_difference(figure, last)
     if last is None or not last.get("ratio"):
         return "not recorded before", False
     change = figure.ratio / last["ratio"] - 1
@@ -449,11 +454,27 @@ def against_record(figure: Figure, last: dict[str, Any] | None) -> tuple[str, bo
     return f"recorded {last['ratio']:.2f}× ({change:+.0%}){' REGRESSED' if regressed else ''}", regressed
 
 
+def _against_recorded_difference(figure: Figure, last: dict[str, Any] | None) -> tuple[str, bool]:
+    """A difference goal's figure: regressed when its difference grew by more than 10% of the
+    recorded difference or of the allowed one, whichever is larger."""
+    if last is None or not isinstance(last.get("difference"), int | float):
+        return "not recorded before", False
+    before: float = last["difference"]
+    assert figure.allowance is not None
+    slack = (REGRESSION - 1) * max(abs(before), figure.allowance)
+    regressed = figure.difference > before + slack
+    change = f"{figure.difference - before:+.3f} {figure.unit}"
+    return f"recorded {before:+.3f} {figure.unit} ({change}){' REGRESSED' if regressed else ''}", regressed
+
+
 def record(figures: list[Figure], kept: dict[str, dict[str, Any]]) -> None:
     """Keep ``figures`` as the last recorded ones (the others recorded before stay)."""
     now = time.strftime("%Y-%m-%d", time.gmtime())
     for f in figures:
-        kept[f.name] = {**asdict(f), "ratio": round(f.ratio, 4), "date": now, "load": round(os.getloadavg()[0], 1)}
+        entry = {key: value for key, value in asdict(f).items() if value is not None}
+        if f.allowance is not None:
+            entry["difference"] = round(f.difference, 4)
+        kept[f.name] = {**entry, "ratio": round(f.ratio, 4), "date": now, "load": round(os.getloadavg()[0], 1)}
     entries = sorted(kept.values(), key=lambda e: str(e["name"]))
     RECORDED.write_text(json.dumps(entries, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -478,7 +499,7 @@ def main() -> int:
                 regressions.append(figure.name)
             print(
                 f"{mark} {figure.name}: {figure.measured:.3f} {figure.unit} vs {figure.baseline:.3f} "
-                f"= {figure.ratio:.2f}× (goal {figure.goal}; {compared})",
+                f"= {figure.outcome()} (goal {figure.goal}; {compared})",
                 flush=True,
             )
     if regressions:
