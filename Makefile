@@ -23,7 +23,7 @@ SDK := sdks/typescript
 SDK_BUNDLE := trailblaze/scripting-sdk
 SDK_BUILT := $(SDK_BUNDLE)/build-info.json
 
-.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers sdk sdk-test bench wheel clean lock \
+.PHONY: setup browser demo demo-mcp test lint typecheck pytest peers bench-peers sdk sdk-test bench wheel smoke clean lock \
 	test-latest test-playwright-range docs dist
 
 $(STAMP): pyproject.toml $(LOCK)
@@ -96,9 +96,16 @@ pytest: setup peers
 
 # lint, type-check, the SDK's tests and the suite (which builds the docs site strictly:
 # tests/docs/test_site.py, so a broken link fails it); then the oldest and newest Playwright the
-# range allows, where they are not the locked one
+# range allows, where they are not the locked one; then what a user installs (`make smoke`)
 test: lint typecheck sdk-test pytest
 	$(BIN)/python scripts/test_playwright_range.py --skip-locked
+	$(MAKE) --no-print-directory smoke
+
+# the wheel, installed into a fresh environment outside the checkout and tried as a user would:
+# the getting-started commands, the examples, upstream's scripted tools, `trailblaze mcp`, the
+# SDK's npm package (scripts/smoke_wheel.py says what it runs)
+smoke: wheel
+	$(BIN)/python scripts/smoke_wheel.py dist/trailblaze-*-py3-none-any.whl
 
 # the documentation site (mkdocs.yml, docs/) into site/, strictly: a broken link, a missing page or
 # a page left out of the nav fails it. The variables turn off the notices Material for MkDocs and
