@@ -4,6 +4,7 @@ hold tools, upstream's descriptors, the description cache, and what describe fin
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import CliRunner
 from tests.support.project import write
+from trailblaze.core.errors import TrailblazeError
 from trailblaze.project.scriptedtools import CACHE_FOLDER, PACKAGED_SDK, _cached, read_folder, script_files
 
 SDK_CLI = PACKAGED_SDK / "dist" / "cli.js"  # what the wheel carries (`make sdk` makes it)
@@ -37,6 +39,18 @@ def test_which_files_of_a_tools_folder_may_hold_tools(tmp_path: Path) -> None:
         write(tmp_path, name, "export {};\n")
     assert [p.name for p in script_files(tmp_path)] == ["shop_launch.ts", "shop_more.js"]
     assert script_files(tmp_path / "nowhere") == []
+
+
+def test_a_tool_file_that_cannot_be_read_is_a_problem_at_its_path(tmp_path: Path) -> None:
+    write(tmp_path, "shop_ok.ts", "export {};\n")
+    (tmp_path / "shop_gone.ts").symlink_to(tmp_path / "nowhere.ts")
+    os.mkfifo(tmp_path / "shop_pipe.ts")  # never opened: reading it would wait for a writer
+    problems: list[TrailblazeError] = []
+    assert [p.name for p in script_files(tmp_path, problems)] == ["shop_ok.ts"]
+    assert [(e.location.path if e.location else None, e.message) for e in problems] == [
+        (str(tmp_path / "shop_gone.ts"), "cannot read this tool file: it is a link to nothing"),
+        (str(tmp_path / "shop_pipe.ts"), "cannot read this tool file: it is not a regular file"),
+    ]
 
 
 WRITE_ARTIFACT_YAML = """

@@ -194,15 +194,21 @@ def is_tool_source(path: Path) -> bool:
     return name.endswith(SCRIPT_SUFFIXES) and not name.endswith(_NOT_TOOLS)
 
 
-def script_files(folder: Path) -> list[Path]:
-    """The top-level files of ``folder`` that may export tools."""
+def script_files(folder: Path, problems: list[TrailblazeError] | None = None) -> list[Path]:
+    """The top-level files of ``folder`` that may export tools; one named as a tool file that
+    cannot be read as one (a link to nothing, a FIFO, a socket) is a problem in ``problems``."""
     if not folder.is_dir():
         return []
     found = []
     for path in sorted(folder.iterdir()):
         stem = path.name.split(".", 1)[0]
-        if is_tool_source(path) and not stem.startswith("_") and not stem.endswith("_shared") and path.is_file():
+        if not is_tool_source(path) or stem.startswith("_") or stem.endswith("_shared"):
+            continue
+        if path.is_file():
             found.append(path)
+        elif problems is not None and not path.is_dir():
+            what = "a link to nothing" if path.is_symlink() and not path.exists() else "not a regular file"
+            problems.append(UsageError(f"cannot read this tool file: it is {what}", Location(str(path))))
     return found
 
 
@@ -211,7 +217,7 @@ def read_folder(folder: Path, cache_root: Path) -> ScriptFolder:
     found = ScriptFolder(folder, cache_root)
     descriptors = _descriptors(folder, found.problems)
     scripted = {d["file"] for d in descriptors}
-    typed = [p for p in script_files(folder) if p.name not in scripted]
+    typed = [p for p in script_files(folder, found.problems) if p.name not in scripted]
     found.files = [*typed, *(folder / name for name in sorted(scripted))]
     if not found.files:
         return found
