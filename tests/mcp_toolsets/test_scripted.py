@@ -122,7 +122,6 @@ def test_without_node_or_bun_a_call_of_a_scripted_tool_says_what_to_install(
     ) in result.stderr
 
 
-
 def test_a_node_too_old_or_a_broken_sdk_says_what_to_do(cli: CliRunner, upstream: Path, tmp_path: Path) -> None:
     """What stops scripted tools gives one line naming the fix (and `doctor`), never a traceback."""
     _sample_trail(upstream, "- playwrightSample_web_openFixtureAndVerifyText: {}\n")
@@ -142,6 +141,7 @@ def test_a_node_too_old_or_a_broken_sdk_says_what_to_do(cli: CliRunner, upstream
     assert result.returncode == 3, result.output
     assert f"TRAILBLAZE_SCRIPTING_SDK names {hollow}, which holds no built @trailblaze/scripting" in result.stderr
     assert "Traceback" not in result.output
+
 
 OUR_TOOLS = """
 import { trailblaze } from "@trailblaze/scripting";

@@ -126,6 +126,31 @@ def test_what_describe_finds_wrong_fails_validate_with_the_files_line(cli: CliRu
     ) in result.stderr
 
 
+def test_a_syntax_error_or_a_name_mcp_refuses_fails_validate_not_the_run(cli: CliRunner, tmp_path: Path) -> None:
+    write(tmp_path, "trails/config/trailblaze.yaml", "targets: [shop]\n")
+    write(tmp_path, "trails/config/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: Shop\n")
+    write(
+        tmp_path,
+        "trails/config/trailmaps/shop/tools/shop_broken.ts",
+        'import { trailblaze } from "@trailblaze/scripting";\n'
+        "export const shop_broken = trailblaze.tool(async () => {;\n",
+    )
+    write(
+        tmp_path,
+        "trails/config/trailmaps/shop/tools/shop_named.ts",
+        'import { trailblaze } from "@trailblaze/scripting";\n'
+        'export const shop_caf\u00e9 = trailblaze.tool(async () => "x");\n',
+    )
+    write(tmp_path, "trails/t.trail.yaml", "trail:\n  - step: s\n    recording:\n      web: [{wait: {seconds: 0}}]\n")
+    result = cli("validate", "trails/t.trail.yaml")
+    assert result.returncode == 3, result.output
+    assert "error: trails/config/trailmaps/shop/tools/shop_broken.ts:3: '}' expected." in result.stderr
+    assert (
+        'error: trails/config/trailmaps/shop/tools/shop_named.ts:2: "shop_caf\u00e9" is not a tool name: 1 to 128 '
+        "characters of A-Z, a-z, 0-9, '_', '.' and '-' (rename the export)"
+    ) in result.stderr
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.one_of(st.binary(max_size=300), st.text(max_size=300).map(str.encode)))
 def test_a_damaged_cache_file_is_made_again_not_trusted(tmp_path: Path, data: bytes) -> None:

@@ -56,6 +56,10 @@ const META_KEYS: Record<string, string> = {
 };
 const OTHER_SPEC_KEYS = new Set(["description", "trailhead"]);
 const MAX_DEPTH = 12;
+/** A file's syntax errors reported: the first few say what is wrong; the rest follow from them. */
+const MAX_SYNTAX_ERRORS = 5;
+/** A tool's name, as the MCP specification allows it (and Trailblaze checks every MCP tool's). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export function describe(files: readonly string[]): Description {
   const program = ts.createProgram([...files], {
@@ -75,6 +79,15 @@ export function describe(files: readonly string[]): Description {
     const source = program.getSourceFile(file);
     if (source === undefined) {
       found.errors.push({ file, message: "cannot read the file" });
+      continue;
+    }
+    // what would stop the file from loading is found here, at validate, not when a run serves it
+    const syntax = program.getSyntacticDiagnostics(source);
+    if (syntax.length > 0) {
+      for (const diagnostic of syntax.slice(0, MAX_SYNTAX_ERRORS)) {
+        const line = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1;
+        found.errors.push({ file, line, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n") });
+      }
       continue;
     }
     new FileReader(source, checker, found).read();
@@ -143,6 +156,15 @@ class FileReader {
     };
     const [first, second] = call.arguments;
     if (first === undefined || ts.isStringLiteralLike(first)) return; // the imperative form registers itself
+    if (!TOOL_NAME.test(name)) {
+      const shown = JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
+      this.found.errors.push({
+        file: this.source.fileName,
+        line,
+        message: `${shown} is not a tool name: 1 to 128 characters of A-Z, a-z, 0-9, '_', '.' and '-' (rename the export)`,
+      });
+      return;
+    }
     const spec = second !== undefined && ts.isObjectLiteralExpression(first) ? first : undefined;
     if (second !== undefined && spec === undefined) {
       problem("the spec of a typed tool must be written as an object literal: trailblaze.tool<Args>({ … }, handler)", first);

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { promisify } from "node:util";
@@ -97,4 +100,35 @@ test("the describe command prints JSON and exits 1 when a file has problems, 3 o
   const missing = await run(process.execPath, [cli, "describe", fixture("nothing_here.ts")]).catch((e) => e);
   assert.equal(missing.code, 1);
   assert.deepEqual(JSON.parse(missing.stdout).errors, [{ file: fixture("nothing_here.ts"), message: "cannot read the file" }]);
+});
+
+test("a syntax error, or an export whose name MCP does not allow, is an error at its line", () => {
+  const folder = mkdtempSync(join(tmpdir(), "describe-"));
+  try {
+    const broken = join(folder, "broken.ts");
+    writeFileSync(broken, 'import { trailblaze } from "@trailblaze/scripting";\nexport const t = trailblaze.tool(async () => {;\n');
+    const names = join(folder, "names.ts");
+    writeFileSync(
+      names,
+      'import { trailblaze } from "@trailblaze/scripting";\n' +
+        'export const café = trailblaze.tool(async () => "x");\n' +
+        `export const ${"a".repeat(129)} = trailblaze.tool(async () => "x");\n` +
+        'export const fine_1 = trailblaze.tool(async () => "x");\n',
+    );
+    const { tools, errors } = describe([broken, names]);
+    assert.deepEqual(tools.map((t) => t.name), ["fine_1"]);
+    assert.deepEqual(
+      errors.map((e) => [e.file === broken ? "broken" : "names", e.line, e.name]),
+      [
+        ["broken", 3, undefined],
+        ["names", 2, undefined],
+        ["names", 3, undefined],
+      ],
+    );
+    assert.equal(errors[0].message, "'}' expected.");
+    assert.match(errors[1].message, /^"café" is not a tool name: 1 to 128 characters of A-Z/);
+    assert.match(errors[2].message, /^"a{60}…" is not a tool name/);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });

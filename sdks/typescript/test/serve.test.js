@@ -214,7 +214,7 @@ test("files that cannot be served say why, and exit 3", async () => {
     const cases = [
       [[fixture("bad_tools.ts")], new RegExp(`${fixture("bad_tools.ts")}:9: bad_functionArg: \\(\\) => void is a function`)],
       [[needs], /the package lodash-never-installed is not installed: run `npm install lodash-never-installed` in the tool's folder/],
-      [[broken], /broken\.ts:3:1: .*expected/],
+      [[broken], /broken\.ts:3: .*expected/],
       [[], /^usage: /],
     ];
     for (const [files, message] of cases) {
