@@ -56,3 +56,25 @@ def test_the_log_is_written_when_the_error_holds_bytes_that_are_not_utf8(tmp_pat
     assert log is not None  # it was a 0-byte file and a second traceback
     text = log.read_text(encoding="utf-8")
     assert "command: trailblaze run caf\\udce9" in text and "ValueError: cannot open caf\\udce9" in text
+
+
+def test_the_log_never_writes_through_a_link_left_under_its_name(tmp_path: Path) -> None:
+    """The log's name is predictable (a time and a pid) and the temporary folder is shared: a
+    link someone left there is replaced, not written through."""
+    users = tmp_path / "precious.txt"
+    users.write_text("the user's\n")
+    logs = tmp_path / ".trailblaze" / "logs"
+    logs.mkdir(parents=True)
+    import datetime as dt
+    import os
+
+    stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
+    for seconds in (0, 1):  # the second may turn while the log is written
+        later = (dt.datetime.now() + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H-%M-%S")
+        for name in {stamp, later}:
+            link = logs / f"internal-error-{name}-{os.getpid()}.log"
+            if not link.is_symlink():
+                link.symlink_to(users)
+    path = write_crash_log(RuntimeError("boom"), ["run"], tmp_path)
+    assert path is not None and not path.is_symlink() and "RuntimeError: boom" in path.read_text()
+    assert users.read_text() == "the user's\n"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
+from conftest import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -38,3 +40,35 @@ def test_a_missing_gitignore_is_written(tmp_path: Path) -> None:
     written = ignore_what_runs_leave(tmp_path)
     assert written == (tmp_path / ".gitignore", list(IGNORED))
     assert (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()[1:] == list(IGNORED)
+
+
+def test_init_never_writes_through_a_link_and_never_waits_on_a_fifo(cli: CliRunner, tmp_path: Path) -> None:
+    """A cloned repository can hold links (and git can't hold a FIFO, but a folder can): init
+    refuses to append to a .gitignore that is not a regular file, naming the lines to add, and
+    its own files replace a link left where they go."""
+    users = tmp_path / "precious.txt"
+    users.write_text("the user's\n")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".gitignore").symlink_to(users)
+    result = cli("init", str(linked))
+    assert result.returncode == 3
+    assert f"{linked / '.gitignore'} is a link, which trailblaze does not write through" in result.stderr
+    assert "add these lines to the file yourself: .trailblaze/, trailblaze-report/" in result.stderr
+    assert users.read_text() == "the user's\n"
+
+    piped = tmp_path / "piped"
+    piped.mkdir()
+    os.mkfifo(piped / ".gitignore")
+    result = cli("init", str(piped), timeout=60)  # used to wait forever for a writer
+    assert result.returncode == 3
+    assert "is not a regular file, which trailblaze does not write through" in result.stderr
+
+    planted = tmp_path / "planted"
+    (planted / "trails").mkdir(parents=True)
+    (planted / "trails" / "example.trail.yaml").symlink_to(users)
+    assert cli("init", str(planted)).returncode == 3  # it exists (a link): not without --force
+    result = cli("init", str(planted), "--force")
+    assert result.returncode == 0, result.output
+    assert not (planted / "trails" / "example.trail.yaml").is_symlink()
+    assert users.read_text() == "the user's\n"

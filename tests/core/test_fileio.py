@@ -1,7 +1,9 @@
-"""Reports and recordings written where the user points, whatever is there."""
+"""Reports, state, logs and recordings written where the user points, whatever is there — and
+never through a link."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -13,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from trailblaze.core.fileio import write_atomic
+from trailblaze.core.fileio import copy_whole, open_log, write_atomic, write_whole
 
 
 def test_a_new_or_regular_file_is_replaced_whole(tmp_path: Path) -> None:
@@ -24,11 +26,64 @@ def test_a_new_or_regular_file_is_replaced_whole(tmp_path: Path) -> None:
     assert [p.name for p in target.parent.iterdir()] == ["r.json"]  # no temporary file left
 
 
-def test_a_symlink_stays_a_link_and_its_target_is_written(tmp_path: Path) -> None:
-    (tmp_path / "real.json").write_text("old")
-    (tmp_path / "link.json").symlink_to("real.json")
-    write_atomic(tmp_path / "link.json", "new")
-    assert (tmp_path / "link.json").is_symlink() and (tmp_path / "real.json").read_text() == "new"
+@pytest.mark.parametrize("writer", ["text", "bytes", "copy"])
+def test_a_link_is_replaced_by_the_file_and_what_it_pointed_to_is_left_alone(tmp_path: Path, writer: str) -> None:
+    """A repository can commit a link where trailblaze writes (`.trailblaze/lastfailed.json`
+    aimed at a user's file): the link becomes trailblaze's file; the user's file is untouched."""
+    users = tmp_path / "elsewhere" / "precious.txt"
+    users.parent.mkdir()
+    users.write_text("the user's")
+    users.chmod(0o600)
+    link = tmp_path / "state.json"
+    link.symlink_to(users)
+    source = tmp_path / "source.bin"
+    source.write_bytes(b"new")
+    {
+        "text": lambda: write_atomic(link, "new"),
+        "bytes": lambda: write_whole(link, b"new"),
+        "copy": lambda: copy_whole(source, link),
+    }[writer]()
+    assert not link.is_symlink() and link.read_text() == "new"
+    assert users.read_text() == "the user's" and stat.S_IMODE(users.stat().st_mode) == 0o600
+    assert stat.S_IMODE(link.stat().st_mode) != 0o600  # its own permissions, not the target's
+    device = tmp_path / "device.png"
+    device.symlink_to("/dev/null")
+    write_whole(device, b"evidence")  # a file trailblaze names itself: never a stream
+    assert not device.is_symlink() and device.read_bytes() == b"evidence"
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "nowhere" / "x.json")
+    write_atomic(dangling, "made")
+    assert dangling.read_text() == "made" and not (tmp_path / "nowhere").exists()
+
+
+def test_a_log_is_appended_to_but_never_through_a_link_or_into_a_fifo(tmp_path: Path) -> None:
+    log = tmp_path / "logs" / "server.log"
+    with open_log(log) as handle:
+        handle.write(b"one\n")
+    with open_log(log) as handle:
+        handle.write(b"two\n")
+    assert log.read_bytes() == b"one\ntwo\n"
+    users = tmp_path / "precious.txt"
+    users.write_text("the user's")
+    (tmp_path / "linked.log").symlink_to(users)
+    with pytest.raises(OSError) as linked:  # noqa: PT011 - told apart by errno below
+        open_log(tmp_path / "linked.log")
+    assert linked.value.errno == errno.ELOOP
+    os.mkfifo(tmp_path / "fifo.log")
+    with pytest.raises(OSError) as fifo:  # noqa: PT011 - at once: opened without blocking
+        open_log(tmp_path / "fifo.log")
+    assert fifo.value.errno in (errno.ENXIO, errno.EINVAL)  # no reader; or a reader, and not a file
+    assert users.read_text() == "the user's"
+
+
+def test_a_socket_or_other_special_file_is_an_error(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "s.json"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(OSError, match="not a regular file"):
+            write_atomic(path, "x")
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")

@@ -12,9 +12,10 @@ from pathlib import Path
 import anyio
 import pytest
 
+from trailblaze.core.processlog import ProcessLog
 from trailblaze.device import masking
 from trailblaze.mcp.client import stdio
-from trailblaze.mcp.client.stdio import StderrLog, StdioTransport
+from trailblaze.mcp.client.stdio import StdioTransport
 
 from .conftest import SERVERS, alive
 
@@ -23,7 +24,7 @@ STUBBORN = str(SERVERS / "stubborn.py")
 
 
 def _transport(tmp_path: Path, *args: str) -> StdioTransport:
-    log = StderrLog(tmp_path / "server.stderr.log")
+    log = ProcessLog(tmp_path / "server.stderr.log")
     return StdioTransport(sys.executable, [STUBBORN, *args], dict(os.environ), str(tmp_path), log)
 
 
@@ -92,7 +93,7 @@ async def test_stderr_goes_to_the_log_and_the_last_20_lines_to_the_tail(tmp_path
 def test_the_tail_cuts_long_lines_and_the_log_is_rotated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRAILBLAZE_MAX_LOG_BYTES", "10000")
     path = tmp_path / "server.stderr.log"
-    log = StderrLog(path)
+    log = ProcessLog(path)
     for i in range(100):
         log.write(f"{i:03} " + "x" * 996)  # 1000 characters each: 100 KB in all
     log.close()
@@ -104,7 +105,7 @@ def test_the_tail_cuts_long_lines_and_the_log_is_rotated(tmp_path: Path, monkeyp
 
 
 def test_a_silent_server_is_described_as_such(tmp_path: Path) -> None:
-    log = StderrLog(None)
+    log = ProcessLog(None)
     assert log.describe() == "\nthe server wrote nothing to stderr"
     log.write("  ")
     assert log.describe() == "\nthe server wrote nothing to stderr"
@@ -113,7 +114,7 @@ def test_a_silent_server_is_described_as_such(tmp_path: Path) -> None:
 def test_secrets_a_server_prints_are_masked_in_its_log_and_tail(tmp_path: Path) -> None:
     secrets: set[str] = set()
     path = tmp_path / "server.stderr.log"
-    log = StderrLog(path, redact=lambda line: masking.redact(line, secrets))
+    log = ProcessLog(path, redact=lambda line: masking.redact(line, secrets))
     secrets.add("hunter2-horse")  # filled by a web_fillSecret after the server started
     log.write("called with password=hunter2-horse")
     log.close()

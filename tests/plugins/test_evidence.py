@@ -266,7 +266,7 @@ def _run_on_a_full_disk(project: Project, *args: str) -> CliResult:
 
     from conftest import cli_env
 
-    (project.root / "evidence").mkdir()
+    (project.root / "evidence").mkdir(exist_ok=True)
     command = " ".join(["exec", sys.executable, "-m", "trailblaze", "run", *args])
     script = f"mount -t tmpfs -o size=64k tmpfs evidence && (cat /dev/zero > evidence/filler 2>/dev/null; {command})"
     proc = subprocess.run(
@@ -281,24 +281,16 @@ def _run_on_a_full_disk(project: Project, *args: str) -> CliResult:
     return CliResult(proc.returncode, proc.stdout, proc.stderr, project.root)
 
 
-@pytest.mark.parametrize("disk", ["tmpfs", "/dev/full"])
 def test_evidence_a_full_disk_refused_is_named_in_every_report_and_no_empty_file_is_left(
-    project: Project, cli: CliRunner, disk: str
+    project: Project, cli: CliRunner
 ) -> None:
+    if not _can_mount_a_small_disk():
+        pytest.skip("no user namespace to mount a small tmpfs in")
     project.trail("sign-in", FAILING.replace("{{secret}}", "x"))
     project.write("trails/page.html", PAGE)
     args = ("trails/", "--json", "results.json", "--html=report/index.html", "--artifacts-dir", "evidence")
     args = (*args, "--trace", "retain-on-failure")
-    if disk == "tmpfs":
-        if not _can_mount_a_small_disk():
-            pytest.skip("no user namespace to mount a small tmpfs in (the /dev/full case runs)")
-        result = _run_on_a_full_disk(project, *args)
-    else:  # the files are links to a device whose every write fails with ENOSPC
-        folder = project.root / "evidence" / "sign-in"
-        folder.mkdir(parents=True)
-        for name in ("step-2.png", "trace.zip"):
-            (folder / name).symlink_to("/dev/full")
-        result = cli("run", *args, cwd=project.root)
+    result = _run_on_a_full_disk(project, *args)
     assert result.returncode == 1, result.output  # the trail's own failure: evidence does not change it
     (trail,) = result.json()["trails"]
     step = trail["steps"][1]
@@ -310,11 +302,30 @@ def test_evidence_a_full_disk_refused_is_named_in_every_report_and_no_empty_file
     assert "evidence not saved: trace sign-in/trace.zip: " in result.stdout
     page = (project.root / "report" / "index.html").read_text(encoding="utf-8")
     assert "evidence not saved:<ul><li>screenshot sign-in/step-2.png: No space left on device</li>" in page
-    if disk == "/dev/full":  # the tmpfs is gone with the run's namespace
-        assert sorted(p.name for p in (project.root / "evidence" / "sign-in").iterdir()) == [
-            "step-2.aria.yaml",
-            "step-2.console.log",
-        ]  # the failed files are removed, links and all: nothing passes for a screenshot or a trace
+
+
+def test_evidence_never_writes_through_a_link_left_where_it_goes(project: Project, cli: CliRunner) -> None:
+    """A repository can commit links where a run writes its evidence (and a report copies it):
+    each is replaced by the run's file; what it pointed to is left as it was."""
+    project.trail("sign-in", FAILING.replace("{{secret}}", "x"))
+    project.write("trails/page.html", PAGE)
+    users = project.root / "precious.png"
+    users.write_bytes(b"the user's")
+    planted = [
+        project.root / "evidence" / "sign-in" / "step-2.png",
+        project.root / "evidence" / "sign-in" / "trace.zip",
+        project.root / "report" / "data" / "evidence" / "sign-in" / "step-2.png",
+    ]
+    for link in planted:
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(users)
+    args = ("trails/", "--json", "results.json", "--html=report/index.html", "--artifacts-dir", "evidence")
+    result = cli("run", *args, "--trace", "retain-on-failure", cwd=project.root)
+    assert result.returncode == 1, result.output
+    assert users.read_bytes() == b"the user's"
+    assert [link.is_symlink() for link in planted] == [False] * len(planted)
+    assert planted[0].read_bytes().startswith(b"\x89PNG") and planted[2].read_bytes() == planted[0].read_bytes()
+    assert result.json()["trails"][0]["steps"][1]["evidence_errors"] == []
 
 
 def test_evidence_of_ids_that_climb_or_are_too_long_stays_in_the_run_folder(project: Project, cli: CliRunner) -> None:
@@ -355,9 +366,10 @@ def test_a_long_web_snapshot_name_is_shortened_and_a_full_disk_fails_the_call_sa
     assert ok.returncode == 0, ok.output
     (image,) = (project.root / "evidence" / "snap").glob("*.png")
     assert image.name.startswith("___.._yyy") and len(image.name.encode()) <= 124
-    image.unlink()
-    image.symlink_to("/dev/full")  # the same name again, on a disk with no room
-    full = cli("run", "trails/", "--json", "results.json", "--artifacts-dir", "evidence", cwd=project.root)
+    if not _can_mount_a_small_disk():
+        pytest.skip("no user namespace to mount a small tmpfs in")
+    (project.root / "results.json").unlink()
+    full = _run_on_a_full_disk(project, "trails/", "--json", "results.json", "--artifacts-dir", "evidence")
     assert full.returncode == 1, full.output
     error = full.json()["trails"][0]["steps"][0]["error"]
     assert f"web_snapshot: could not save evidence/snap/{image.name}: No space left on device" in error

@@ -153,3 +153,21 @@ def test_a_damaged_lastfailed_record_is_a_warning_not_a_failed_run(
     else:  # the first run wrote a good one
         assert json.loads(record.read_text()) == {"version": 1, "failed": []}
         assert "last-failed: none failed; running all trails" in chosen.stderr
+
+
+@pytest.mark.browser
+def test_the_lastfailed_record_replaces_a_link_and_leaves_what_it_pointed_to(
+    cli: CliRunner, project: Project, browser: str
+) -> None:
+    """git keeps links: a cloned repository can aim `.trailblaze/lastfailed.json` at any file the
+    CI user may write. The run's record replaces the link; that file is left as it was."""
+    ci_project(project, "passes", "fails")
+    users = project.root / "precious.txt"
+    users.write_text("the user's\n")
+    (project.root / ".trailblaze").mkdir()
+    (project.root / ".trailblaze" / "lastfailed.json").symlink_to(users)
+    result = cli("run", "--json", "r.json")
+    assert result.returncode == 1, result.output
+    assert users.read_text() == "the user's\n"
+    record = project.root / ".trailblaze" / "lastfailed.json"
+    assert not record.is_symlink() and json.loads(record.read_text())["failed"] == ["fails"]

@@ -303,3 +303,17 @@ def test_a_recording_for_another_device_that_appeared_meanwhile_is_merged_with(t
     assert file.save([mine]).merged
     recordings = load_trail(path).steps[0].recordings or {}
     assert sorted(recordings) == ["android", "web"]
+
+
+def test_a_trail_that_is_a_link_is_not_recorded_into(tmp_path: Path) -> None:
+    """Written through, a recording would edit a file elsewhere (a cloned repository can hold a
+    link in trails/); replaced, the link would be lost: the save says which file to record."""
+    real = tmp_path / "elsewhere.trail.yaml"
+    real.write_text("trail:\n  - step: Go\n", encoding="utf-8")
+    link = tmp_path / "trails" / "go.trail.yaml"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    trail = load_trail(link)
+    with pytest.raises(UsageError, match=r"go\.trail\.yaml is a link, which trailblaze does not write through"):
+        TrailFile(link).save([RecordingEdit.for_step(trail, trail.steps[0], "web", [ToolCall("wait", {"seconds": 0})])])
+    assert real.read_text(encoding="utf-8") == "trail:\n  - step: Go\n" and link.is_symlink()

@@ -21,6 +21,7 @@ def write_crash_log(exc: BaseException, argv: Sequence[str], root: Path | None =
     """Write ``exc``'s traceback to a new log file and return its path (None if no folder could
     take it)."""
     from trailblaze import __version__
+    from trailblaze.core.fileio import write_atomic
 
     stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
     text = "".join(
@@ -35,9 +36,9 @@ def write_crash_log(exc: BaseException, argv: Sequence[str], root: Path | None =
         path = folder / f"internal-error-{stamp}-{os.getpid()}.log"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            # bytes that were not UTF-8 (a file name, an argument) are in the text as lone
-            # surrogates: written escaped (\udcff), so the log is always written
-            path.write_text(text, encoding="utf-8", errors="backslashreplace")
+            # a file of its own (never through a link someone left in a shared folder); bytes
+            # that were not UTF-8 are written escaped (\udcff), so the log is always written
+            write_atomic(path, text)
         except OSError:
             continue
         return path

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from trailblaze.core.errors import UsageError
+from trailblaze.core.fileio import write_atomic
 
 CONFIG = """\
 # trailblaze.yaml: project settings (README, "Configuration").
@@ -51,23 +53,35 @@ def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
         directory / "trailblaze.yaml": CONFIG,
         directory / "trails" / "example.trail.yaml": EXAMPLE,
     }
-    existing = [p for p in files if p.exists()]
+    existing = [p for p in files if p.exists() or p.is_symlink()]
     if existing and not force:
         names = ", ".join(str(p) for p in existing)
         raise UsageError(f"{names} already exists; use --force to overwrite")
     for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text)  # a link there is replaced, never written through
     return list(files)
 
 
 def ignore_what_runs_leave(directory: Path) -> tuple[Path, list[str]] | None:
     """Have ``directory``'s ``.gitignore`` name what runs leave behind (:data:`IGNORED`):
     written when there is none, else the lines it lacks are added — never replaced. Returns
-    the file and the lines added, or None when it had them all."""
+    the file and the lines added, or None when it had them all. A ``.gitignore`` that is a link,
+    or anything but a regular file, is not read nor written: the error names the lines to add."""
     path = directory / ".gitignore"
     try:
-        text = path.read_bytes().decode("utf-8") if path.exists() else ""  # as it is: CRLF stays CRLF
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it to add {', '.join(IGNORED)}: {exc.strerror}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a link" if stat.S_ISLNK(mode) else "not a regular file"
+        raise UsageError(
+            f"{path} is {what}, which trailblaze does not write through: add these lines to the file "
+            f"yourself: {', '.join(IGNORED)}"
+        )
+    try:
+        text = path.read_bytes().decode("utf-8") if mode is not None else ""  # as it is: CRLF stays CRLF
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read it to add {', '.join(IGNORED)}: {exc}") from None
     present = {line.strip().rstrip("/") for line in text.splitlines()}
@@ -79,5 +93,5 @@ def ignore_what_runs_leave(directory: Path) -> tuple[Path, list[str]] | None:
     separator = "" if not text or text.endswith("\n") else "\n"
     blank = "\n" if text else ""
     added = "\n".join([GITIGNORE_HEADER, *missing]) + "\n"
-    path.write_bytes((text + separator + blank + added).encode("utf-8"))
+    write_atomic(path, text + separator + blank + added)
     return path, missing

@@ -15,6 +15,7 @@ garble every message (README, "Configuration").
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,9 @@ def redact_zip(path: Path, secrets: Iterable[str]) -> None:
             forms.add(form.encode("utf-8"))
         forms.update({quote(secret, safe="").encode("ascii"), quote_plus(secret).encode("ascii")})
     ordered = sorted(forms, key=len, reverse=True)
-    masked = path.with_name(f".{path.name}.masking")
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".masking", dir=path.parent)
+    os.close(fd)
+    masked = Path(name)  # a file of its own: a link left under a fixed name is never written through
     try:
         with zipfile.ZipFile(path) as source, zipfile.ZipFile(masked, "w", zipfile.ZIP_DEFLATED) as target:
             for entry in source.infolist():

@@ -92,12 +92,10 @@ def _copied(artifact: dict[str, Any], artifacts_dir: Path | None, folder: Path) 
     source = artifacts_dir / artifact["path"]
     if not source.is_file():
         return artifact
-    import shutil
+    from trailblaze.core.fileio import copy_whole
 
     relative = Path("data") / artifacts_dir.name / artifact["path"]
-    target = folder / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
+    copy_whole(source, folder / relative)  # a link left in the report's folder is replaced, not written through
     return {**artifact, "path": relative.as_posix()}
 
 
@@ -105,9 +103,7 @@ def write_merged_report(path: Path, result: RunResult, evidence: Mapping[str, Pa
     """Write a merged ``result`` (``trailblaze merge-reports``) as an HTML page at ``path``, its
     evidence copied under ``data/merged/``. Only the files the merge checked (``evidence``) are
     copied; an entry naming anything else is left out of the page, so nothing else is read."""
-    import shutil
-
-    from trailblaze.core.fileio import write_atomic
+    from trailblaze.core.fileio import copy_whole, write_atomic
     from trailblaze.reports.html import render
 
     folder = path.parent
@@ -122,8 +118,7 @@ def write_merged_report(path: Path, result: RunResult, evidence: Mapping[str, Pa
                 inside = [p for p in Path(artifact["path"]).parts if p not in ("..", ".", "/")]
                 relative = Path("data", "merged", *inside)
                 if not (folder / relative).is_file():  # listed twice (a step's, and its attempt's): copied once
-                    (folder / relative).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(source, folder / relative)
+                    copy_whole(source, folder / relative)
                 kept.append({**artifact, "path": relative.as_posix()})
             part["artifacts"] = kept
     write_atomic(path, render(document, base=folder, title=title, viewer=_with_viewer(document, folder)))
@@ -142,7 +137,9 @@ def _with_viewer(document: Mapping[str, Any], folder: Path) -> str | None:
     import shutil
 
     target = folder / VIEWER_FOLDER
-    if target.is_dir():  # another Playwright's files (their names carry hashes) would pile up
+    if target.is_symlink() or target.is_file():  # a link is replaced, never copied into
+        target.unlink()
+    elif target.is_dir():  # another Playwright's files (their names carry hashes) would pile up
         shutil.rmtree(target)
     shutil.copytree(source, target)
     return (VIEWER_FOLDER / "index.html").as_posix()

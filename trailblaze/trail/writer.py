@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +75,8 @@ class TrailFile:
     """A trail file as it was when recording started, and the way to save recordings into it."""
 
     def __init__(self, path: Path) -> None:
+        #: the path as given (made absolute), whose last part may be a link the save refuses
+        self.given = Path(os.path.abspath(path))
         self.path = path.resolve()
         self.original = read_text(self.path)
 
@@ -107,6 +110,11 @@ class TrailFile:
         otherwise :class:`TrailChangedError` is raised and nothing is written: a recording that
         appeared or changed meanwhile (another ``record``, an edit by hand) is never replaced.
         """
+        if self.given.is_symlink():  # written through, it would edit a file elsewhere; replaced, a link is lost
+            raise UsageError(
+                f"{self.given} is a link, which trailblaze does not write through: record the file it points to "
+                f"({self.path}) instead"
+            )
         current = read_text(self.path)
         merged = current != self.original
         if merged:

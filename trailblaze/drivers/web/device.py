@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
+import tempfile
 from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -168,7 +170,15 @@ class WebDevice(Device):
             await self._context.tracing.stop()
             return False
         path.parent.mkdir(parents=True, exist_ok=True)
-        await self._context.tracing.stop(path=str(path))
+        # into a file of its own beside ``path``, then renamed over it: a link left at ``path``
+        # is replaced, never written through, and a cut zip never passes for the trace
+        fd, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        os.close(fd)
+        try:
+            await self._context.tracing.stop(path=partial)
+            os.replace(partial, path)
+        finally:
+            Path(partial).unlink(missing_ok=True)
         return True
 
     def _record_request(self, request: Any) -> None:

@@ -25,9 +25,10 @@ from pydantic import ValidationError
 
 from trailblaze.core import jsonsource, limits
 from trailblaze.core.errors import InfrastructureError
+from trailblaze.core.processlog import ProcessLog
 from trailblaze.mcp.client.declarations import ServerDecl
 from trailblaze.mcp.client.prefork import eligible
-from trailblaze.mcp.client.stdio import StderrLog, StdioTransport
+from trailblaze.mcp.client.stdio import StdioTransport
 from trailblaze.tools.agentschema import MCP_NAME
 
 REGISTRY_URI = "trailblaze://registry"
@@ -48,7 +49,7 @@ class Connection:
     ) -> None:
         self.decl = decl
         self.env = dict(env or {})
-        self.log = StderrLog(log_path, redact=redact) if decl.kind == "stdio" else None
+        self.log = ProcessLog(log_path, redact=redact) if decl.kind == "stdio" else None
         self.transport: StdioTransport | None = None
         self.client: Client | None = None
         self.tools: list[mcp_types.Tool] = []

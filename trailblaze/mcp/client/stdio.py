@@ -17,25 +17,20 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import anyio.abc
 import mcp_types
 from mcp.shared.message import SessionMessage
 
-from trailblaze.core import limits, processes
-from trailblaze.core.limits import shorten
+from trailblaze.core import processes
+from trailblaze.core.processlog import ProcessLog
 from trailblaze.mcp.client import prefork
 from trailblaze.mcp.client.pipes import PipedProcess, PipeReader, PipeWriter
 
-#: stderr lines an error message quotes, and how much of each
-TAIL_LINES = 20
-TAIL_LINE_CHARS = 300
 #: a stderr "line" longer than this is cut into pieces as it arrives (nothing waits for its end)
 STDERR_CHUNK = 64 * 1024
 #: seconds a server has to exit after its stdin closes, then after SIGTERM (seed 003)
@@ -64,62 +59,6 @@ atexit.register(kill_all)
 processes.on_die_now(kill_all)
 
 
-class StderrLog:
-    """A server's stderr: appended to ``path`` as it arrives, the last lines kept for errors.
-
-    Both are bounded: error messages quote the last :data:`TAIL_LINES` lines, each cut to
-    :data:`TAIL_LINE_CHARS`; the file is rotated when it reaches
-    :data:`~trailblaze.core.limits.LOG_BYTES` (the previous one is kept as ``<name>.1``)."""
-
-    def __init__(self, path: Path | None, lines: int = TAIL_LINES, redact: Callable[[str], str] | None = None) -> None:
-        self.path = path
-        #: masks secrets in what the server writes (it may print the arguments it was given)
-        self._redact = redact
-        self._tail: deque[str] = deque(maxlen=lines)
-        self._file: IO[str] | None = None
-        self._limit = limits.LOG_BYTES.get_int()
-        self._written = 0
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8", buffering=1)
-            self._written = self._file.tell()
-
-    def write(self, line: str) -> None:
-        if self._redact is not None:
-            line = self._redact(line)
-        self._tail.append(shorten(line, TAIL_LINE_CHARS))
-        if self._file is not None:
-            if self._written + len(line) + 1 > self._limit and self._written > 0:
-                self._rotate()
-            self._file.write(line + "\n")
-            self._written += len(line.encode("utf-8", "replace")) + 1
-
-    def _rotate(self) -> None:
-        assert self._file is not None and self.path is not None
-        self._file.close()
-        os.replace(self.path, self.path.with_name(self.path.name + ".1"))
-        self._file = self.path.open("a", encoding="utf-8", buffering=1)
-        self._written = 0
-
-    @property
-    def lines(self) -> list[str]:
-        return list(self._tail)
-
-    def describe(self) -> str:
-        """The tail, ready to append to an error message (empty when the server said nothing)."""
-        lines = [line for line in self._tail if line.strip()]
-        where = f" (full log: {self.path})" if self.path is not None else ""
-        if not lines:
-            return f"\nthe server wrote nothing to stderr{where}"
-        body = "\n".join(f"  | {line}" for line in lines)
-        return f"\nlast {len(lines)} stderr lines{where}:\n{body}"
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
 class StdioTransport:
     """An MCP transport (an async context manager yielding the SDK's read and write streams)
     over a subprocess. After it closes, :attr:`returncode` and :attr:`fault` say what happened."""
@@ -130,7 +69,7 @@ class StdioTransport:
         args: Sequence[str],
         env: Mapping[str, str],
         cwd: str | None,
-        log: StderrLog,
+        log: ProcessLog,
         *,
         fork: bool = False,
     ) -> None:

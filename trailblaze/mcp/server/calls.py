@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.agents.screen import render_screen
 from trailblaze.core.errors import TrailblazeError
+from trailblaze.core.fileio import write_whole
 from trailblaze.mcp.server import arguments as A
 from trailblaze.mcp.server.settings import ScreenshotFormat
 from trailblaze.mcp.server.state import ClientState
@@ -123,7 +124,7 @@ def save_screenshot(state: ClientState, image: bytes) -> Path:
     folder = state.artifacts_dir
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"screenshot-{len(state.artifacts) + 1:03d}.png"
-    path.write_bytes(image)
+    write_whole(path, image)
     state.artifacts.append(path)
     return path
 
