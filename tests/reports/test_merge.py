@@ -143,6 +143,10 @@ def test_a_missing_shard_is_named(cli: CliRunner, tmp_path: Path) -> None:
         ("fifo", "bad.json: not a regular file (a FIFO); JSON is only read from files"),  # hung
         ("/dev/zero", "bad.json: not a regular file (a character device)"),  # grew without end
         ('{"trails": []}' + " " * 30_000, "bad.json: the file is larger than 20000 bytes"),  # 1 GB took 4.2 GB
+        (
+            '{"trails": [],\n "x": ' + "9" * 5000 + "}",
+            "bad.json:2:7: not JSON: a number with too many digits",
+        ),  # exit 4
     ],
 )
 def test_a_missing_or_garbled_input_is_misuse_named(
@@ -163,6 +167,25 @@ def test_a_missing_or_garbled_input_is_misuse_named(
     assert message in merged.stderr
     assert "Traceback" not in merged.output
     assert not (tmp_path / "merged.json").exists()
+
+
+def test_a_report_written_over_one_of_its_inputs_is_misuse(
+    cli: CliRunner, tmp_path: Path, one_passed_trail: Path
+) -> None:
+    """`merge-reports a.json b.json --json a.json` used to replace the shard a.json with the
+    merged document, silently (`--junit` and `--html` refuse a file that is not theirs); the
+    folder an input was found in counts too."""
+    option = "--json"
+    good_report(tmp_path, one_passed_trail)
+    shutil.copy(tmp_path / "good.json", tmp_path / "other.json")
+    (tmp_path / "shards").mkdir()
+    shutil.copy(tmp_path / "good.json", tmp_path / "shards" / "s1.json")
+    before = (tmp_path / "good.json").read_bytes()
+    for inputs, output in ((["good.json", "other.json"], "good.json"), (["shards"], "shards/s1.json")):
+        merged = cli("merge-reports", *inputs, f"{option}={output}")
+        assert merged.returncode == 3, merged.output
+        assert f"{option} {output}: " in merged.stderr and "which the report would replace" in merged.stderr
+    assert (tmp_path / "good.json").read_bytes() == before
 
 
 def test_a_folder_without_reports_is_misuse(cli: CliRunner, tmp_path: Path) -> None:

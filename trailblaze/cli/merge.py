@@ -30,7 +30,9 @@ def merge_reports(inputs: tuple[Path, ...], plugin_args: tuple[str, ...], config
     from trailblaze.reports.merge import merge
 
     project = _project("merge-reports", options)  # the reporters claim their files before any input is read
-    merged = merge(load_inputs(inputs))
+    shards = load_inputs(inputs)
+    project.config.report_paths.refuse_inputs(shard.path for shard in shards)
+    merged = merge(shards)
     for warning in merged.warnings:  # they quote the shards' JSON: one line each, whatever it holds
         click.echo(f"warning: {one_line(warning)}", err=True)
     result = merged.result()

@@ -24,6 +24,7 @@ from trailblaze.core.sourcefile import read_source
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\Z)', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_LONG_NUMBER = re.compile(r"-?\d{%d,}" % 4000)
 
 
 class JsonError(ValueError):
@@ -52,6 +53,11 @@ def parse(text: str | bytes) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise JsonError(exc.msg, exc.lineno, exc.colno) from None
+    except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        found = _LONG_NUMBER.search(text)
+        at = found.start() if found else 0
+        line = text.count("\n", 0, at) + 1
+        raise JsonError("a number with too many digits", line, at - text.rfind("\n", 0, at)) from None
 
 
 def load_path(path: Path) -> Any:

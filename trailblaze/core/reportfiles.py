@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +107,28 @@ class ReportPaths:
             raise UsageError(f"{earlier} and {shown} are one file; give each report a file of its own")
         self._claimed[identity] = shown
         self._claims.append(Claim(option, path, kind))
+
+    def refuse_inputs(self, inputs: Iterable[Path]) -> None:
+        """A :class:`~trailblaze.core.errors.UsageError` when a claimed report file is one of
+        ``inputs`` (``merge-reports a.json b.json --json a.json``): written, it would replace
+        what the command read."""
+        read = {_identity(path): path for path in inputs}
+        for claim in self._claims:
+            found = read.get(_identity(claim.path))
+            if found is not None:
+                raise UsageError(
+                    f"{claim.option} {claim.path}: that is one of the inputs ({found}), which the report would "
+                    "replace; write the report to another file"
+                )
+
+
+def _identity(path: Path) -> object:
+    """What tells files apart, links and other spellings of a path included."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return (found.st_dev, found.st_ino)
 
 
 def _head(path: Path) -> bytes:
