@@ -15,7 +15,7 @@ from trailblaze.drivers.web.driver import PlaywrightDriver
 WITHOUT_ANDROID = ("-p", "tests.support.without_android")
 MISSING = (
     "the android-uiautomator2 driver needs the uiautomator2 package, which is not installed: "
-    "pip install 'trailblaze[android]'"
+    "pip install 'trailblaze[android]'; `trailblaze doctor` checks the install"
 )
 
 
@@ -36,7 +36,7 @@ def test_a_missing_requirement_names_the_extra() -> None:
     assert PlaywrightDriver.missing_requirement() is None  # the web driver comes with trailblaze
     assert Fancy.missing_requirement() == (
         "the fancy driver needs the no_such_module_anywhere package, which is not installed: "
-        "pip install 'trailblaze[fancy]'"
+        "pip install 'trailblaze[fancy]'; `trailblaze doctor` checks the install"
     )
 
 

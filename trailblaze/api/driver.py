@@ -86,9 +86,9 @@ class Driver(abc.ABC):
         self.options = options
 
     @classmethod
-    def missing_requirement(cls) -> str | None:
-        """Why this driver cannot run here (a module of :attr:`requires` is not installed,
-        and how to install it), or None. Checked without importing anything."""
+    def missing_module(cls) -> str | None:
+        """The first module of :attr:`requires` that is not installed, or None. Checked without
+        importing anything."""
         import importlib.util
 
         for module in cls.requires:
@@ -97,9 +97,25 @@ class Driver(abc.ABC):
             except (ImportError, ValueError):
                 found = False
             if not found:
-                how = f"pip install 'trailblaze[{cls.extra}]'" if cls.extra else f"pip install {module}"
-                return f"the {cls.key} driver needs the {module} package, which is not installed: {how}"
+                return module
         return None
+
+    @classmethod
+    def install_command(cls, module: str) -> str:
+        """What installs ``module`` for this driver: its extra of ``trailblaze`` when it has one."""
+        return f"pip install 'trailblaze[{cls.extra}]'" if cls.extra else f"pip install {module}"
+
+    @classmethod
+    def missing_requirement(cls) -> str | None:
+        """Why this driver cannot run here (a module of :attr:`requires` is not installed,
+        and how to install it), or None. Checked without importing anything."""
+        module = cls.missing_module()
+        if module is None:
+            return None
+        return (
+            f"the {cls.key} driver needs the {module} package, which is not installed: "
+            f"{cls.install_command(module)}; `trailblaze doctor` checks the install"
+        )
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Acquire what every session shares (web: launch the browser). Called once, lazily."""

@@ -73,7 +73,7 @@ async def test_a_window_with_only_the_headless_shell_installed_says_what_to_inst
     assert str(raised.value) == (
         f"no browser for a visible window (--headed, headless: false): Chromium's headless shell ({shell}) "
         "cannot show one; install a full Chromium (Debian/Ubuntu: `apt-get install chromium`) or "
-        "Playwright's (`python -m playwright install chromium`)"
+        "Playwright's (`python -m playwright install chromium`); `trailblaze doctor` checks the install"
     )
 
 

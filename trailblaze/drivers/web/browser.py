@@ -47,9 +47,12 @@ HEADLESS_SHELLS = (
     "chromium-headless-shell",
 )
 VIEWPORT = {"width": 1280, "height": 720}
+#: what a message about a missing piece ends with (as the scripted tools' do)
+DOCTOR_HINT = "`trailblaze doctor` checks the install"
 NO_BROWSER = (
     "no browser for the web driver: install Playwright's Chromium (`python -m playwright install chromium`) "
-    "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml"
+    "or a system Chromium (Debian/Ubuntu: `apt-get install chromium`), or set `browser:` in trailblaze.yaml; "
+    + DOCTOR_HINT
 )
 
 
@@ -88,6 +91,15 @@ async def launch(chromium: BrowserType, browser: str | None, *, headless: bool, 
     ``browser:`` in trailblaze.yaml) when given, else Playwright's own build (Playwright picks
     its headless shell for a headless launch), else a system Chromium (its headless shell for
     a headless launch, when installed); an error saying how to get one when there is none."""
+    started, _ = await launch_which(chromium, browser, headless=headless, args=args)
+    return started
+
+
+async def launch_which(
+    chromium: BrowserType, browser: str | None, *, headless: bool, args: Sequence[str] = ()
+) -> tuple[Browser, str]:
+    """:func:`launch`, also saying which browser started (``trailblaze doctor`` reports it):
+    the path of the executable, with where it came from."""
     from playwright.async_api import Error
 
     options: dict[str, Any] = {"headless": headless, "args": [*CHROMIUM_ARGS, *args]}
@@ -95,12 +107,16 @@ async def launch(chromium: BrowserType, browser: str | None, *, headless: bool, 
         if not Path(browser).is_file():
             raise UsageError(f"browser not found: {browser} (from `browser:` in trailblaze.yaml)")
         try:
-            return await chromium.launch(executable_path=browser, **options)
+            started = await chromium.launch(executable_path=browser, **options)
         except Error as exc:
             raise InfrastructureError(launch_failure(browser, exc)) from None
+        return started, f"{browser} (`browser:` in trailblaze.yaml)"
     if Path(chromium.executable_path).is_file():
         try:
-            return await chromium.launch(**options)
+            started = await chromium.launch(**options)
+            # Playwright picks its headless shell for a headless launch
+            kind = "headless shell, beside its Chromium at" if headless else "Chromium at"
+            return started, f"Playwright's own {kind} {chromium.executable_path}"
         except Error:
             pass  # Playwright's build is there but cannot start here; try the system's
     path = system_chromium(headless=headless)
@@ -110,13 +126,15 @@ async def launch(chromium: BrowserType, browser: str | None, *, headless: bool, 
             raise InfrastructureError(
                 f"no browser for a visible window (--headed, headless: false): Chromium's headless shell ({shell}) "
                 "cannot show one; install a full Chromium (Debian/Ubuntu: `apt-get install chromium`) or "
-                "Playwright's (`python -m playwright install chromium`)"
+                f"Playwright's (`python -m playwright install chromium`); {DOCTOR_HINT}"
             )
         raise InfrastructureError(NO_BROWSER)
     try:
-        return await chromium.launch(executable_path=path, **options)
+        started = await chromium.launch(executable_path=path, **options)
     except Error as exc:
         raise InfrastructureError(launch_failure(path, exc)) from None
+    kind = "the system's headless shell" if path == headless_shell() else "the system's Chromium"
+    return started, f"{kind} at {path}"
 
 
 def launch_failure(path: str, exc: Exception) -> str:
