@@ -78,6 +78,7 @@ HOOK_TESTS = {
     "trailblaze_tool_call": (HOOKS_PY, "test_a_tool_call_hook_can_take_over_a_call"),
     "trailblaze_pause_live": (HOOKS_PY, "test_pause_live_is_called_before_printing_for_a_person"),
     "trailblaze_tool_report": (HOOKS_PY, "test_lifecycle_hooks_fire_in_order"),
+    "trailblaze_doctor": ("tests/cli/test_doctor.py", "test_a_plugin_adds_its_checks_through_the_hook"),
 }
 
 

@@ -33,6 +33,7 @@ def test_builtins_are_plugins_registered_by_name() -> None:
         "trailblaze_addoption",
         "trailblaze_check_run",
         "trailblaze_configure",
+        "trailblaze_doctor",
         "trailblaze_register_commands",
         "trailblaze_register_drivers",
         "trailblaze_register_tools",

@@ -51,6 +51,7 @@ _EXPORTS = {
     "Device": "trailblaze.api.driver",
     "Driver": "trailblaze.api.driver",
     "DriverOptions": "trailblaze.api.driver",
+    "DoctorCheck": "trailblaze.api.doctor",
     "ToolFailure": "trailblaze.core.errors",
     "tool": "trailblaze.tools.authoring",
     "Delegate": "trailblaze.tools.model",
@@ -75,6 +76,7 @@ __all__ = [
     "Delegate",
     "Device",
     "DeviceInfo",
+    "DoctorCheck",
     "Driver",
     "DriverOptions",
     "OptionGroup",
@@ -132,6 +134,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from trailblaze.api.agent import Agent, AgentSettings, CallResult, StepTask, Usage, Verdict
+    from trailblaze.api.doctor import DoctorCheck
     from trailblaze.api.driver import Device, Driver, DriverOptions
     from trailblaze.api.results import (
         AgentReport,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import click
 
     from trailblaze.api.agent import Agent
+    from trailblaze.api.doctor import DoctorCheck
     from trailblaze.api.driver import Driver
     from trailblaze.api.results import Artifact, RunResult, StepResult, ToolReport, TrailResult
     from trailblaze.api.session import Run, Session
@@ -295,3 +296,24 @@ def trailblaze_tool_report(report: ToolReport, session: Session) -> None:
     """Called after each executable (non-delegating) tool call on ``session`` finished — the
     calls a recording consists of. ``report`` has its name, arguments as reports show them,
     status, duration and ``delegated_from`` chain. The return value is ignored."""
+
+
+# -- checking the install -------------------------------------------------------------------------
+
+
+@hookspec
+def trailblaze_doctor(run: Run) -> list[DoctorCheck] | Awaitable[list[DoctorCheck]] | None:
+    """Called by ``trailblaze doctor`` to ask whether what the plugin needs is there on the
+    machine: its client library, a browser, a runtime, a device. ``run`` is the project as
+    ``trailblaze run`` would plan it, with nothing opened and nothing checked:
+    ``run.config`` (the defaults when there is no trailblaze.yaml here, or when it is invalid:
+    ``doctor`` reports that itself) and ``run.planned``, each of the project's trails with the
+    driver and workspace it would have (empty outside a project), so a plugin can tell what
+    the trails need from what they do not. Return a ``trailblaze.DoctorCheck`` for each piece
+    the plugin owns — ``ok``, ``warn`` (missing or broken, but the trails do not need it),
+    ``fail`` (they need it: ``doctor`` exits 2) or ``skip`` (not looked at), with the ``fix``
+    for what is not ok; ``DoctorCheck.missing(..., needed=...)`` picks ``fail`` or ``warn`` —
+    or an awaitable resolving to them for what takes time (listing devices, starting a
+    browser: the awaitables of all plugins run concurrently, each within 60 s), or None when
+    there is nothing to check. Plugins are asked one at a time, built-ins first; one that
+    raises, times out or returns something else is a failed check named after it."""

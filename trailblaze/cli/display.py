@@ -1,4 +1,4 @@
-"""How the listing commands print: ``trailblaze tools``, ``plugins`` and ``devices``.
+"""How the listing commands print: ``trailblaze tools``, ``plugins``, ``devices`` and ``doctor``.
 
 A table (rich) on a terminal, one plain line per item for pipes and CI logs, JSON with
 ``--json``. Descriptions and names come from plugins and servers, so they are printed as text,
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from trailblaze.runner.doctor import DoctorReport
     from trailblaze.tools.model import ToolSpec
 
 
@@ -103,3 +104,59 @@ def print_devices(rows: Sequence[dict[str, Any]], empty: Sequence[str], *, as_js
                 f"{row['id']}  {row['platform']}  {row['driver']}  {row['width']}x{row['height']}  "
                 f"{row['model']}  {row['state']}"
             )
+
+
+#: how each status of ``trailblaze doctor`` looks on a terminal
+STATUS_STYLES = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
+
+
+def print_doctor(report: DoctorReport, *, as_json: bool = False) -> None:
+    """One line per check (its status, name and what was found) and, under it, its fix; then
+    whether the project's trails can run here. On a terminal the statuses have colours and
+    long lines wrap under their column; for pipes and CI logs, one plain line each."""
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    from trailblaze.core.limits import printable
+
+    rows: list[tuple[str, str, str]] = []
+    for finding in report.findings:
+        check = finding.check
+        lines = printable(check.detail).splitlines() or [""]
+        rows.append((check.status, check.name, lines[0]))
+        rows += [("", "", line) for line in lines[1:]]
+        if check.fix and check.status != "ok":
+            rows.append(("", "", f"fix: {printable(check.fix)}"))
+    from rich.console import Console
+
+    console = Console(soft_wrap=False, markup=False, emoji=False, highlight=False)
+    if console.is_terminal:
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table.grid(padding=(0, 2))
+        for _ in range(3):
+            table.add_column()
+        for status, name, text in rows:
+            style = "bold" if text.startswith("fix: ") else ""
+            table.add_row(Text(status, style=STATUS_STYLES.get(status, "")), Text(name), Text(text, style=style))
+        console.print(table)
+    else:
+        widths = [max(len(row[i]) for row in rows) for i in range(2)]
+        for status, name, text in rows:
+            click.echo(f"{status.ljust(widths[0])}  {name.ljust(widths[1])}  {text}".rstrip())
+    click.echo(summary(report))
+
+
+def summary(report: DoctorReport) -> str:
+    """The last line: whether the project's trails can run here, and what stands in the way."""
+    failed = report.failed
+    warnings = report.count("warn")
+    plural = "s" if warnings != 1 else ""
+    if failed:
+        names = ", ".join(dict.fromkeys(f.check.name for f in failed))
+        return f"not ready: the project's trails need what failed ({names}); the fix: lines say how to mend it"
+    if report.config_path is None:
+        return "no project here; the install is checked" + (f" ({warnings} warning{plural})" if warnings else "")
+    noted = f" ({warnings} warning{plural}: what the trails do not need)" if warnings else ""
+    return f"ready: the project's trails can run here{noted}"

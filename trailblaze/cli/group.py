@@ -95,12 +95,13 @@ def cli(ctx: click.Context, plugin_args: tuple[str, ...], config: Path | None) -
 
 
 def _add_own_commands(group: click.Group) -> None:
+    from trailblaze.cli.doctor import doctor
     from trailblaze.cli.init import init
     from trailblaze.cli.listing import devices, plugins, schema, tools
     from trailblaze.cli.sdk import sdk
     from trailblaze.cli.trails import record, run, validate
 
-    for command in (run, record, validate, tools, plugins, devices, schema, init, sdk):
+    for command in (run, record, validate, tools, plugins, devices, schema, init, sdk, doctor):
         group.add_command(command)
 
 

@@ -1,12 +1,17 @@
 """Built-in plugin: the ``android-uiautomator2`` driver and the Android-only tools
-(``android_adbShell``, ``android_grantPermissions``)."""
+(``android_adbShell``, ``android_grantPermissions``); ``trailblaze doctor`` hears from it whether
+its extra is installed and which devices adb reaches."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
+
+if TYPE_CHECKING:
+    from trailblaze.api.doctor import DoctorCheck
+    from trailblaze.api.session import Run
 
 
 @hookimpl
@@ -24,3 +29,13 @@ def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     for fn in ANDROID_TOOLS:
         register(fn)
     register_trailmap(register, "android")
+
+
+@hookimpl
+def trailblaze_doctor(run: Run) -> Awaitable[list[DoctorCheck]]:
+    """The driver's package (its extra) and the devices it reaches now; failures when the
+    project has trails for it."""
+    from trailblaze.drivers.android.driver import AndroidDriver
+    from trailblaze.drivers.mobile.doctor import driver_checks
+
+    return driver_checks(AndroidDriver, run)

@@ -19,6 +19,8 @@ from trailblaze.core.limits import MAX_WAIT_SECONDS, MAX_WORKERS
 if TYPE_CHECKING:
     import click
 
+    from trailblaze.api.doctor import DoctorCheck
+    from trailblaze.api.session import Run
     from trailblaze.core.argparsing import Parser
 
 LISTING = ("tools", "devices")
@@ -195,3 +197,11 @@ def _agent_options(parser: Parser) -> None:
         help="Continue an interrupted recording from .trailblaze/record/.",
         commands=("record",),
     )
+
+
+@hookimpl
+def trailblaze_doctor(run: Run) -> list[DoctorCheck]:
+    """Which Python and which trailblaze (doctor checks trailblaze.yaml and the trails itself)."""
+    from trailblaze.runner.doctor import install_checks
+
+    return install_checks()

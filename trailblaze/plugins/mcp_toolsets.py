@@ -7,8 +7,9 @@ checks, before any device opens, that the servers a run needs can be started (a 
 that is not set, a missing script). When a session opens, the servers that apply to it are
 spawned (or reached over HTTP) and handshaken concurrently, and their tools join
 ``session.registry``; they are shut down with the session. Projects without servers pay
-nothing: the ``mcp`` SDK is imported only when a session has servers. Block it with
-``-p no:mcp_toolsets``.
+nothing: the ``mcp`` SDK is imported only when a session has servers. It tells ``trailblaze
+doctor`` about Node.js and the scripting SDK that scripted tools and JavaScript servers need.
+Block it with ``-p no:mcp_toolsets``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
+    from trailblaze.api.doctor import DoctorCheck
     from trailblaze.api.session import Run, Session
     from trailblaze.core.argparsing import Parser
     from trailblaze.core.errors import TrailblazeError
@@ -109,3 +111,12 @@ async def _attach(session: Session) -> None:
     from trailblaze.mcp.client.attach import attach
 
     await attach(session)
+
+
+@hookimpl
+def trailblaze_doctor(run: Run) -> list[DoctorCheck]:
+    """Node.js (and bun) and the @trailblaze/scripting SDK: failures when the project has
+    scripted tools or MCP servers that run on them, notes otherwise."""
+    from trailblaze.mcp.client.doctor import javascript_checks
+
+    return javascript_checks(run)

@@ -6,7 +6,7 @@ checks before a run (a ``/path`` URL without a ``base_url``, a visible browser w
 display) and its evidence: a Playwright trace (``trace.zip``, which ``playwright show-trace``
 opens) of a trail's first ``--retries`` retry, unless ``--trace on|off|retain-on-failure`` says
 otherwise. It adds ``trailblaze sample-app``, which serves the bundled app ``base_url: sample-app``
-runs against."""
+runs against, and tells ``trailblaze doctor`` about Playwright and the browser."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from trailblaze import hookimpl
 if TYPE_CHECKING:
     import click
 
+    from trailblaze.api.doctor import DoctorCheck
     from trailblaze.api.results import Artifact, TrailResult
     from trailblaze.api.session import PlannedTrail, Run, Session
     from trailblaze.core.argparsing import Parser
@@ -293,6 +294,15 @@ async def _stop_trace(
         result.evidence_errors.append(not_saved("trace", path, exc, root))
         return []
     return [Artifact("trace", str(path))]
+
+
+@hookimpl
+def trailblaze_doctor(run: Run) -> Awaitable[list[DoctorCheck]]:
+    """Playwright, the browser a headless run launches (started and closed: about half a second)
+    and the one ``--headed`` would open; failures when the project has web trails."""
+    from trailblaze.drivers.web.doctor import web_checks
+
+    return web_checks(run)
 
 
 @hookimpl
