@@ -39,6 +39,7 @@ def wheel_files() -> dict[str, str]:
         f"{DIST_INFO}/licenses/LICENSE": "Apache License",
         f"{DIST_INFO}/METADATA": "Name: trailblaze\nLicense-Expression: Apache-2.0\n",
         f"{DIST_INFO}/entry_points.txt": "[console_scripts]\ntrailblaze = trailblaze.cli:main\n",
+        **dict.fromkeys(check_dist.SDK_FILES, "export {};\n"),
     }
     for package, patterns in PYPROJECT["tool"]["setuptools"]["package-data"].items():
         for pattern in patterns:
@@ -57,7 +58,17 @@ def write_dist(folder: Path, wheel: dict[str, str], sdist: tuple[str, ...]) -> P
     return folder
 
 
-SDIST = ("LICENSE", "pyproject.toml", "README.md", "trailblaze/__init__.py")
+SDIST = (
+    "LICENSE",
+    "pyproject.toml",
+    "README.md",
+    "trailblaze/__init__.py",
+    "build_support/trailblaze_build.py",
+    "sdks/typescript/package-lock.json",
+    "sdks/typescript/src/index.ts",
+    "sdks/typescript/scripts/bundle.mjs",
+    *check_dist.SDK_FILES,
+)
 
 
 def test_the_license_is_the_apache_text_and_the_wheel_carries_it() -> None:
@@ -69,7 +80,8 @@ def test_the_license_is_the_apache_text_and_the_wheel_carries_it() -> None:
 
 
 def test_a_release_that_holds_what_users_need_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert check_dist.main(write_dist(tmp_path, wheel_files(), SDIST)) == 0
+    # (building the wheel again from the sdist is checked on real ones: `make dist`, the release)
+    assert check_dist.main(write_dist(tmp_path, wheel_files(), SDIST), rebuild=False) == 0
     assert "hold what a release needs" in capsys.readouterr().out
 
 
@@ -81,21 +93,32 @@ def test_a_release_that_holds_what_users_need_passes(tmp_path: Path, capsys: pyt
         (lambda files: files.pop(DATA_FILE), f"no file matches package data {DATA_PATTERN}"),
         (lambda files: files.update({"tests/conftest.py": ""}), "holds the repository's tests/"),
         (lambda files: files.update({f"{DIST_INFO}/entry_points.txt": ""}), "no `trailblaze` command"),
+        (lambda files: files.pop(check_dist.SDK_FILES[2]), f"no {check_dist.SDK_FILES[2]}"),
+        (
+            lambda files: files.update({"trailblaze/scripting-sdk/node_modules/@esbuild/bin/esbuild": "\x7fELF..."}),
+            "trailblaze/scripting-sdk/node_modules/@esbuild/bin/esbuild is native code",
+        ),
     ],
-    ids=["no-license", "no-py-typed", "no-package-data", "stray-tests", "no-command"],
+    ids=["no-license", "no-py-typed", "no-package-data", "stray-tests", "no-command", "no-sdk", "native-code"],
 )
 def test_a_wheel_missing_a_part_or_holding_the_repository_fails(
     change: Callable[[dict[str, str]], object], problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     files = wheel_files()
     change(files)
-    assert check_dist.main(write_dist(tmp_path, files, SDIST)) == 1
+    assert check_dist.main(write_dist(tmp_path, files, SDIST), rebuild=False) == 1
     assert problem in capsys.readouterr().err
 
 
-def test_an_sdist_without_the_license_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert check_dist.main(write_dist(tmp_path, wheel_files(), SDIST[1:])) == 1
+def test_an_sdist_without_the_license_or_the_sdk_sources_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert check_dist.main(write_dist(tmp_path, wheel_files(), SDIST[1:]), rebuild=False) == 1
     assert "trailblaze-0.1.0.tar.gz: no LICENSE" in capsys.readouterr().err
+    (tmp_path / "trailblaze-0.1.0.tar.gz").unlink()
+    without = tuple(name for name in SDIST if not name.startswith("sdks/"))
+    assert check_dist.main(write_dist(tmp_path, wheel_files(), without), rebuild=False) == 1
+    assert "trailblaze-0.1.0.tar.gz: no sdks/typescript/src/index.ts" in capsys.readouterr().err
 
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))

@@ -70,7 +70,9 @@ SELECTOR_CHARS = Limit(
     "TRAILBLAZE_MAX_SELECTOR_CHARS", 100_000, "characters a selector may have, as written and as Playwright gets it"
 )
 #: bytes of an MCP server's stderr log before it is rotated (one older log is kept)
-LOG_BYTES = Limit("TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log")
+LOG_BYTES = Limit(
+    "TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log, and of web: server:'s output"
+)
 #: characters of a step's text an agent gives ``trailblaze mcp`` (an objective, a call's reason)
 STEP_TEXT_CHARS = Limit("TRAILBLAZE_MAX_STEP_TEXT_CHARS", 2_000, "characters a recorded step's text may have")
 

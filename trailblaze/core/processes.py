@@ -221,30 +221,92 @@ class _Watchdog:
             self._process.wait(5)
 
 
-@contextlib.contextmanager
-def guard(active: bool = True) -> Iterator[str | None]:
-    """For the length of a run that starts servers (``active``): a token in the environment, a
-    subreaper, a watchdog; at the end, a sweep. Yields the token (None when inactive)."""
-    if not active or not linux() or token() is not None:  # nested (a run inside a run): the outer one guards
-        yield token()
-        return
-    marker = uuid.uuid4().hex
-    watchdog: _Watchdog | None = None
-    with contextlib.suppress(OSError):
-        watchdog = _Watchdog(marker)
-    os.environ[TOKEN_VARIABLE] = marker
-    subreaper = become_subreaper()
-    try:
-        yield marker
-    finally:
+class _Scope:
+    """A run's guard: armed (token, subreaper, watchdog) once something may need sweeping."""
+
+    def __init__(self) -> None:
+        self.marker: str | None = None
+        self.subreaper = False
+        self.watchdog: _Watchdog | None = None
+
+    def arm(self) -> str:
+        if self.marker is None:
+            marker = uuid.uuid4().hex
+            with contextlib.suppress(OSError):
+                self.watchdog = _Watchdog(marker)
+            os.environ[TOKEN_VARIABLE] = marker
+            self.subreaper = become_subreaper()
+            self.marker = marker
+        return self.marker
+
+    def disarm(self) -> None:
+        if self.marker is None:
+            return
         try:
             sweep()
         finally:
             os.environ.pop(TOKEN_VARIABLE, None)
-            if subreaper:
+            if self.subreaper:
                 become_subreaper(False)
-            if watchdog is not None:
-                watchdog.close()
+            if self.watchdog is not None:
+                self.watchdog.close()
+            self.marker = None
+
+
+#: the guard of the run under way (None outside one)
+_scope: _Scope | None = None
+
+
+@contextlib.contextmanager
+def guard(active: bool = True) -> Iterator[str | None]:
+    """For the length of a run: once it starts a process that may leave descendants behind (a
+    server, ``web: server:``, :func:`arm`) — or at once when ``active`` — a token in the
+    environment, a subreaper, a watchdog; at the end, a sweep. Yields the token (None until
+    armed). A run that starts nothing of the kind pays nothing."""
+    global _scope
+    if not linux() or _scope is not None or token() is not None:  # nested (a run inside a run): the outer one guards
+        yield token()
+        return
+    scope = _scope = _Scope()
+    try:
+        yield scope.arm() if active else None
+    finally:
+        _scope = None
+        scope.disarm()
+
+
+def arm() -> str | None:
+    """Before starting a process that may leave descendants behind: the run's token, so that
+    what it starts is swept at the end of the run — also what leaves its process group and
+    ignores SIGTERM. None outside a run (the caller's own shutdown is all there is)."""
+    return _scope.arm() if _scope is not None else token()
+
+
+def listener(port: int) -> int | None:
+    """The pid of a process of this user listening on TCP ``port`` (Linux), else None."""
+    if not linux():
+        return None
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as handle:
+                next(handle, None)
+                for row in handle:
+                    fields = row.split()
+                    if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(fields[9])
+        except (OSError, ValueError):
+            continue
+    wanted = {f"socket:[{inode}]" for inode in inodes}
+    for name in os.listdir("/proc") if wanted else ():
+        if not name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{name}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{name}/fd/{fd}") in wanted:
+                        return int(name)
+    return None
 
 
 def install_interrupts(loop: Any, task: Any, on_first: Callable[[], None] | None = None) -> Callable[[], None]:

@@ -27,11 +27,22 @@ MASK = "***"
 MIN_SECRET_LENGTH = 4
 
 
+#: every secret any session of this process has used: for what no one session owns (the
+#: output of ``web: server:``, which serves every session of a run), masking more is no harm
+_KNOWN: set[str] = set()
+
+
 def keep(secrets: set[str], *values: Any) -> None:
     """Remember ``values`` (the strings long enough to be worth masking) as secrets."""
     for value in values:
         if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
             secrets.add(value)
+            _KNOWN.add(value)
+
+
+def redact_known(text: str) -> str:
+    """``text`` with every secret any session has used so far masked."""
+    return redact(text, _KNOWN) if _KNOWN else text
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

@@ -72,6 +72,60 @@ def test_the_server_is_started_for_the_run_and_stopped_after_it(cli: CliRunner, 
     assert '"GET / HTTP/1.1" 200' in log  # the server's own output, kept as evidence
 
 
+SIGN_IN = """
+config: {id: sign-in, title: A password the app logs}
+trail:
+  - step: Sign in
+    recording:
+      web:
+        - web_navigate: {url: /sign-in.html}
+        - web_fillSecret: {ref: "css=#pw", value: "${APP_PASSWORD}"}
+        - web_click: {ref: "css=#go"}
+        - web_verifyTextVisible: {text: Served for the run}
+"""
+
+
+def test_the_servers_log_masks_the_runs_secrets_and_is_bounded(cli: CliRunner, project: Project, browser: str) -> None:
+    """The app logs the request line, password and all (a GET form): the log CI uploads holds
+    ***. A server that prints more than the bound before it listens leaves two bounded files."""
+    port = free_port()
+    project.write("boot.py", "for i in range(400):\n    print(f'boot {i:05d} ' + 'y' * 90)\n")
+    chatty = f"{shlex.quote(sys.executable)} boot.py && "
+    server_project(project, chatty + serve_command(port), port)
+    project.write(
+        "site/sign-in.html",
+        '<!doctype html><form action="/index.html" method="get"><input id="pw" name="pw" type="password">'
+        '<button id="go">Go</button></form>\n',
+    )
+    project.trail("hello", SIGN_IN)
+    secret = "hunter2-" + uuid.uuid4().hex[:8]
+    env = {"APP_PASSWORD": secret, "CI": "", "TRAILBLAZE_MAX_LOG_BYTES": "20000"}
+    result = cli("run", "--artifacts-dir", "out", env=env)
+    assert result.returncode == 0, result.output
+    logs = [project.root / "out" / "web-server.log", project.root / "out" / "web-server.log.1"]
+    text = "".join(path.read_text(encoding="utf-8") for path in logs)
+    assert secret not in text and "pw=***" in text  # the app logged the request line
+    assert all(path.stat().st_size <= 20_000 for path in logs)
+    assert "boot 00399" in text and "boot 00000" not in text  # the oldest went with the rotation
+
+
+def test_a_daemon_the_command_detaches_is_ended_with_the_run(cli: CliRunner, project: Project, browser: str) -> None:
+    """`setsid … &` leaves the process group stopping the command ends; it carries the run's
+    token, so the run's end finds it (a warning names it meanwhile) and the port is free after."""
+    port = free_port()
+    detached = f"setsid {serve_command(port)} > /dev/null 2>&1 < /dev/null & sleep 600"
+    server_project(project, detached, port)
+    result = cli("run", env={"CI": ""})
+    assert result.returncode == 0, result.output
+    assert f"warning: web server: http://127.0.0.1:{port}/ still answers after" in result.stderr
+    assert "carries the run's token and is ended with the run" in result.stderr
+    for _ in range(50):
+        if not answers(port):
+            break
+        time.sleep(0.1)
+    assert not answers(port)
+
+
 def test_a_command_that_exits_is_exit_2_with_its_last_output(cli: CliRunner, project: Project, browser: str) -> None:
     port = free_port()
     server_project(project, "echo booting; echo 'port 3000 is taken' >&2; exit 7", port)

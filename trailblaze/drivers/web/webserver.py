@@ -7,8 +7,13 @@ failure or Ctrl-C. Starting waits until the URL answers (any status below 404, a
 bounded by ``timeout``; a command that exits first or never answers is an infrastructure error
 (exit 2) naming the command and the last lines of its output. The command runs through the
 shell in the config file's folder, in a process group of its own: stopping sends SIGTERM to the
-whole group, then SIGKILL to whatever is left. Its output goes to ``web-server.log`` in the
-run's artifacts folder.
+whole group, then SIGKILL to whatever is left; what it started and that left the group (a
+daemon that detached itself with ``setsid``) carries the run's token and is swept when the run
+ends (:mod:`trailblaze.core.processes`). Something that still answers at the URL after that is
+named in a warning, with its pid where it can be found. Its output goes to ``web-server.log`` in
+the run's artifacts folder as MCP servers' stderr goes to theirs: every secret the run's trails
+used masked, the file rotated at ``TRAILBLAZE_MAX_LOG_BYTES`` (the one before kept as
+``web-server.log.1``).
 
 ``reuse_existing``: when something already answers at the URL, use it instead of starting the
 command (a developer's own server); under CI it is an error instead, so a stale server never
@@ -20,11 +25,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import signal
 import subprocess
+import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import IO
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
@@ -32,6 +41,8 @@ from pydantic.alias_generators import to_camel
 from trailblaze.core import processes
 from trailblaze.core.errors import InfrastructureError
 from trailblaze.core.limits import MAX_WAIT_SECONDS, one_line
+from trailblaze.core.processlog import ProcessLog
+from trailblaze.device import masking
 
 LOG_NAME = "web-server.log"
 #: lines of the server's output an error quotes
@@ -40,6 +51,8 @@ TAIL_LINES = 10
 STOP_GRACE_S = 5.0
 #: seconds one look at the URL may take
 PROBE_TIMEOUT_S = 2.0
+#: bytes of output taken as one line at most (a server that never ends a line still gets logged)
+OUTPUT_CHUNK = 64 * 1024
 
 
 class WebServerConfig(BaseModel):
@@ -87,6 +100,8 @@ class WebServer:
         self.artifacts_dir = artifacts_dir
         self.reuse = config.reuse_existing if config.reuse_existing is not None else not under_ci()
         self.log_path: Path | None = None
+        self.log: ProcessLog | None = None
+        self._reader: _OutputReader | None = None
         self._process: _Adopted | None = None
         self._pgid = 0
         self._failure: InfrastructureError | None = None
@@ -135,57 +150,61 @@ class WebServer:
             raise
 
     def _spawn(self) -> None:
-        log = self._open_log()
+        self.log = self._open_log()
+        marker = processes.arm()  # what the command starts and leaves behind is swept with the run
+        env = {**os.environ, processes.TOKEN_VARIABLE: marker} if marker is not None else None
         try:
             # a plain Popen: it needs no child watcher, and is waited on by polling (_Adopted)
             popen = subprocess.Popen(
                 ["/bin/sh", "-c", self.config.command],
                 cwd=self.cwd,
+                env=env,
                 stdin=subprocess.DEVNULL,
-                stdout=log,
+                stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stopped as a whole, and Ctrl-C is ours
                 preexec_fn=processes.die_with_parent_setup(),
             )
         except OSError as exc:
+            self.log.close()
             raise InfrastructureError(f"web server: cannot start `{self.config.command}`: {exc}") from None
-        finally:
-            log.close()
         self._pgid = popen.pid
         processes.on_die_now(self.kill)
         self._process = _Adopted(popen)
+        assert popen.stdout is not None
+        self._reader = _OutputReader(popen.stdout, self.log)
+        self._reader.start()
 
-    def _open_log(self) -> IO[bytes]:
+    def _open_log(self) -> ProcessLog:
+        """Where the output goes: the artifacts folder's web-server.log (evidence), else a
+        temporary file, removed when the server stops. Secrets the run's trails used are masked."""
         if self.artifacts_dir is not None:
-            self.artifacts_dir.mkdir(parents=True, exist_ok=True)
             self.log_path = self.artifacts_dir / LOG_NAME
-            return self.log_path.open("wb")
-        handle = tempfile.NamedTemporaryFile(prefix="trailblaze-web-server-", suffix=".log", delete=False)  # noqa: SIM115
-        self.log_path = Path(handle.name)
-        return handle
+        else:
+            handle, name = tempfile.mkstemp(prefix="trailblaze-web-server-", suffix=".log")
+            os.close(handle)
+            self.log_path = Path(name)
+        return ProcessLog(
+            self.log_path, lines=TAIL_LINES, redact=masking.redact_known, what="the command", stream="output"
+        )
 
     def _error(self, what: str) -> InfrastructureError:
+        if self._reader is not None:
+            self._reader.settle()  # what it printed before it exited is in the tail
         tail = self.output_tail()
         shown = "\n".join(f"  | {one_line(line)}" for line in tail) if tail else "  (it printed nothing)"
         where = f" (whole output: {self.log_path})" if self.artifacts_dir is not None and self.log_path else ""
         return InfrastructureError(f"web server: `{self.config.command}` {what}; its last output{where}:\n{shown}")
 
     def output_tail(self) -> list[str]:
-        """The last :data:`TAIL_LINES` lines the command printed (from the end of its log)."""
-        if self.log_path is None:
-            return []
-        try:
-            with self.log_path.open("rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - 8192))
-                text = handle.read().decode("utf-8", "replace")
-        except OSError:
-            return []
-        return [line for line in text.splitlines() if line.strip()][-TAIL_LINES:]
+        """The last :data:`TAIL_LINES` lines the command printed, secrets masked."""
+        return [line for line in self.log.lines if line.strip()] if self.log is not None else []
 
     async def stop(self) -> None:
-        """SIGTERM to the command's process group, SIGKILL to what is left after a grace;
-        a temporary log goes away (one in the artifacts folder stays as evidence)."""
+        """SIGTERM to the command's process group, SIGKILL to what is left after a grace; a
+        warning when something still answers at the URL (a daemon that detached itself, for
+        the run's end to sweep, or one no sweep can find); a temporary log goes away (one in
+        the artifacts folder stays as evidence)."""
         process, self._process = self._process, None
         if process is not None:
             _signal_group(self._pgid, signal.SIGTERM)
@@ -195,14 +214,82 @@ class WebServer:
                 await process.poll_wait(0.05)
             _signal_group(self._pgid, signal.SIGKILL)
             await process.poll_wait(1.0)
+            await self._warn_if_still_served()
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.stop()
+        if self.log is not None:
+            self.log.close()
         if self.artifacts_dir is None and self.log_path is not None:
             with contextlib.suppress(OSError):
                 self.log_path.unlink()
+
+    async def _warn_if_still_served(self) -> None:
+        if not self._started or not await answers(self.config.url, timeout=0.5):
+            return
+        port = _port_of(self.config.url)
+        pid = processes.listener(port) if port is not None else None
+        who = f"pid {pid}, listening on port {port}" if pid is not None else f"port {port}"
+        how = "it carries the run's token and is ended with the run" if pid in _carriers() else "end it yourself"
+        print(
+            f"warning: web server: {self.config.url} still answers after `{self.config.command}` was stopped "
+            f"({who}): something it started left its process group; {how}",
+            file=sys.stderr,
+        )
 
     def kill(self) -> None:
         """Trailblaze must end now (a second Ctrl-C): SIGKILL the whole group."""
         if self._process is not None:
             _signal_group(self._pgid, signal.SIGKILL)
+
+
+class _OutputReader(threading.Thread):
+    """Reads the command's output into its log, line by line, as long as anything holds the
+    pipe's other end; stopped after the command is (a detached daemon may hold it for ever)."""
+
+    def __init__(self, pipe: IO[bytes], log: ProcessLog) -> None:
+        super().__init__(name="web-server-output", daemon=True)
+        self.pipe = pipe
+        self.log = log
+        self._stopping = threading.Event()
+        self._idle = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        pending = b""
+        fd = self.pipe.fileno()
+        while not self._stopping.is_set():
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if not ready:
+                self._idle.set()
+                continue
+            chunk = os.read(fd, OUTPUT_CHUNK)
+            if not chunk:
+                break
+            self._idle.clear()
+            pending += chunk
+            lines = pending.split(b"\n")
+            pending = lines.pop()
+            if len(pending) >= OUTPUT_CHUNK:  # a line without end: logged in pieces
+                lines.append(pending)
+                pending = b""
+            with self._lock:
+                for line in lines:
+                    self.log.write(line.decode("utf-8", "replace").rstrip("\r"))
+        if pending:
+            with self._lock:
+                self.log.write(pending.decode("utf-8", "replace"))
+        self._idle.set()
+
+    def settle(self, timeout: float = 1.0) -> None:
+        """Wait (a little) until what the command wrote so far has been read."""
+        self._idle.wait(timeout)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join(5)
+        with contextlib.suppress(OSError):
+            self.pipe.close()
 
 
 class _Adopted:
@@ -234,6 +321,19 @@ def _group_alive(pgid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
+
+
+def _port_of(url: str) -> int | None:
+    parts = urlsplit(url)
+    try:
+        return parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+
+
+def _carriers() -> list[int]:
+    marker = processes.token()
+    return processes.carriers(marker) if marker is not None and processes.linux() else []
 
 
 async def answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:

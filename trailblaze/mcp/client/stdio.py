@@ -200,17 +200,19 @@ class StdioTransport:
             self.log.close()  # the tail stays readable; the file is complete
 
     async def _start(self) -> anyio.abc.Process:
+        marker = processes.arm()  # what the server starts and leaves behind is swept with the run
+        env = {**self.env, processes.TOKEN_VARIABLE: marker} if marker is not None else self.env
         helper = prefork.current() if self.fork else None
         if helper is not None:
             with contextlib.suppress(OSError):  # the helper is gone: spawn it the usual way
-                return await helper.spawn(self.args, self.env, self.cwd)
+                return await helper.spawn(self.args, env, self.cwd)
         process = await asyncio.create_subprocess_exec(
             self.command,
             *self.args,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=self.env,
+            env=env,
             cwd=self.cwd,
             start_new_session=True,
             preexec_fn=processes.die_with_parent_setup(),  # one prctl call: no lock is taken
