@@ -24,7 +24,7 @@ from trailblaze.core.sourcefile import read_source
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\Z)', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-_LONG_NUMBER = re.compile(r"-?\d{%d,}" % 4000)
+_LONG_NUMBER = re.compile(r"-?\d{4000,}")  # near the 4300 digits Python converts
 
 
 class JsonError(ValueError):
