@@ -95,7 +95,7 @@ def test_a_browser_that_is_not_there_fails_a_web_project_with_the_fix(cli: CliRu
         "browser not found: /no/such/chromium (from `browser:` in trailblaze.yaml)",
         "correct `browser:` in trailblaze.yaml, or remove it to use Playwright's or the system's Chromium",
     )
-    assert result.stdout.splitlines()[-1].startswith("not ready: the project's trails need what failed (browser)")
+    assert result.stdout.splitlines()[-1] == "not ready: browser failed; the fix: lines say how to mend it"
 
 
 def test_without_node_a_project_with_scripted_tools_fails_the_node_check_with_the_fix(
@@ -249,3 +249,15 @@ def test_a_plugin_whose_check_breaks_is_a_failed_check_naming_it(cli: CliRunner,
         "plugin": "broken_doctor",
     }
     assert checks(result)["browser"]["status"] == "ok"  # the other plugins' checks are all there
+
+
+def test_problems_in_trail_files_are_for_validate_to_list(cli: CliRunner, project: Project) -> None:
+    project.trail("home", "trail:\n  - step: Open\n    recording:\n      web: [{web_navigate: {url: /}}]\n")
+    project.trail("broken", "trail: [\n")
+    result = cli("doctor")
+    assert result.returncode == 0, result.output
+    assert row(result, "trails") == (
+        "warn",
+        "1 trail in trails/: playwright-native 1; 1 problem in trail files",
+        "`trailblaze validate` lists them, each at its file:line",
+    )

@@ -154,8 +154,9 @@ def summary(report: DoctorReport) -> str:
     warnings = report.count("warn")
     plural = "s" if warnings != 1 else ""
     if failed:
-        names = ", ".join(dict.fromkeys(f.check.name for f in failed))
-        return f"not ready: the project's trails need what failed ({names}); the fix: lines say how to mend it"
+        names = list(dict.fromkeys(f.check.name for f in failed))
+        mend = "it" if len(names) == 1 else "them"
+        return f"not ready: {', '.join(names)} failed; the fix: lines say how to mend {mend}"
     if report.config_path is None:
         return "no project here; the install is checked" + (f" ({warnings} warning{plural})" if warnings else "")
     noted = f" ({warnings} warning{plural}: what the trails do not need)" if warnings else ""

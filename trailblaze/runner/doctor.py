@@ -101,7 +101,10 @@ def examine(
         findings = [Finding(config_check)]
         planned: list[PlannedTrail] = []
         if config_check.status != "fail":
-            trails_check, planned = _plan(project)
+            try:
+                trails_check, planned = _plan(project)
+            except TrailblazeError as exc:  # a workspace that cannot be read: validate says more
+                trails_check = DoctorCheck(TRAILS, "warn", str(exc), "`trailblaze validate` lists the problems")
             if trails_check is not None:
                 findings.append(Finding(trails_check))
         run = Run(project, RunOptions(), project.config, planned=planned)
