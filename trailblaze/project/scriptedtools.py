@@ -99,27 +99,37 @@ def sdk_folder() -> Path:
     return Path(explicit).expanduser() if explicit else PACKAGED_SDK
 
 
+class SdkUnavailable(InfrastructureError):
+    """The SDK cannot be used: :attr:`what` is wrong, :attr:`fix` says how to mend it (the
+    message says both, and that ``trailblaze doctor`` checks the install)."""
+
+    def __init__(self, what: str, fix: str) -> None:
+        super().__init__(f"{what}: {fix}; `trailblaze doctor` checks the install")
+        self.what = what
+        self.fix = fix
+
+
 def sdk_cli() -> Path:
-    """The SDK's command line; an error saying how to get it when it is not there or not whole."""
+    """The SDK's command line; :class:`SdkUnavailable` saying how to get it when it is not there
+    or not whole."""
     folder = sdk_folder()
     cli = folder / "dist" / "cli.js"
     if os.environ.get(SDK_ENV):
         if not cli.is_file():
-            raise InfrastructureError(
-                f"{SDK_ENV} names {folder}, which holds no built @trailblaze/scripting (no dist/cli.js): "
-                f"build it (`npm run build` there) or unset {SDK_ENV} to use the SDK trailblaze carries"
+            raise SdkUnavailable(
+                f"{SDK_ENV} names {folder}, which holds no built @trailblaze/scripting (no dist/cli.js)",
+                f"build it (`npm run build` there) or unset {SDK_ENV} to use the SDK trailblaze carries",
             )
     elif not cli.is_file():
-        raise InfrastructureError(
-            f"this install of trailblaze has no @trailblaze/scripting SDK ({folder} is missing or incomplete): "
-            "reinstall trailblaze (`pip install --force-reinstall trailblaze`), or in a checkout run `make sdk`; "
-            "`trailblaze doctor` checks the install"
+        raise SdkUnavailable(
+            f"this install of trailblaze has no @trailblaze/scripting SDK ({folder} is missing or incomplete)",
+            "reinstall trailblaze (`pip install --force-reinstall trailblaze`), or in a checkout run `make sdk`",
         )
     if not _typescript_reachable(folder):
-        raise InfrastructureError(
+        raise SdkUnavailable(
             f"the @trailblaze/scripting SDK at {folder} cannot find the TypeScript compiler it runs on "
-            "(node_modules/typescript): reinstall trailblaze, or run `npm ci` in that folder; "
-            "`trailblaze doctor` checks the install"
+            "(node_modules/typescript)",
+            "reinstall trailblaze, or run `npm ci` in that folder",
         )
     return cli
 
@@ -131,7 +141,7 @@ def _typescript_reachable(folder: Path) -> bool:
 
 
 @functools.cache
-def _node_version(node: str) -> tuple[int, ...] | None:
+def node_version(node: str) -> tuple[int, ...] | None:
     """``node --version`` as numbers; None when it does not answer like node."""
     try:
         done = subprocess.run(
@@ -173,7 +183,7 @@ def _node() -> str:
             "scripted .ts/.js tools need a JavaScript runtime: install Node.js 20.6 or later (https://nodejs.org) "
             "or bun (https://bun.sh), and make sure `node` or `bun` is on PATH; `trailblaze doctor` checks the install"
         )
-    version = _node_version(node)
+    version = node_version(node)
     if version is None or version[:2] < NODE_MINIMUM:
         shown = "an unknown version" if version is None else "v" + ".".join(map(str, version))
         raise InfrastructureError(

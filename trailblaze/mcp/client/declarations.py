@@ -232,7 +232,11 @@ def script_command(script: Path, location: Location | None = None) -> tuple[str,
         except InfrastructureError:
             node, before = shutil.which("node") or "", []  # a server that does not import the SDK still runs
         if not node:
-            raise InfrastructureError(f"{script}: no `node` on PATH to run a JavaScript MCP server", location)
+            raise InfrastructureError(
+                f"{script}: no `node` on PATH to run a JavaScript MCP server: install Node.js 20.6 or later "
+                "(https://nodejs.org); `trailblaze doctor` checks the install",
+                location,
+            )
         return node, [*before, str(script)]
     if name.endswith(_TS):
         bun = shutil.which("bun")

@@ -13,14 +13,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.api.doctor import DoctorCheck
-from trailblaze.core.errors import InfrastructureError
-from trailblaze.project.scriptedtools import NODE_MINIMUM, SDK_ENV, sdk_cli, sdk_folder
+from trailblaze.project.scriptedtools import NODE_MINIMUM, SDK_ENV, SdkUnavailable, node_version, sdk_cli, sdk_folder
 
 if TYPE_CHECKING:
     from trailblaze.api.session import Run
@@ -29,7 +27,6 @@ if TYPE_CHECKING:
 #: commands of npm's world that run on node (``command: npx some-mcp-server``)
 NODE_COMMANDS = frozenset({"node", "npx", "npm", "pnpm", "yarn", "tsx"})
 INSTALL_NODE = "install Node.js 20.6 or later (https://nodejs.org) or bun (https://bun.sh), and put it on PATH"
-DOCTOR_HINT = "; `trailblaze doctor` checks the install"
 
 
 @dataclass(slots=True)
@@ -111,27 +108,12 @@ def _node_check(needed: bool, uses: JavaScriptUses) -> DoctorCheck:
     return DoctorCheck("node", "ok", f"Node.js {shown} at {node}")
 
 
-def node_version(node: str) -> tuple[int, ...] | None:
-    """``node --version`` as numbers; None when it does not answer like node."""
-    try:
-        done = subprocess.run(
-            [node, "--version"], capture_output=True, text=True, timeout=30, check=False, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    parts = done.stdout.strip().removeprefix("v").split(".")
-    if done.returncode != 0 or len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
-        return None
-    return tuple(int(p) for p in parts[:3] if p.isdigit())
-
-
 def _sdk_check(needed: bool, uses: JavaScriptUses) -> DoctorCheck:
     name = "scripting SDK"
     try:
         cli = sdk_cli()
-    except InfrastructureError as exc:
-        detail, fix = _split_fix(exc.message)
-        return DoctorCheck.missing(name, detail + _for_whom(needed, uses), fix, needed=needed)
+    except SdkUnavailable as exc:
+        return DoctorCheck.missing(name, exc.what + _for_whom(needed, uses), exc.fix, needed=needed)
     folder = sdk_folder()
     register = cli.parent / "register.js"
     if not register.is_file():
@@ -153,13 +135,6 @@ def sdk_version(folder: Path) -> str:
             typescript = data.get("typescript")
             return data["version"] + (f" (TypeScript {typescript})" if isinstance(typescript, str) else "")
     return "(version unknown)"
-
-
-def _split_fix(message: str) -> tuple[str, str]:
-    """The SDK's errors say what is wrong, then after ``): `` how to mend it: the two parts."""
-    message = message.removesuffix(DOCTOR_HINT)
-    what, sep, how = message.partition("): ")
-    return (what + ")", how) if sep else (message, _reinstall())
 
 
 def _reinstall() -> str:
