@@ -151,3 +151,70 @@ def test_resources_over_http(project: Project) -> None:
         listed, trail, config = asyncio.run(scenario())
     assert listed == [*FIXED, "trailblaze://trails/checkout.trail.yaml"]
     assert trail == TRAIL and config["session"].startswith("mcp-")
+
+
+def test_a_link_out_of_the_trails_folder_leaves_the_list_whole_and_shows_no_absolute_path(project: Project) -> None:
+    project.write("trails/checkout.trail.yaml", TRAIL)
+    outside = project.write("elsewhere/linked.trail.yaml", TRAIL)
+    (project.root / "trails" / "linked.trail.yaml").symlink_to(outside)
+    (project.root / "trails" / "loop").symlink_to(project.root / "trails")  # a link back into its own folder
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root) as client:
+            out["list"] = [str(r.uri) for r in (await client.list_resources()).resources]
+            out["trails"] = json.loads(await _read(client, "trailblaze://trails"))
+            out["linked"] = await _refused(client, "trailblaze://trails/linked.trail.yaml")
+            out["tool_list"] = ok(await client.call_tool("trail", {"action": "LIST"}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert out["list"] == [*FIXED, "trailblaze://trails/checkout.trail.yaml"]
+    assert [t["name"] for t in out["trails"]] == ["checkout"]
+    assert out["linked"].code == -32002 and "no trail 'linked.trail.yaml'" in out["linked"].message
+    # trail(action=LIST) lists what `trailblaze run trails/` runs, named as below the trails folder
+    assert {t["name"] for t in out["tool_list"]["trails"]} == {"checkout", "linked"}
+    everything = json.dumps(out, default=str) + out["linked"].message
+    assert str(project.root) not in everything and str(project.root.resolve()) not in everything
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_every_resource_request_gets_a_json_rpc_error_with_its_id(project: Project, transport: str) -> None:
+    """What the SDK's client gets is matched to its request by id (an answer with another id
+    would leave it waiting for its read timeout), and carries a JSON-RPC code, never 0."""
+    project.write("trails/checkout.trail.yaml", TRAIL)
+
+    async def scenario(client: Client) -> dict[str, MCPError]:
+        refused: dict[str, MCPError] = {}
+        for name, request in (
+            ("nul", lambda: client.read_resource("trailblaze://trails/check%00out.trail.yaml")),
+            ("superscript cursor", lambda: client.list_resources(cursor="²")),
+            ("long cursor", lambda: client.list_resources(cursor="9" * 5000)),
+        ):
+            try:
+                await request()
+            except MCPError as exc:
+                refused[name] = exc
+        refused["after"] = await _refused(client, "trailblaze://nothing")  # the session goes on
+        return refused
+
+    async def over_stdio() -> dict[str, MCPError]:
+        async with stdio(project.root, read_timeout_seconds=60) as client:
+            return await scenario(client)
+
+    async def over_http(url: str) -> dict[str, MCPError]:
+        async with Client(url, mode="legacy", read_timeout_seconds=60) as client:
+            return await scenario(client)
+
+    if transport == "stdio":
+        refused = asyncio.run(over_stdio())
+    else:
+        with http_server(project.root) as server:
+            refused = asyncio.run(over_http(server.url))
+    assert set(refused) == {"nul", "superscript cursor", "long cursor", "after"}
+    assert refused["nul"].code == -32602 and "NUL" in refused["nul"].message
+    assert (
+        refused["superscript cursor"].code == -32602 and "invalid cursor '²'" in refused["superscript cursor"].message
+    )
+    assert refused["long cursor"].code == -32602 and "invalid cursor" in refused["long cursor"].message
+    assert refused["after"].code == -32002

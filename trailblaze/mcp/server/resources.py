@@ -28,12 +28,13 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from trailblaze import __version__
-from trailblaze.core.errors import TrailblazeError
+from trailblaze.core.errors import Location, TrailblazeError
 from trailblaze.core.sourcefile import read_source
 from trailblaze.mcp.server.categories import DESCRIPTIONS, PROFILES, Category, categories_of
 from trailblaze.mcp.server.handlers import HANDLERS
 from trailblaze.mcp.server.settings import CONFIG_KEYS
 from trailblaze.mcp.server.trails import shown, title_of, trail_files, trail_name
+from trailblaze.trail.discovery import resolved_path
 
 if TYPE_CHECKING:
     from trailblaze.mcp.server.state import ClientState
@@ -47,6 +48,8 @@ TRAILS = "trailblaze://trails"
 TRAIL_PREFIX = TRAILS + "/"
 #: resources per ``resources/list`` page
 PAGE_SIZE = 100
+#: digits of a cursor (an offset into the list)
+_CURSOR_DIGITS = 12
 #: the MCP spec's code for a resource that does not exist
 RESOURCE_NOT_FOUND = -32002
 INVALID_PARAMS = -32602
@@ -71,7 +74,7 @@ def listing(state: ClientState, cursor: str | None) -> types.ListResourcesResult
         for uri, name, title, description, mime in _FIXED
     ]
     folder = state.project.config.trails_dir
-    for path in trail_files(state):
+    for path in _trail_files(state):
         every.append(
             types.Resource(
                 uri=trail_uri(folder, path),
@@ -106,8 +109,18 @@ def read(state: ClientState, uri: str, instructions: str) -> types.ReadResourceR
 
 
 def trail_uri(folder: Path, path: Path) -> str:
-    relative = path.resolve().relative_to(folder.resolve()).as_posix()
-    return TRAIL_PREFIX + quote(relative, safe="/")
+    return TRAIL_PREFIX + quote(_below(folder, path), safe="/")
+
+
+def _below(folder: Path, path: Path) -> str:
+    return Path(resolved_path(path)).relative_to(folder.resolve()).as_posix()
+
+
+def _trail_files(state: ClientState) -> list[Path]:
+    """The trails the resources serve: those whose file is in the trails folder. A link to a
+    file elsewhere is left out, as ``show-report`` leaves out a link out of the report's folder."""
+    folder = state.project.config.trails_dir.resolve()
+    return [path for path in trail_files(state) if Path(resolved_path(path)).is_relative_to(folder)]
 
 
 def registry(state: ClientState) -> dict[str, Any]:
@@ -186,28 +199,41 @@ def _trails(state: ClientState) -> list[dict[str, Any]]:
     folder = state.project.config.trails_dir
     return [
         {"name": trail_name(folder, p), "file": shown(state, p), "title": title_of(p), "uri": trail_uri(folder, p)}
-        for p in trail_files(state)
+        for p in _trail_files(state)
     ]
 
 
 def _trail_text(state: ClientState, uri: str) -> str:
-    folder = state.project.config.trails_dir.resolve()
+    """The text of the trail ``uri`` names: one the list holds, found by name — what the client
+    sent never reaches the file system."""
+    folder = state.project.config.trails_dir
     relative = unquote(uri.removeprefix(TRAIL_PREFIX))
-    path = (folder / relative).resolve()
-    if path.is_relative_to(folder) and path in {p.resolve() for p in trail_files(state)}:
-        try:
-            return read_source(path)
-        except TrailblazeError as exc:
-            raise MCPError(RESOURCE_NOT_FOUND, f"{uri}: {exc}") from None
-    raise MCPError(RESOURCE_NOT_FOUND, f"no trail {relative!r} in the trails folder: {TRAILS} lists them")
+    if "\x00" in relative:
+        raise MCPError(
+            INVALID_PARAMS, f"invalid resource URI {_cut(uri)!r}: %00, a NUL character, is in no file's name"
+        )
+    path = next((p for p in _trail_files(state) if _below(folder, p) == relative), None)
+    if path is None:
+        raise MCPError(RESOURCE_NOT_FOUND, f"no trail {_cut(relative)!r} in the trails folder: {TRAILS} lists them")
+    try:
+        return read_source(path)
+    except TrailblazeError as exc:
+        where = exc.location or Location(None)
+        at = Location(shown(state, path), where.line, where.column)  # relative to the project
+        raise MCPError(RESOURCE_NOT_FOUND, f"{uri}: {at}: {exc.message}") from None
 
 
 def _offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
-    if cursor.isdigit():
+    if cursor.isascii() and cursor.isdigit() and len(cursor) <= _CURSOR_DIGITS:
         return int(cursor)
-    raise MCPError(INVALID_PARAMS, f"invalid cursor {cursor!r}: pass the nextCursor of the page before")
+    raise MCPError(INVALID_PARAMS, f"invalid cursor {_cut(cursor)!r}: pass the nextCursor of the page before")
+
+
+def _cut(text: str) -> str:
+    """What a message repeats of the client's text: its first 200 characters."""
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _json(uri: str, value: Any) -> types.ReadResourceResult:

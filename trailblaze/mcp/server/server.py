@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import traceback
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -34,7 +36,7 @@ from trailblaze.mcp.server.catalog import INSTRUCTIONS, SERVER_NAME, SERVER_TITL
 from trailblaze.mcp.server.settings import Mode
 
 if TYPE_CHECKING:
-    from mcp.server.context import ServerRequestContext
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
     from trailblaze.mcp.server.calls import Call, Reply
     from trailblaze.mcp.server.state import ClientState, Defaults
@@ -81,6 +83,8 @@ class McpApp:
             on_read_resource=self.read_resource,
         )
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
+        # innermost, so the SDK's own middleware (OpenTelemetry) sees the error it answers
+        self.server.middleware.append(_Answering(project.config.root))
 
     def adopt(self, state: ClientState) -> None:
         """Give the next client connection ``state``: the session the stdio prelude began
@@ -192,7 +196,9 @@ class McpApp:
         except Exception as exc:
             print(f"trailblaze mcp: internal error in {name}:", file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
-            return _error_result(f"internal error in {name}: {type(exc).__name__}: {exc}")
+            return _error_result(
+                f"internal error in {name}: {type(exc).__name__}: {_relative_paths(str(exc), self.project.config.root)}"
+            )
         return _result(reply)
 
     async def _dispatch(self, call: Call, name: str, arguments: dict[str, Any]) -> Reply:
@@ -265,6 +271,48 @@ class McpApp:
 
         sampling_tools = sampling is not None and sampling.tools is not None
         return Call(state, progress, tools_changed, resources_changed, sampler, sampling_tools)
+
+
+class _Answering:
+    """Server middleware: every request gets an answer with a JSON-RPC error code. The SDK
+    answers a handler's unexpected exception with code 0 and the exception's text (absolute
+    paths and all); here it is ``-32603`` (internal error) naming the method, with paths relative
+    to the project, and the traceback goes to stderr. ``MCPError`` keeps its code, and the SDK
+    answers a pydantic ``ValidationError`` (params that do not fit) with ``-32602`` itself."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        from mcp.shared.exceptions import MCPError
+        from pydantic import ValidationError
+
+        try:
+            return await call_next(ctx)
+        except (MCPError, ValidationError):
+            raise
+        except Exception as exc:
+            if ctx.request_id is None:  # a notification: nobody waits for an answer
+                raise
+            if isinstance(exc, TrailblazeError):
+                message = str(exc)
+            else:
+                print(f"trailblaze mcp: internal error in {ctx.method}:", file=sys.stderr)
+                traceback.print_exc(file=sys.stderr)
+                message = f"internal error in {ctx.method}: {type(exc).__name__}: {exc}"
+            raise MCPError(types.INTERNAL_ERROR, _relative_paths(message, self.root)) from None
+
+
+def _relative_paths(text: str, root: Path) -> str:
+    """``text`` with the project's absolute path made relative (``/home/ada/shop/trails/x`` is
+    ``trails/x``) and the home folder shown as ``~``: what a client is told says nothing of
+    the machine's layout."""
+    for folder in dict.fromkeys((str(root.resolve()), str(root.absolute()))):
+        text = text.replace(folder + os.sep, "").replace(folder, ".")
+    home = os.path.expanduser("~")
+    if home not in ("", os.sep, "~"):
+        text = text.replace(home + os.sep, "~" + os.sep)
+    return text
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.core.errors import UsageError
 from trailblaze.core.yamlsource import load_path
+from trailblaze.trail.discovery import resolved_path
 
 if TYPE_CHECKING:
     from trailblaze.mcp.server.state import ClientState
@@ -23,18 +24,22 @@ TRAILS_PER_PAGE = 20
 
 
 def trail_files(state: ClientState) -> list[Path]:
-    """Every trail file in the trails folder, in discovery order."""
+    """Every trail file in the trails folder, in discovery order, each as found there (through
+    the links in it). What cannot be searched — a symlink loop, a folder that cannot be listed —
+    is left out: one bad entry must not hide the other trails."""
     from trailblaze.trail.discovery import discover
 
     folder = state.project.config.trails_dir
-    return discover([folder]) if folder.is_dir() else []
+    return discover([folder], problems=[]) if folder.is_dir() else []
 
 
 def shown(state: ClientState, path: Path) -> str:
-    """A path as the user would type it: relative to the working directory when inside it."""
+    """A path as the user would type it: relative to the working directory when inside it, else
+    to the project; a link out of the project as the link's own path."""
     for base in (Path.cwd(), state.project.config.root):
-        with contextlib.suppress(ValueError):
-            return str(path.resolve().relative_to(base.resolve()))
+        for inside, folder in ((Path(resolved_path(path)), base.resolve()), (path.absolute(), base.absolute())):
+            with contextlib.suppress(ValueError):
+                return str(inside.relative_to(folder))
     return str(path)
 
 
@@ -54,9 +59,13 @@ def list_trails(state: ClientState, text: str | None, page: int) -> dict[str, An
 
 
 def trail_name(folder: Path, path: Path) -> str:
-    """What ``trail(action=RUN, name=…)`` calls the trail at ``path``."""
-    relative = path.resolve().relative_to(folder.resolve()) if path.resolve().is_relative_to(folder.resolve()) else path
-    name = relative.as_posix()
+    """What ``trail(action=RUN, name=…)`` calls the trail at ``path``: its path below the trails
+    folder, as found there (a link to a file elsewhere is named by the link)."""
+    name = path.as_posix()
+    for inside, base in ((path.absolute(), folder.absolute()), (Path(resolved_path(path)), folder.resolve())):
+        if inside.is_relative_to(base):
+            name = inside.relative_to(base).as_posix()
+            break
     return name.removesuffix(".trail.yaml").removesuffix("/trail.yaml").removesuffix("trail.yaml") or name
 
 
@@ -78,6 +87,9 @@ def title_of(path: Path) -> str | None:
 
 def find_trail(state: ClientState, name: str | None, file: str | None) -> Path:
     """The trail ``file`` names, else the one named ``name`` (its path, else its title)."""
+    for given in (file, name):
+        if given and "\x00" in given:
+            raise UsageError(f"no trail {given!r}: a file's name holds no NUL character")
     if file:
         for base in (Path.cwd(), state.project.config.root, state.project.config.trails_dir):
             candidate = (base / file).resolve()
