@@ -135,6 +135,7 @@ def test_a_command_that_exits_is_exit_2_with_its_last_output(cli: CliRunner, pro
     assert "web server: `echo booting; echo 'port 3000 is taken' >&2; exit 7` exited with code 7" in output
     assert "| booting" in output and "| port 3000 is taken" in output
     assert "Traceback" not in output
+    assert "never retrieved" not in output  # Playwright's driver, started beside it, is stopped in order
     assert result.json("r.json")["trails"][0]["status"] == "error"
 
 
@@ -223,6 +224,22 @@ def test_the_section_refuses_unknown_keys_and_urls_without_a_scheme(cli: CliRunn
     project.write("trailblaze.yaml", "web:\n  server: {command: 'true', url: 'localhost:3000'}\n")
     result = cli("validate")
     assert result.returncode == 3 and "should start with http:// or https://" in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://local host:3000/", "holds a space or a control character"),
+        ("http://$(whoami):3000/", "names no host this machine can reach"),
+        ("http://localhost:70000/", "has a port that is not a number from 0 to 65535"),
+    ],
+)
+def test_a_url_that_is_no_url_is_refused_at_its_line(cli: CliRunner, project: Project, url: str, message: str) -> None:
+    """It used to pass the config checks and fail the run, after the command had started."""
+    project.write("trailblaze.yaml", f"timeout: 5\nweb:\n  server:\n    command: 'true'\n    url: '{url}'\n")
+    result = cli("validate")
+    assert result.returncode == 3, result.output
+    assert "trailblaze.yaml:5:" in result.stderr and message in result.stderr
 
 
 def test_the_config_schema_describes_the_section(cli: CliRunner) -> None:

@@ -7,6 +7,7 @@ installed, else a system Chromium, else a clear error saying how to get one.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -59,16 +60,24 @@ class PlaywrightDriver(Driver):
     async def start(self) -> None:
         from playwright.async_api import async_playwright
 
-        await self._start_web_server()
+        async def start_playwright() -> None:
+            started = await early.take()  # the driver `trailblaze run` started while it started up
+            if started is not None:
+                manager, self._playwright = started
+            else:
+                manager = async_playwright()
+                with node_compile_cache():
+                    self._playwright = await manager.start()
+            quiet_driver_exit(manager)
+
+        # the app under test and Playwright's driver start side by side; when the app fails, the
+        # driver is still taken (and stopped by close()), never left to die with the process
+        playwright = asyncio.ensure_future(start_playwright())
+        try:
+            await self._start_web_server()
+        finally:
+            await playwright
         self.base_url = self.url_for(self.settings.base_url)
-        started = await early.take()  # the driver `trailblaze run` started while it started up
-        if started is not None:
-            manager, self._playwright = started
-        else:
-            manager = async_playwright()
-            with node_compile_cache():
-                self._playwright = await manager.start()
-        quiet_driver_exit(manager)
         settings = self.settings
         if settings.connect or settings.cdp:  # someone else's browser: connect, do not launch
             from trailblaze.drivers.web.remote import connect, expand_headers

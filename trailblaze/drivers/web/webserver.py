@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import select
 import signal
 import subprocess
@@ -51,6 +52,8 @@ TAIL_LINES = 10
 STOP_GRACE_S = 5.0
 #: seconds one look at the URL may take
 PROBE_TIMEOUT_S = 2.0
+#: a host name (letters, digits, dots, hyphens, underscores), an IPv4 or an IPv6 address
+_HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,252})|[0-9A-Fa-f:.]+(?:%[A-Za-z0-9]+)?")
 #: bytes of output taken as one line at most (a server that never ends a line still gets logged)
 OUTPUT_CHUNK = 64 * 1024
 
@@ -82,6 +85,16 @@ class WebServerConfig(BaseModel):
     def _http_url(cls, url: str) -> str:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"{url!r} should start with http:// or https://")
+        if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+            raise ValueError(f"{url!r} holds a space or a control character; a URL holds neither (write %20)")
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if not _HOST.fullmatch(host):
+            raise ValueError(f"{url!r} names no host this machine can reach (a name, an IPv4 or a [IPv6] address)")
+        try:
+            parts.port  # noqa: B018 - it raises for a port that is not a number from 0 to 65535
+        except ValueError:
+            raise ValueError(f"{url!r} has a port that is not a number from 0 to 65535") from None
         return url
 
 
