@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+import uuid
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, CliRunner
+from conftest import ROOT, CliRunner, processes_with
 
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
@@ -219,8 +220,8 @@ def test_what_a_failing_scripted_tool_makes_of_the_run(
     assert step["error"].startswith(said), step["error"]
     if tool in ("shop_fail", "shop_crash"):  # where in the tool's file it was thrown
         assert "trails/config/trailmaps/shop/tools/shop_errors.ts:" in step["error"]
-    if tool == "shop_hang":
-        assert "3s" in step["error"]
+    if tool == "shop_hang":  # the limit that applied, by the name that sets it
+        assert "did not answer within 3s (TRAILBLAZE_SCRIPTED_TOOL_TIMEOUT)" in step["error"]
     if tool == "shop_pad":
         assert "left-pad is not installed: run `npm install left-pad` in the tool's folder" in step["error"]
 
@@ -443,3 +444,34 @@ def test_scripted_tools_run_each_other_and_a_loop_stops_at_the_cap_saying_so_onc
     assert looped["status"] == "error"
     assert "tool calls nested deeper than 16 levels" in looped["error"]
     assert "during the call" not in looped["error"]  # each level's message held the one below it already
+
+
+@pytest.mark.usefixtures("browser")
+def test_what_a_scripted_tool_detaches_does_not_outlive_the_run(cli: CliRunner, tmp_path: Path) -> None:
+    """A child the tool starts in a session of its own, ignoring SIGTERM, escapes the server's
+    process group: it carries the run's token, so the run's end kills it."""
+    marker = f"escapee-{uuid.uuid4().hex}"
+    _write(tmp_path, "trails/config/trailblaze.yaml", "targets: [shop]\n")
+    _write(tmp_path, "trails/config/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: Shop\n")
+    _write(
+        tmp_path,
+        "trails/config/trailmaps/shop/tools/shop_daemon.ts",
+        """
+        import { spawn } from "node:child_process";
+        import { trailblaze } from "@trailblaze/scripting";
+
+        /** Leaves a daemon behind. */
+        export const shop_daemon = trailblaze.tool(async () => {
+          spawn("sh", ["-c", "trap '' TERM; sleep 600"], { detached: true, stdio: "ignore" }).unref();
+          return "started";
+        });
+        """,
+    )
+    _write(
+        tmp_path,
+        "trails/t.trail.yaml",
+        "config: {target: shop}\ntrail:\n  - step: s\n    recording:\n      web:\n        - shop_daemon: {}\n",
+    )
+    result = cli("run", "trails/t.trail.yaml", env={"TRAILBLAZE_TEST_MARKER": marker})
+    assert result.returncode == 0, result.output
+    assert processes_with(marker) == []

@@ -257,7 +257,7 @@ class Connection:
         meanwhile = f"; it sent {notifications} log or progress notifications meanwhile" if notifications else ""
         return (
             f"MCP server {self.decl.where}: tool {name} did not answer within {limit:g}s "
-            f"(timeout_s in trailblaze.yaml){meanwhile}{self.tail()}"
+            f"({self.decl.timeout_from}){meanwhile}{self.tail()}"
         )
 
     def _notifications(self) -> int:

@@ -59,6 +59,8 @@ class ServerDecl:
     toolset_file: str = ""
     toolset: str | None = None
     toolset_config: ToolsetConfig | None = field(default=None, compare=False)
+    #: what sets ``timeout_s``, as a message about a call that ran out of it names it
+    timeout_from: str = field(default="timeout_s in trailblaze.yaml", compare=False)
 
     @property
     def spawn_key(self) -> tuple[object, ...]:

@@ -107,6 +107,7 @@ async def _start(session: Session, folder: ScriptFolder, shown: str) -> _Served:
         origin="trailmap",
         kind="stdio",
         timeout_s=limits.SCRIPTED_TOOL_SECONDS.get(),
+        timeout_from=limits.SCRIPTED_TOOL_SECONDS.env,
         startup_timeout_s=STARTUP_TIMEOUT_S,
         command=runtime.command[0],
         args=(
