@@ -77,6 +77,8 @@ class PlaywrightDriver(Driver):
             await self._start_web_server()
         finally:
             await playwright
+        assert self._playwright is not None
+        chromium = self._playwright.chromium
         self.base_url = self.url_for(self.settings.base_url)
         settings = self.settings
         if settings.connect or settings.cdp:  # someone else's browser: connect, do not launch
@@ -84,16 +86,14 @@ class PlaywrightDriver(Driver):
 
             headers = expand_headers(dict(settings.connect_headers))
             self._browser = await connect(
-                self._playwright.chromium,
+                chromium,
                 ws=settings.connect,
                 cdp=settings.cdp,
                 headers=headers,
                 timeout=settings.connect_timeout,
             )
             return
-        self._browser = await launch(
-            self._playwright.chromium, settings.browser, headless=settings.headless, args=self._cdp_args()
-        )
+        self._browser = await launch(chromium, settings.browser, headless=settings.headless, args=self._cdp_args())
 
     async def _start_web_server(self) -> None:
         """``web: server:``: the app under test, up before the browser opens (once a run: a
