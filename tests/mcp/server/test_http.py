@@ -4,6 +4,7 @@ server must refuse (DNS rebinding, missing tokens, unknown sessions)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import httpx
@@ -12,6 +13,7 @@ import pytest
 from conftest import CliRunner, Project, processes_with
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from tests.mcp.server.support import failed, http_server, names, ok
 
@@ -188,3 +190,40 @@ def test_sessions_beyond_max_sessions_get_a_message_not_a_browser(project: Proje
 def _browsers(marker: str) -> list[str]:
     """The browsers (their main processes) started with ``marker`` in their environment."""
     return [p for p in processes_with(marker) if "--remote-debugging-pipe" in p and "--type=" not in p]
+
+
+def _nested(levels: int) -> Any:
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def test_a_request_nested_too_deep_is_refused_under_its_id(project: Project) -> None:
+    """JSON from clients is bounded as over stdio (``TRAILBLAZE_MAX_YAML_DEPTH``), and the error
+    carries the request's id when it can be read."""
+    deep = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "device", "arguments": {}}}
+    deep["params"]["arguments"] = {"action": "INFO", "detail": _nested(150)}
+    with http_server(project.root) as server:
+        with httpx.Client(timeout=30) as http:
+            answers = [
+                http.post(server.url, content=json.dumps(deep), headers=ACCEPT),
+                http.post(server.url, content=json.dumps(deep)[:-1] + "[" * 100_000, headers=ACCEPT),
+            ]
+
+        async def scenario() -> tuple[MCPError, dict[str, Any]]:
+            async with Client(server.url, mode="legacy", read_timeout_seconds=60) as client:
+                try:
+                    await client.call_tool("device", {"action": "INFO", "detail": _nested(150)})
+                except MCPError as exc:
+                    refused = exc
+                return refused, ok(await client.call_tool("session", {"action": "INFO"}))
+
+        refused, info = asyncio.run(scenario())
+    for answer in answers:
+        assert answer.status_code == 400 and answer.headers["content-type"].startswith("application/json")
+        body = answer.json()
+        assert body["id"] == 7 and body["error"]["code"] == -32700, body
+        assert "JSON nested more than 100 levels deep" in body["error"]["message"]
+    assert refused.code == -32700 and "TRAILBLAZE_MAX_YAML_DEPTH" in refused.message
+    assert info["steps"] == []

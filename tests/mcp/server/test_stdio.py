@@ -15,6 +15,7 @@ import hypothesis
 import pytest
 from conftest import CliRunner, Project, cli_env
 from hypothesis import strategies as st
+from mcp.shared.exceptions import MCPError
 
 from tests.mcp.server.support import Seen, data, failed, names, ok, server_command, stdio
 
@@ -517,6 +518,11 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(project:
             b'{"jsonrpc": "1.0", "id": "old", "method": "ping"}\n',
             b'{"jsonrpc": "2.0", "id": 8, "method": 42}\n',
             b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": 5}\n',
+            # too deep to parse, or broken, but the id is there to read: the client is not left waiting
+            b'{"jsonrpc": "2.0", "method": "ping", "params": {"a": ' + b"[" * 150 + b"]" * 150 + b'}, "id": 11}\n',
+            b'{"jsonrpc": "2.0", "id": "twelve", "method": "ping", "params": {"a": ' + b"{" * 100_000 + b"\n",
+            b'{"jsonrpc": "2.0", "id": 13, "method": "ping", oops}\n',
+            b'[{"id": 14}, ' + b"[" * 150 + b"\n",  # no object: no id
             _line(INITIALIZE),
             _line({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             _line({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {}}),
@@ -534,6 +540,10 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(project:
         ("old", -32600),
         (8, -32600),
         (9, -32600),
+        (11, -32700),
+        ("twelve", -32700),
+        (13, -32700),
+        (None, -32700),
     ]
     messages = [r["error"]["message"] for r in replies if "error" in r]
     assert messages[0].startswith("Parse error: not JSON")
@@ -541,9 +551,34 @@ def test_malformed_messages_get_json_rpc_errors_and_the_session_goes_on(project:
     assert 'a request has a "method" and an "id"' in messages[2]
     assert '"id" is a string or an integer' in messages[4]
     assert '"jsonrpc": "2.0"' in messages[5]
+    assert "JSON nested more than 100 levels deep" in messages[8] and "TRAILBLAZE_MAX_YAML_DEPTH" in messages[8]
     results = {r["id"]: r["result"] for r in replies if "result" in r}
     assert results["init"]["serverInfo"]["name"] == "trailblaze"
     assert "device" in [t["name"] for t in results[10]["tools"]]
+
+
+def test_a_request_nested_too_deep_is_answered_under_its_id(project: Project) -> None:
+    """The SDK's client matches an error to its request by id: with ``id: null`` it would wait
+    for its read timeout (-32001) instead."""
+
+    async def scenario() -> MCPError:
+        async with stdio(project.root, read_timeout_seconds=60) as client:
+            try:
+                await client.call_tool("device", {"action": "INFO", "detail": _nested(150)})
+            except MCPError as exc:
+                refused = exc
+            ok(await client.call_tool("session", {"action": "INFO"}))  # the session goes on
+            return refused
+
+    refused = asyncio.run(scenario())
+    assert refused.code == -32700 and "JSON nested more than 100 levels deep" in refused.message
+
+
+def _nested(levels: int) -> Any:
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
 
 
 def test_a_message_over_the_limit_is_an_error_and_exit_2(project: Project) -> None:

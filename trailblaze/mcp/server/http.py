@@ -9,6 +9,9 @@ What a local MCP server over HTTP must do (the MCP spec's security warning):
 * with ``--token`` (or ``TRAILBLAZE_MCP_TOKEN``), refuse ``/mcp`` requests without
   ``Authorization: Bearer <token>`` (401). ``/ping`` answers without one: it tells nothing.
 
+A body that is not JSON, or nests deeper than ``TRAILBLAZE_MAX_YAML_DEPTH``, is answered here
+(400, ``-32700``) under the request's id, as over stdio.
+
 Sessions are the SDK's: each client's ``initialize`` gets its own ``Mcp-Session-Id`` and its own
 device; an unknown or ended session id gets 404, as the spec says.
 """
@@ -16,6 +19,7 @@ device; an unknown or ended session id gets 404, as the spec says.
 from __future__ import annotations
 
 import hmac
+import json
 import socket
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -26,9 +30,12 @@ from trailblaze.core.localguard import LOCAL_NAMES
 from trailblaze.core.localguard import bracketed as _bracketed
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from trailblaze.mcp.server.server import McpApp
+
+#: where the SDK serves Streamable HTTP
+MCP_PATH = "/mcp"
 
 
 class Guard:
@@ -64,7 +71,55 @@ class Guard:
                     send, 401, "Missing or wrong bearer token", {"www-authenticate": 'Bearer realm="trailblaze"'}
                 )
                 return
+        if scope.get("method") == "POST" and scope.get("path") == MCP_PATH:
+            body, receive = await _read_body(receive)
+            refused = _unreadable(body)
+            if refused is not None:
+                await _json(send, 400, refused)
+                return
         await self.app(scope, receive, send)
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The request's whole body, and a ``receive`` that gives it to the app again."""
+    chunks: list[bytes] = []
+    pending: list[Message] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away: the app hears of it
+            pending.append(message)
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            pending.append({"type": "http.request", "body": b"".join(chunks), "more_body": False})
+            break
+
+    async def replay() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return b"".join(chunks), replay
+
+
+def _unreadable(body: bytes) -> dict[str, Any] | None:
+    """The JSON-RPC error a body that is not JSON, or nests deeper than the bound, is answered
+    with — under the request's id when it can be read — else None (the SDK reads it). The SDK's
+    own answer to such a body has ``"id": null``, and its parser goes 200 levels deep, not 100."""
+    from trailblaze.core import jsonsource
+    from trailblaze.mcp.server.jsonrpc import PARSE_ERROR, readable_id
+
+    try:
+        jsonsource.parse(body)
+    except ValueError as exc:
+        error = {"code": PARSE_ERROR, "message": f"Parse error: not JSON ({exc})"}
+        return {"jsonrpc": "2.0", "id": readable_id(body.decode("utf-8", errors="replace")), "error": error}
+    return None
+
+
+async def _json(send: Send, status: int, value: Any) -> None:
+    body = json.dumps(value, ensure_ascii=False).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _plain(send: Send, status: int, text: str, extra: dict[str, str] | None = None) -> None:
@@ -98,7 +153,7 @@ def build_app(
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     options: dict[str, Any] = {} if idle_timeout is None else {"session_idle_timeout": idle_timeout}
     starlette = mcp.server.streamable_http_app(
-        streamable_http_path="/mcp",
+        streamable_http_path=MCP_PATH,
         host=host,
         transport_security=security,
         custom_starlette_routes=[Route("/ping", ping, methods=["GET"])],

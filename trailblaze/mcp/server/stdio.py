@@ -3,8 +3,9 @@
 The SDK's stdio transport passes a line it cannot parse to the server as an exception, which
 only logs it: the client waits for an answer that never comes. Here every line is checked
 first, and one that is not a JSON-RPC message gets the error reply JSON-RPC 2.0 prescribes
-(``-32700`` for text that is not JSON, ``-32600`` for JSON that is not a request, with the
-request's ``id`` when it has a usable one), as Streamable HTTP already answers.
+(``-32700`` for text that is not JSON or nests too deep, ``-32600`` for JSON that is not a
+request), with the request's ``id`` whenever it can be read (:mod:`.jsonrpc`), as Streamable
+HTTP answers too.
 
 A line longer than :data:`MAX_MESSAGE_BYTES` cannot be read to its end in bounded memory: the
 client gets a ``-32600`` error, the server says why on stderr, closes the session and exits
@@ -32,11 +33,10 @@ from typing import Any
 
 from trailblaze.core import jsonsource
 from trailblaze.core.errors import InfrastructureError
+from trailblaze.mcp.server.jsonrpc import INVALID_REQUEST, PARSE_ERROR, readable_id
 
 #: the longest JSON-RPC message (one line) the stdio transport reads
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
 
 Reject = Callable[[Any, int, str], Awaitable[None]]
 
@@ -128,7 +128,7 @@ def malformed(line: str) -> tuple[Any, int, str] | None:
     try:  # nesting bounded first: 100,000 '[' must be a parse error, not a RecursionError
         data = jsonsource.parse(line)
     except ValueError as exc:
-        return None, PARSE_ERROR, f"Parse error: not JSON ({exc})"
+        return readable_id(line), PARSE_ERROR, f"Parse error: not JSON ({exc})"
     if not isinstance(data, dict):
         kind = "null" if data is None else type(data).__name__
         return None, INVALID_REQUEST, f"Invalid Request: a message is a JSON object, not {kind}"
