@@ -73,7 +73,8 @@ SELECTOR_CHARS = Limit(
 LOG_BYTES = Limit(
     "TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log, and of web: server:'s output"
 )
-#: characters of a step's text an agent gives ``trailblaze mcp`` (an objective, a call's reason)
+#: characters of a step's text an agent gives ``trailblaze mcp`` (an objective, a call's reason,
+#: ``trailEdit``'s prompt)
 STEP_TEXT_CHARS = Limit("TRAILBLAZE_MAX_STEP_TEXT_CHARS", 2_000, "characters a recorded step's text may have")
 
 ALL = (

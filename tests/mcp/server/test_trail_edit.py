@@ -112,3 +112,29 @@ def test_an_empty_recording_says_so(project: Project) -> None:
     assert listing["steps"] == [] and listing["totalSteps"] == 0
     assert "the recording has no steps yet" in refused
     assert inserted["steps"] == [{"index": 0, "type": "step", "prompt": "Log in", "hasRecording": False}]
+
+
+def test_a_prompt_is_bounded_as_a_steps_text(project: Project) -> None:
+    """INSERT and REPLACE take a step's text, bounded as ``step``'s objective and a call's reason
+    are (TRAILBLAZE_MAX_STEP_TEXT_CHARS): a 10 MB prompt is refused, not recorded."""
+    longest = "x" * 2000
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root) as client:
+            out["longest"] = ok(await client.call_tool("trailEdit", {"action": "INSERT", "prompt": longest}))
+            for action, extra in (("INSERT", {}), ("REPLACE", {"index": 0})):
+                for size in (2001, 10 * 1024 * 1024):
+                    arguments = {"action": action, "prompt": "y" * size, **extra}
+                    out[f"{action} {size}"] = failed(await client.call_tool("trailEdit", arguments))
+            out["after"] = ok(await client.call_tool("trailEdit", {"action": "GET"}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert out["longest"]["totalSteps"] == 1
+    for key in ("INSERT 2001", "REPLACE 2001"):
+        assert "prompt has 2001 characters, more than a step's text may have (2000" in out[key], out[key]
+        assert "TRAILBLAZE_MAX_STEP_TEXT_CHARS" in out[key]
+    assert "prompt has 10485760 characters" in out["INSERT 10485760"]
+    assert "prompt has 10485760 characters" in out["REPLACE 10485760"]
+    assert [s["prompt"] for s in out["after"]["steps"]] == [longest]

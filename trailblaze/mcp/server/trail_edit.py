@@ -12,7 +12,8 @@ What is kept, as a pytest or Playwright user would expect of an edit: REPLACE ch
 text or type and keeps its recorded calls (they are what ran; upstream drops them when the text
 changes — CLEAR_RECORDING does that here). A step INSERTed has text only: no calls ran for it,
 so ``trailblaze run`` needs an agent for it (``--self-heal``, or ``trailblaze record``). To add a
-recorded step, run it (a device tool or ``step``) — it is appended — and MOVE it into place.
+recorded step, run it (a device tool or ``step``) — it is appended — and MOVE it into place. A
+``prompt`` is a step's text, bounded as ``step``'s objective is (``TRAILBLAZE_MAX_STEP_TEXT_CHARS``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from trailblaze.mcp.server import arguments as A
 from trailblaze.mcp.server.calls import Call, Reply, ToolError
+from trailblaze.mcp.server.device_calls import check_step_text
 from trailblaze.mcp.server.recording import RecordedStep, Recording, StepKind
 from trailblaze.mcp.server.state import ClientState
 
@@ -30,6 +32,8 @@ async def trail_edit(call: Call, arguments: dict[str, Any]) -> Reply:
         args: A.TrailEditArgs = A.parse(A.TrailEditArgs, arguments)
     except ValueError as exc:
         raise ToolError(f"invalid arguments: {exc}") from None
+    if args.prompt is not None:
+        check_step_text(args.prompt, "prompt")
     state = call.state
     recording = state.recording
     _check_name(recording, args.name)
