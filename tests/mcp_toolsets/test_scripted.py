@@ -475,3 +475,43 @@ def test_what_a_scripted_tool_detaches_does_not_outlive_the_run(cli: CliRunner, 
     result = cli("run", "trails/t.trail.yaml", env={"TRAILBLAZE_TEST_MARKER": marker})
     assert result.returncode == 0, result.output
     assert processes_with(marker) == []
+
+
+@pytest.mark.usefixtures("browser")
+def test_a_scripted_tool_gets_what_node_needs_and_what_is_declared_not_every_variable(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """A tool that prints its environment (or throws it into an error) cannot leak a credential
+    trailblaze was started with unless trailblaze.yaml hands it over in scripted_tools_env:."""
+    _write(
+        tmp_path, "trailblaze.yaml", "scripted_tools_env:\n  SHOP_API_KEY: ${SHOP_KEY_FOR_TOOLS}\n  SHOP_MODE: test\n"
+    )
+    _write(tmp_path, "trails/config/trailblaze.yaml", "targets: [shop]\n")
+    _write(tmp_path, "trails/config/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: Shop\n")
+    _write(
+        tmp_path,
+        "trails/config/trailmaps/shop/tools/shop_env.ts",
+        """
+        import { trailblaze } from "@trailblaze/scripting";
+
+        /** What the tool's process was given. */
+        export const shop_env = trailblaze.tool(async () => {
+          const seen = ["PATH", "HOME", "SHOP_API_KEY", "SHOP_MODE", "CLOUD_SECRET", "TRAILBLAZE_SESSION_ID"]
+            .map((name) => `${name}=${process.env[name] === undefined ? "unset" : "set"}`)
+            .join(" ");
+          throw new Error(seen); // the step's error carries it out
+        });
+        """,
+    )
+    _write(
+        tmp_path,
+        "trails/t.trail.yaml",
+        "config: {target: shop}\ntrail:\n  - step: s\n    recording:\n      web:\n        - shop_env: {}\n",
+    )
+    env = {"CLOUD_SECRET": "s3cr3t-value", "SHOP_KEY_FOR_TOOLS": "k-123456"}
+    result = cli("run", "trails/t.trail.yaml", "--json", "r.json", env=env)
+    assert result.returncode == 1, result.output
+    error = result.json("r.json")["trails"][0]["steps"][0]["error"]
+    assert (
+        "shop_env: PATH=set HOME=set SHOP_API_KEY=set SHOP_MODE=set CLOUD_SECRET=unset TRAILBLAZE_SESSION_ID=set"
+    ) in error, error

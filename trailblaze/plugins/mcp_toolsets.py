@@ -60,6 +60,12 @@ def trailblaze_addoption(parser: Parser) -> None:
         brings_tools=True,
     )
     parser.addini("callback_port", "port of the callback server on 127.0.0.1 (default: a free one)", callback_port)
+    parser.addini(
+        "scripted_tools_env",
+        "environment variables a trailmap's scripted tools get beyond what node needs (${VAR} takes trailblaze's)",
+        dict[str, str],
+        default={},
+    )
 
 
 @hookimpl

@@ -112,13 +112,16 @@ async def _detach(session: Session) -> None:
     await asyncio.gather(*(c.close() for c in previous), return_exceptions=True)
 
 
-def server_environment(session: Session, decl: ServerDecl, url: str, token: str) -> dict[str, str]:
-    """The inherited environment, the entry's ``env:``, then seed 003's ``TRAILBLAZE_*``."""
+def server_environment(
+    session: Session, decl: ServerDecl, url: str, token: str, inherited: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The inherited environment (``inherited``, else all of trailblaze's), the entry's ``env:``,
+    then seed 003's ``TRAILBLAZE_*``."""
     if decl.kind == "http":
         return {}
     info = session.info
     return {
-        **os.environ,
+        **(os.environ if inherited is None else inherited),
         **dict(decl.env),
         "TRAILBLAZE_DEVICE_PLATFORM": info.platform.upper(),
         "TRAILBLAZE_DEVICE_DRIVER": upstream_key(session.driver.key, getattr(session.driver, "aliases", ())),

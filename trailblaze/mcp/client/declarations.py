@@ -185,9 +185,9 @@ def resolve(
     )
     if server.url:
         url = _expand(server.url, "url", location, environ)
-        headers = _expand_all(server.headers, "headers", location, environ)
+        headers = expand_values(server.headers, "headers", location, environ)
         return replace(declared, label=server.name or _url_label(url), url=url, headers=tuple(sorted(headers.items())))
-    env = tuple(sorted(_expand_all(server.env, "env", location, environ).items()))
+    env = tuple(sorted(expand_values(server.env, "env", location, environ).items()))
     if server.script:
         script = Path(server.script).expanduser()
         script = script if script.is_absolute() else (base / script).resolve()
@@ -274,7 +274,9 @@ def _expand(value: str, what: str, location: Location, environ: Mapping[str, str
     return _VAR.sub(sub, value)
 
 
-def _expand_all(values: Mapping[str, str], what: str, location: Location, environ: Mapping[str, str]) -> dict[str, str]:
+def expand_values(
+    values: Mapping[str, str], what: str, location: Location, environ: Mapping[str, str]
+) -> dict[str, str]:
     return {k: _expand(v, f"{what}.{k}", location, environ) for k, v in values.items()}
 
 

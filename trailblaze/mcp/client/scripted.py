@@ -8,6 +8,11 @@ The server is a Trailblaze-aware MCP toolset like a ``script:`` entry: its calls
 and the target, and its tools run the session's tools back through the callback API. It is
 started when the session first calls one of the folder's tools — a session that calls none pays
 nothing — and stopped with the session. A server that dies is started again by the next call.
+
+Its environment is not all of trailblaze's: only what node and the system need to run it
+(:data:`INHERITED`: ``PATH``, ``HOME``, the locale, proxies, ``NODE_*``…), the ``TRAILBLAZE_*``
+variables, and what ``scripted_tools_env:`` in trailblaze.yaml declares (``${VAR}`` taking a
+value from trailblaze's environment), so a tool cannot print a credential it was never given.
 """
 
 from __future__ import annotations
@@ -35,6 +40,18 @@ if TYPE_CHECKING:
     from trailblaze.mcp.client.connection import Connection
 
 STATE_KEY = "scripted_tools"
+#: variables a scripted tool's server inherits undeclared: what node and the system need, no credential
+INHERITED = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "TEMP", "TMP",
+        "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+        "SSL_CERT_FILE", "SSL_CERT_DIR",
+        "SYSTEMROOT", "SystemRoot", "COMSPEC", "PATHEXT", "WINDIR", "APPDATA", "LOCALAPPDATA", "USERPROFILE",
+    }
+)  # fmt: skip
+INHERITED_PREFIXES = ("LC_", "NODE_", "XDG_", "TRAILBLAZE_")
+#: trailblaze.yaml's key naming more variables for scripted tools (a mapping; ``${VAR}`` allowed)
+ENV_KEY = "scripted_tools_env"
 #: seconds a folder's server may take to start: node, compiling the files (once), the handshake
 STARTUP_TIMEOUT_S = 30.0
 
@@ -118,7 +135,7 @@ async def _start(session: Session, folder: ScriptFolder, shown: str) -> _Served:
             *(str(p) for p in folder.files),
         ),
         cwd=os.getcwd(),
-        env=tuple(runtime_environment(folder.cache_root).items()),
+        env=tuple({**declared_environment(session), **runtime_environment(folder.cache_root)}.items()),
         aware=True,
         toolset_file=str(folder.folder),
     )
@@ -136,10 +153,23 @@ async def _start(session: Session, folder: ScriptFolder, shown: str) -> _Served:
         return masking.redact(line, session.secrets)
 
     log = folder_log.with_suffix(".stderr.log")
-    connection = Connection(decl, server_environment(session, decl, server.url, token), log, redact)
+    inherited = {k: v for k, v in os.environ.items() if k in INHERITED or k.startswith(INHERITED_PREFIXES)}
+    connection = Connection(decl, server_environment(session, decl, server.url, token, inherited), log, redact)
     session.exit_stack.push_async_callback(connection.close)
     await connection.start()
     return _Served(connection, CallContext(server, token))
+
+
+def declared_environment(session: Session) -> dict[str, str]:
+    """``scripted_tools_env:`` of trailblaze.yaml, ``${VAR}`` taken from trailblaze's environment."""
+    from trailblaze.mcp.client.declarations import expand_values
+
+    config = session.run.config
+    try:
+        declared = config.getini(ENV_KEY) or {}
+    except ValueError:  # the mcp_toolsets plugin is blocked: its key is not part of the file
+        return {}
+    return expand_values(declared, ENV_KEY, config.location((ENV_KEY,)), os.environ)
 
 
 def _description(folder: ScriptFolder) -> dict[str, Any]:
