@@ -306,6 +306,81 @@ def test_bad_input_gets_one_clear_answer(
     assert result.stdout == ""  # nothing ran, nothing was reported as running
 
 
+def _fractional_options() -> list[tuple[str, ...]]:
+    """Every option of every command (with the built-in plugins' options) that takes a number
+    with a fraction: the command's words and the option."""
+    import click
+
+    from trailblaze.cli import cli as group
+    from trailblaze.cli.commands import ProjectCommand
+    from trailblaze.pluginmanager import collect_options, get_plugin_manager
+
+    def fractional(kind: click.ParamType) -> bool:
+        try:
+            return isinstance(kind.convert("1.5", None, None), float)
+        except click.BadParameter:
+            return False
+
+    parser = collect_options(get_plugin_manager(autoload=False))
+    found: list[tuple[str, ...]] = []
+
+    def walk(command: click.Group, ctx: click.Context, words: tuple[str, ...]) -> None:
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            if isinstance(sub, click.Group):
+                walk(sub, click.Context(sub, parent=ctx, info_name=name), (*words, name))
+                continue
+            if isinstance(sub, ProjectCommand):
+                sub = sub.with_options(parser)
+            assert sub is not None
+            for param in sub.params:
+                if isinstance(param, click.Option) and not param.is_flag and not param.count and fractional(param.type):
+                    found.append((*words, name, param.opts[-1]))
+
+    walk(group, click.Context(group, info_name="trailblaze"), ())
+    return found
+
+
+FRACTIONAL_OPTIONS = _fractional_options()
+RATIO_PLUGIN = """
+import trailblaze
+
+
+@trailblaze.hookimpl
+def trailblaze_addoption(parser):
+    parser.getgroup("ratio").addoption("--ratio", type=float, help="A plugin's number.")
+"""
+
+
+def test_the_commands_have_options_that_take_fractions() -> None:
+    """The check below can fail: it finds what it checks."""
+    assert {("mcp", "--idle-timeout"), ("mcp", "--timeout"), ("run", "--timeout")} <= set(FRACTIONAL_OPTIONS)
+
+
+@pytest.mark.parametrize("words", FRACTIONAL_OPTIONS, ids=" ".join)
+def test_every_number_option_refuses_nan_and_infinity(cli: CliRunner, project: Project, words: tuple[str, ...]) -> None:
+    """nan compares false with every bound (``--idle-timeout nan`` was an internal error, exit 4)
+    and infinity is no number of seconds: a usage error naming the option, before anything runs."""
+    *command, option = words
+    for value in ("nan", "inf", "-inf", "NaN"):
+        result = cli(*command, option, value, cwd=project.root)
+        assert result.returncode == 3, (value, result.output)
+        assert f"Invalid value for '{option}'" in result.stderr and f"'{value}'" in result.stderr, result.stderr
+        assert "Traceback" not in result.output
+
+
+def test_a_plugins_number_option_refuses_nan_and_infinity(cli: CliRunner, project: Project) -> None:
+    """A plugin's ``type=float`` option is finite too: the command line makes it one."""
+    project.write("ratio_plugin.py", RATIO_PLUGIN)
+    env = {"PYTHONPATH": f"{project.root}{os.pathsep}{cli_env()['PYTHONPATH']}"}
+    for value in ("nan", "inf"):
+        result = cli("-p", "ratio_plugin", "run", "--ratio", value, cwd=project.root, env=env)
+        assert result.returncode == 3, result.output
+        assert f"Invalid value for '--ratio': '{value}' is not a finite number" in result.stderr
+    accepted = cli("-p", "ratio_plugin", "run", "--ratio", "0.5", "--help", cwd=project.root, env=env)
+    assert accepted.returncode == 0 and "--ratio" in accepted.stdout, accepted.output
+
+
 def test_headed_without_a_display_says_so(cli: CliRunner, project: Project) -> None:
     project.trail("t", PASSING)
     result = cli("run", "--headed", env={"DISPLAY": "", "WAYLAND_DISPLAY": ""})

@@ -5,6 +5,7 @@ own commands and for a plugin's (``trailblaze_register_commands``)."""
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,6 +89,32 @@ def _attach_optional_values(args: Sequence[str], optional: dict[str, str]) -> li
     return result
 
 
+class FiniteFloat(click.FloatRange):
+    """A number within the range given that is finite. click's ``FLOAT`` takes ``nan`` and
+    ``inf``, and ``nan`` passes every bound of a ``FloatRange`` (it compares false with all of
+    them): ``mcp --idle-timeout nan`` got to the server and failed there (exit 4)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = 0.0  # not a number at all: click says so
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _finite(kind: Any) -> Any:
+    """``kind``, with a number that may have a fraction made finite (:class:`FiniteFloat`): a
+    plugin's option of ``type=float`` or ``click.FloatRange`` refuses ``nan`` and ``inf`` as the
+    built-in options do."""
+    if kind is float or kind is click.FLOAT:
+        return FiniteFloat()
+    if isinstance(kind, click.FloatRange) and not isinstance(kind, FiniteFloat):
+        return FiniteFloat(kind.min, kind.max, min_open=kind.min_open, max_open=kind.max_open, clamp=kind.clamp)
+    return kind
+
+
 def _click_option(option: Option) -> click.Option:
     attrs: dict[str, Any] = {"help": option.help.replace("%(default)s", str(option.default))}
     if option.metavar:
@@ -103,7 +130,7 @@ def _click_option(option: Option) -> click.Option:
         if option.choices is not None:
             attrs["type"] = click.Choice(option.choices)
         elif option.type is not None:
-            attrs["type"] = option.type
+            attrs["type"] = _finite(option.type)
     return click.Option([*option.names, option.dest], **attrs)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from trailblaze.cli.commands import examples, project_command
+from trailblaze.cli.commands import FiniteFloat, examples, project_command
 from trailblaze.cli.state import _project
 from trailblaze.core.limits import MAX_WORKERS
 
@@ -36,7 +36,7 @@ from trailblaze.core.limits import MAX_WORKERS
     "--idle-timeout",
     default=1800,
     show_default=True,
-    type=click.FloatRange(min=1, max=7 * 24 * 3600),
+    type=FiniteFloat(min=1, max=7 * 24 * 3600),
     metavar="SECONDS",
     help="HTTP: end a session (and close its device) after this long without a request.",
 )
