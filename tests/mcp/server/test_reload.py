@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from conftest import Project
 
@@ -123,6 +124,59 @@ def test_reload_without_a_device_reads_the_tool_files(project: Project) -> None:
     reload, tools = asyncio.run(scenario())
     assert reload["added"] == ["open_lists"] and reload["removed"] == [] and reload["serversRestarted"] is False
     assert "no device is connected" in reload["message"] and "open_lists" in tools
+
+
+WAITING_TOOL = """
+import { writeFileSync } from "node:fs";
+import { trailblaze } from "@trailblaze/scripting";
+
+/** Says it started, then takes a few seconds. */
+export const shop_wait = trailblaze.tool(async () => {
+  writeFileSync(process.env.SHOP_STARTED ?? "started", "");
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  return "waited";
+});
+"""
+
+
+def _waiting_trailmap(project: Project) -> None:
+    project.write("trails/config/trailblaze.yaml", "targets: [shop]\n")
+    project.write(
+        "trails/config/trailmaps/shop/trailmap.yaml",
+        "id: shop\ntarget:\n  display_name: Shop\n  tools: [shop_wait]\n  platforms:\n    web: {}\n",
+    )
+    project.write("trails/config/trailmaps/shop/tools/shop_wait.ts", WAITING_TOOL)
+
+
+def test_reload_while_a_scripted_tool_runs_answers_both(project: Project) -> None:
+    """RELOAD from the same client while a trailmap's TypeScript tool is in a call: the call gets
+    its answer (RELOAD waits for it, or the answer names the restart), and so does RELOAD."""
+    _waiting_trailmap(project)
+    started = project.root / "started"
+    out: dict[str, Any] = {}
+
+    async def scenario() -> None:
+        env = {"SHOP_STARTED": str(started)}
+        async with stdio(project.root, "--target", "shop", env=env, read_timeout_seconds=120) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            with anyio.fail_after(180):
+                call = asyncio.ensure_future(client.call_tool("shop_wait", {"reason": "Wait for the shop"}))
+                while not started.exists():
+                    assert not call.done(), call.result()
+                    await asyncio.sleep(0.05)
+                reload = asyncio.ensure_future(client.call_tool("toolbox", {"action": "RELOAD"}))
+                out["call"], out["reload"] = await asyncio.gather(call, reload)
+            started.unlink()
+            out["again"] = ok(await client.call_tool("shop_wait", {}))
+
+    asyncio.run(scenario())
+    answer = out["call"]
+    if answer.is_error:
+        assert "RELOAD" in failed(answer) or "restart" in failed(answer)
+    else:
+        assert ok(answer)["output"] == "waited"
+    assert ok(out["reload"])["serversRestarted"] is True
+    assert out["again"]["output"] == "waited"
 
 
 def _servers(marker: str) -> set[int]:
