@@ -12,7 +12,7 @@ from conftest import Project
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.server.support import Seen, http_server, ok, stdio
+from tests.mcp.server.support import Seen, failed, http_server, ok, stdio
 
 pytestmark = pytest.mark.usefixtures("browser")
 
@@ -166,6 +166,7 @@ def test_a_link_out_of_the_trails_folder_leaves_the_list_whole_and_shows_no_abso
             out["trails"] = json.loads(await _read(client, "trailblaze://trails"))
             out["linked"] = await _refused(client, "trailblaze://trails/linked.trail.yaml")
             out["tool_list"] = ok(await client.call_tool("trail", {"action": "LIST"}))
+            out["nul_file"] = failed(await client.call_tool("trail", {"action": "RUN", "file": "trails/a\x00b"}))
         return out
 
     out = asyncio.run(scenario())
@@ -174,6 +175,7 @@ def test_a_link_out_of_the_trails_folder_leaves_the_list_whole_and_shows_no_abso
     assert out["linked"].code == -32002 and "no trail 'linked.trail.yaml'" in out["linked"].message
     # trail(action=LIST) lists what `trailblaze run trails/` runs, named as below the trails folder
     assert {t["name"] for t in out["tool_list"]["trails"]} == {"checkout", "linked"}
+    assert "a file's name holds no NUL character" in out["nul_file"] and "internal error" not in out["nul_file"]
     everything = json.dumps(out, default=str) + out["linked"].message
     assert str(project.root) not in everything and str(project.root.resolve()) not in everything
 
