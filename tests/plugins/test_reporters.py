@@ -487,3 +487,26 @@ def test_a_report_that_cannot_be_written_is_exit_2_after_the_others_are(cli: Cli
     assert result.stderr == "error: cannot write --json blocker/r.json: Not a directory\n"  # blocker is a file
     assert "Traceback" not in result.output
     assert ET.parse(project.root / "out" / "r.xml").getroot().get("tests") == "1"  # the other report is written
+
+
+def test_reports_replace_a_link_left_where_they_go_and_leave_what_it_pointed_to(
+    cli: CliRunner, project: Project
+) -> None:
+    """A link at a report's path (a repository can commit one) is replaced by the report; the
+    earlier report it pointed to, elsewhere, is left as it was — JSON, JUnit and HTML alike."""
+    project.write("trailblaze.yaml", "driver: null-test\n")
+    project.trail("t", "trail:\n  - step: Nothing to do\n    recording:\n      test: []\n")
+    first = cli("run", "-p", "tests.support.null_driver", "--json", "old/r.json", "--junit", "old/r.xml")
+    assert first.returncode == 0, first.output
+    first = cli("run", "-p", "tests.support.null_driver", "--html=old/index.html")
+    assert first.returncode == 0, first.output
+    kept = {name: (project.root / "old" / name).read_bytes() for name in ("r.json", "r.xml", "index.html")}
+    (project.root / "new").mkdir()
+    for name in kept:
+        (project.root / "new" / name).symlink_to(project.root / "old" / name)
+    args = ("--json", "new/r.json", "--junit", "new/r.xml", "--html=new/index.html")
+    result = cli("run", "-p", "tests.support.null_driver", *args)
+    assert result.returncode == 0, result.output
+    for name, before in kept.items():
+        assert (project.root / "old" / name).read_bytes() == before, name
+        assert not (project.root / "new" / name).is_symlink(), name
