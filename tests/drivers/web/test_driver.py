@@ -425,7 +425,7 @@ async def test_a_failure_message_that_cannot_read_the_page_says_why(
 ) -> None:
     """The screen in a failure message is read within its own bound; when it cannot be, the
     message says which way it failed instead of a bare "could not read the page"."""
-    from trailblaze.drivers.web import tools
+    from trailblaze.drivers.web import calls, tools
     from trailblaze.tools.authoring import spec_of
     from trailblaze.tools.model import ToolCall, ToolContext
 
@@ -440,12 +440,12 @@ async def test_a_failure_message_that_cannot_read_the_page_says_why(
         call=ToolCall("web_click"),
     )
     await device.navigate("/forms.html")
-    read = await tools._on_screen(context)
+    read = await calls.on_screen(context)
     assert read.startswith("on screen: ") and "link 'Forms'" in read, read
-    monkeypatch.setattr(tools, "OUTLINE_S", 0)
-    assert await tools._on_screen(context) == "on screen: (could not read the page within 0s)"
+    monkeypatch.setattr(calls, "OUTLINE_S", 0)
+    assert await calls.on_screen(context) == "on screen: (could not read the page within 0s)"
     monkeypatch.undo()
     await device.page.close()
-    gone = await tools._on_screen(context)
+    gone = await calls.on_screen(context)
     # Playwright's own words follow: not asserted
     assert gone.startswith("on screen: (could not read the page: ") and "within" not in gone, gone

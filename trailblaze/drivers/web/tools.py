@@ -11,19 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import time
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, FiniteFloat, SecretStr
 
-from trailblaze.core.errors import InfrastructureError, ToolFailure
-from trailblaze.core.limits import one_line
+from trailblaze.core.errors import ToolFailure
 from trailblaze.core.pathnames import path_component
 from trailblaze.device import masking
 from trailblaze.device.selectors import NodeSelector, RegexTimeout, compile_search, regex_problem, text_matches
-from trailblaze.drivers.web import locators
+from trailblaze.drivers.web import calls, locators
 from trailblaze.drivers.web.device import scroll_delta
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import Pixels, WaitMs
@@ -34,7 +31,6 @@ from trailblaze.tools.params import Ref, Target, TimeoutMs
 if TYPE_CHECKING:
     from playwright.async_api import Locator
 
-    from trailblaze.drivers.web.device import WebDevice
 
 WEB = ["web"]
 _NAMED_KEYS = {
@@ -70,106 +66,6 @@ _NAMED_KEYS.update(
 )
 
 
-_PLAYWRIGHT_METHOD = re.compile(r"^[A-Z]\w*\.\w+: ")
-
-
-def _device(ctx: ToolContext) -> WebDevice:
-    return cast("WebDevice", ctx.driver)  # the web tools are registered for the web driver only
-
-
-def _seconds(ctx: ToolContext, timeout_ms: int | None) -> float:
-    """The call's wait in seconds: ``timeoutMs: 0`` looks once (1 ms), as Playwright's 0 would
-    wait for ever."""
-    return ctx.timeout if timeout_ms is None else max(timeout_ms, 1) / 1000
-
-
-@contextlib.asynccontextmanager
-async def _acting(ctx: ToolContext, what: str, timeout: float, matching: Locator | None = None) -> AsyncIterator[None]:
-    """Turn Playwright's errors into a step failure (element trouble) or an error (browser
-    trouble). A call that timed out says how many elements ``matching`` (its selector) found —
-    "0 elements matched" is a selector that is wrong, not a page that is slow — then what on
-    the page reads most like what it looked for, then the rest of the page."""
-    from playwright.async_api import Error
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        # Playwright's own timeout can be late by many seconds on a page whose script does not
-        # return (tracing waits for a DOM snapshot it never gets): the wait is cut off here too
-        async with asyncio.timeout(timeout + TIMEOUT_MARGIN_S):
-            yield
-    except (PlaywrightTimeout, TimeoutError):
-        if not await _device(ctx).answers():
-            raise ToolFailure(
-                f"{what}: not possible within {timeout:g}s: the page stopped answering (its script does not "
-                "return: an endless loop, or one dialog after another)"
-            ) from None
-        matched = await _count(matching) if matching is not None else None
-        if matched == 0:
-            head = f"{what}: 0 elements matched within {timeout:g}s"
-        elif matched is not None:
-            head = f"{what}: not possible within {timeout:g}s ({_elements(matched)} matched)"
-        else:
-            head = f"{what}: not possible within {timeout:g}s"
-        raise ToolFailure(f"{head}; {await _on_screen(ctx)}") from None
-    except Error as exc:
-        message = _error_line(exc)
-        if "strict mode violation" in message:
-            count = re.search(r"resolved to (\d+) elements", message)
-            n = count.group(1) if count else "several"
-            raise ToolFailure(f"{what}: {n} elements matched; make the selector unique (index, nthIndex)") from None
-        if "has been closed" in message or "Target closed" in message or "crashed" in message:
-            raise InfrastructureError(f"{what}: the browser went away ({message})") from None
-        raise ToolFailure(f"{what}: {message}") from None
-
-
-def _error_line(exc: BaseException) -> str:
-    """An error's first line, without Playwright's ``Page.goto: `` (its API, not the trail's)."""
-    text = str(exc).strip()
-    return _PLAYWRIGHT_METHOD.sub("", text.splitlines()[0]) if text else type(exc).__name__
-
-
-async def _on_screen(ctx: ToolContext) -> str:
-    """``nearest on screen: button 'Submit'; on screen: …``: the likeliest meant element first."""
-    from trailblaze.device.nearest import nearest_on_screen, wanted_texts
-
-    try:  # bounded: the message must not wait longer than the check it reports
-        screen = await asyncio.wait_for(_device(ctx).view_hierarchy(), OUTLINE_S)
-    except TimeoutError:
-        return f"on screen: (could not read the page within {OUTLINE_S:g}s)"
-    except Exception as exc:  # the page went away meanwhile, say: the message still says what failed
-        return f"on screen: (could not read the page: {one_line(_error_line(exc))})"
-    nearest = nearest_on_screen(wanted_texts(ctx.call.args), screen)
-    first = f"nearest on screen: {', '.join(nearest)}; " if nearest else ""
-    return f"{first}on screen: {screen.outline(limit=25)}"
-
-
-async def _count(matching: Locator) -> int | None:
-    """How many elements the selector finds now (None when the page does not say in time)."""
-    try:
-        return await asyncio.wait_for(matching.count(), OUTLINE_S)
-    except Exception:
-        return None
-
-
-def _elements(count: int) -> str:
-    return f"{count} element{'' if count == 1 else 's'}"
-
-
-#: seconds a failure message may spend reading what the page shows
-OUTLINE_S = 5.0
-#: seconds past its timeout a call is cut off when Playwright has not given up by then
-TIMEOUT_MARGIN_S = 2.0
-
-
-async def _target(
-    ctx: ToolContext, nodeSelector: NodeSelector | None, ref: str | None, timeout: float
-) -> tuple[Locator, str]:
-    what = locators.describe_web(nodeSelector, ref)
-    async with _acting(ctx, what, timeout):
-        locator = await _device(ctx).locate(nodeSelector, ref, timeout)
-    return locator, what
-
-
 @tool(name="web_navigate", platforms=WEB)
 async def web_navigate(
     ctx: ToolContext,
@@ -183,10 +79,10 @@ async def web_navigate(
 ) -> str:
     """Open a URL (absolute; '/path' against base_url; other relative paths next to the trail
     file), or go BACK / FORWARD in history."""
-    device = _device(ctx)
+    device = calls.device(ctx)
     page = device.page
-    timeout = _seconds(ctx, timeoutMs)
-    async with _acting(ctx, f"{action.lower()} {url or ''}".strip(), timeout):
+    timeout = calls.seconds(ctx, timeoutMs)
+    async with calls.acting(ctx, f"{action.lower()} {url or ''}".strip(), timeout):
         if action == "GOTO":
             if not url:
                 raise ToolFailure("web_navigate GOTO needs a url")
@@ -210,9 +106,9 @@ async def web_click(
     timeoutMs: TimeoutMs = None,
 ) -> str:
     """Click an element (the first, when the selector matches several, as upstream clicks)."""
-    timeout = _seconds(ctx, timeoutMs)
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"click {what}", timeout, locator):
+    timeout = calls.seconds(ctx, timeoutMs)
+    locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
+    async with calls.acting(ctx, f"click {what}", timeout, locator):
         await locator.first.click(timeout=timeout * 1000, delay=800 if longPress else 0)
     return f"clicked {what}"
 
@@ -228,13 +124,13 @@ async def web_type(
 ) -> str:
     """Type text into a field (replacing its content unless clearFirst is false); without a
     target, type into the focused element."""
-    timeout = _seconds(ctx, timeoutMs)
+    timeout = calls.seconds(ctx, timeoutMs)
     if nodeSelector is None and ref is None:
-        async with _acting(ctx, "type into the focused element", timeout):
-            await _device(ctx).page.keyboard.type(text)
+        async with calls.acting(ctx, "type into the focused element", timeout):
+            await calls.device(ctx).page.keyboard.type(text)
         return "typed into the focused element"
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"type into {what}", timeout, locator):
+    locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
+    async with calls.acting(ctx, f"type into {what}", timeout, locator):
         if clearFirst:
             await locator.fill(text, timeout=timeout * 1000)
         else:
@@ -251,9 +147,9 @@ async def web_fill_secret(
     timeoutMs: TimeoutMs = None,
 ) -> str:
     """Fill a field with a secret; the value never appears in logs or reports."""
-    timeout = _seconds(ctx, timeoutMs)
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"fill {what}", timeout, locator):
+    timeout = calls.seconds(ctx, timeoutMs)
+    locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
+    async with calls.acting(ctx, f"fill {what}", timeout, locator):
         await locator.fill(value.get_secret_value(), timeout=timeout * 1000)
     return f"filled {what}"
 
@@ -269,9 +165,9 @@ async def web_select_option(
     """Select options of a <select> by value or visible label."""
     if not values:
         raise ToolFailure("web_selectOption needs at least one value")
-    timeout = _seconds(ctx, timeoutMs)
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"select {values} in {what}", timeout, locator):
+    timeout = calls.seconds(ctx, timeoutMs)
+    locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
+    async with calls.acting(ctx, f"select {values} in {what}", timeout, locator):
         selected = await locator.select_option(values, timeout=timeout * 1000)
     return f"selected {', '.join(selected)} in {what}"
 
@@ -282,8 +178,8 @@ async def web_press_key(
 ) -> str:
     """Press a key or combination (Playwright names: Enter, Tab, Escape, ArrowDown, Control+A)."""
     name = "+".join(_NAMED_KEYS.get(part.lower(), part) for part in key.split("+")) if key != "+" else key
-    async with _acting(ctx, f"press {name}", ctx.timeout):
-        await _device(ctx).page.keyboard.press(name)
+    async with calls.acting(ctx, f"press {name}", ctx.timeout):
+        await calls.device(ctx).page.keyboard.press(name)
     return f"pressed {name}"
 
 
@@ -300,14 +196,14 @@ async def web_scroll(
 ) -> str:
     """Scroll the page, or the given scrollable element, by an amount in pixels."""
     dx, dy = scroll_delta(direction, amount)
-    page = _device(ctx).page
-    timeout = _seconds(ctx, timeoutMs)
+    page = calls.device(ctx).page
+    timeout = calls.seconds(ctx, timeoutMs)
     if nodeSelector is None and ref is None:
         await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
         return f"scrolled the page {direction.lower()} {amount}px"
-    matches, what = await _target(ctx, nodeSelector, ref, timeout)
+    matches, what = await calls.target(ctx, nodeSelector, ref, timeout)
     locator = matches.first  # upstream scrolls the first of several
-    async with _acting(ctx, f"scroll {what}", timeout, matches):
+    async with calls.acting(ctx, f"scroll {what}", timeout, matches):
         # the first match, once it is visible: evaluate waits for it (one call, not a wait and a call)
         await locator.filter(visible=True).evaluate(
             "(e, [dx, dy]) => e.scrollBy(dx, dy)", [dx, dy], timeout=timeout * 1000
@@ -318,9 +214,9 @@ async def web_scroll(
 @tool(name="web_hover", platforms=WEB)
 async def web_hover(ctx: ToolContext, ref: Ref = None, nodeSelector: Target = None, timeoutMs: TimeoutMs = None) -> str:
     """Move the mouse over an element."""
-    timeout = _seconds(ctx, timeoutMs)
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"hover {what}", timeout, locator):
+    timeout = calls.seconds(ctx, timeoutMs)
+    locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
+    async with calls.acting(ctx, f"hover {what}", timeout, locator):
         await locator.hover(timeout=timeout * 1000)
     return f"hovered {what}"
 
@@ -338,7 +234,7 @@ async def web_wait(seconds: Annotated[FiniteFloat, Field(description="How long, 
 WEB_WAIT_LIMIT = 30.0
 
 
-def _url_pattern(pattern: str) -> str:
+def url_pattern(pattern: str) -> str:
     """A URL pattern that uses regex syntax must be a valid regex (checked when the trail loads)."""
     if _is_regex(pattern):
         problem = regex_problem(pattern)
@@ -355,16 +251,16 @@ def _is_regex(pattern: str) -> bool:
 async def web_wait_for_url(
     ctx: ToolContext,
     pattern: Annotated[
-        str, AfterValidator(_url_pattern), Field(description="A regex, a glob with * or **, or a part of the URL")
+        str, AfterValidator(url_pattern), Field(description="A regex, a glob with * or **, or a part of the URL")
     ],
     timeoutMs: Annotated[WaitMs, Field(description="How long to wait, in milliseconds")] = 30000,
 ) -> str:
     """Wait until the page URL matches: a regex (if it uses regex syntax), a glob with * or **,
     or otherwise a part of the URL."""
-    page = _device(ctx).page
+    page = calls.device(ctx).page
     matcher, timed_out = url_matcher(pattern)
-    timeout = _seconds(ctx, timeoutMs)
-    async with _acting(ctx, f"wait for URL {pattern!r} (now {page.url})", timeout):
+    timeout = calls.seconds(ctx, timeoutMs)
+    async with calls.acting(ctx, f"wait for URL {pattern!r} (now {page.url})", timeout):
         await page.wait_for_url(matcher, timeout=timeout * 1000, wait_until="commit")
     if timed_out:  # the pattern, not the page, ran out of time
         raise timed_out[0]
@@ -398,7 +294,7 @@ async def web_snapshot(
     ctx: ToolContext, screenName: Annotated[str, Field(description="A name for the saved files")]
 ) -> dict[str, Any]:
     """Save a screenshot and the ARIA snapshot of the page as artifacts of this trail."""
-    page = _device(ctx).page
+    page = calls.device(ctx).page
     files: list[str] = []
     if ctx.artifacts_dir is not None:
         folder = ctx.artifacts_dir
@@ -418,10 +314,10 @@ async def web_verify_text_visible(
     timeoutMs: Annotated[WaitMs | None, Field(description="How long to wait for it, in milliseconds")] = None,
 ) -> str:
     """Check that text is visible on the page (a part of an element's text, case-insensitive)."""
-    timeout = _seconds(ctx, timeoutMs)
-    matching = _device(ctx).page.get_by_text(text)
+    timeout = calls.seconds(ctx, timeoutMs)
+    matching = calls.device(ctx).page.get_by_text(text)
     locator = matching.filter(visible=True).first
-    async with _acting(ctx, f"text {text!r} visible", timeout, matching):
+    async with calls.acting(ctx, f"text {text!r} visible", timeout, matching):
         await locator.wait_for(state="visible", timeout=timeout * 1000)
     return f"{text!r} is visible"
 
@@ -435,9 +331,9 @@ async def web_verify_element_visible(
     timeoutMs: TimeoutMs = None,
 ) -> str:
     """Check that an element is visible (and, with expectedText, shows that text)."""
-    timeout = _seconds(ctx, timeoutMs)
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
-    async with _acting(ctx, f"{what} visible", timeout, locator):
+    timeout = calls.seconds(ctx, timeoutMs)
+    locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
+    async with calls.acting(ctx, f"{what} visible", timeout, locator):
         await locator.filter(visible=True).first.wait_for(state="visible", timeout=timeout * 1000)
     if expectedText is not None:
         await _wait_for_value(ctx, locator, expectedText, "TEXT", None, timeout, what)
@@ -455,12 +351,12 @@ async def web_verify_list_visible(
     timeoutMs: TimeoutMs = None,
 ) -> str:
     """Check that every item's text is visible (inside the element, when one is given)."""
-    timeout = _seconds(ctx, timeoutMs)
-    scope: Any = _device(ctx).page
+    timeout = calls.seconds(ctx, timeoutMs)
+    scope: Any = calls.device(ctx).page
     if nodeSelector is not None or ref is not None:
-        scope, _ = await _target(ctx, nodeSelector, ref, timeout)
+        scope, _ = await calls.target(ctx, nodeSelector, ref, timeout)
     for item in items:
-        async with _acting(ctx, f"list item {item!r} visible", timeout):
+        async with calls.acting(ctx, f"list item {item!r} visible", timeout):
             await scope.get_by_text(item).filter(visible=True).first.wait_for(state="visible", timeout=timeout * 1000)
     return f"{len(items)} items visible"
 
@@ -481,8 +377,8 @@ async def web_verify_value(
     whole-value regex, or equal it."""
     if type == "ATTRIBUTE" and not attribute:
         raise ToolFailure("web_verifyValue with type ATTRIBUTE needs `attribute`")
-    timeout = _seconds(ctx, timeoutMs)
-    locator, what = await _target(ctx, nodeSelector, ref, timeout)
+    timeout = calls.seconds(ctx, timeoutMs)
+    locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
     actual = await _wait_for_value(ctx, locator, expected, type, attribute, timeout, what)
     return f"{what} has {actual!r}"
 
@@ -504,7 +400,7 @@ async def _wait_for_value(
     element = locator.first
     # the first read waits for the element as every read does (one call, not a wait and a read):
     # when none comes, the failure says how many matched, as the other checks' do
-    async with _acting(ctx, what, timeout, locator):
+    async with calls.acting(ctx, what, timeout, locator):
         actual: str | None = await _read(element, kind, attribute, timeout * 1000)
     while True:
         if actual is not None and (text_matches(expected, actual) or text_matches(expected, actual.strip())):
@@ -515,7 +411,7 @@ async def _wait_for_value(
         await asyncio.sleep(0.1)
         remaining_ms = max(100.0, (deadline - time.monotonic()) * 1000)
         # a timeout here means the element was replaced while we looked: look again until the deadline
-        async with _acting(ctx, what, timeout):
+        async with calls.acting(ctx, what, timeout):
             with contextlib.suppress(PlaywrightTimeout):
                 actual = await _read(element, kind, attribute, remaining_ms)
 
@@ -531,7 +427,7 @@ async def _read(element: Locator, kind: str, attribute: str | None, timeout_ms: 
 @tool(name="web_currentUrl", platforms=WEB, query=True)
 async def web_current_url(ctx: ToolContext) -> str:
     """The URL of the page."""
-    return _device(ctx).page.url
+    return calls.device(ctx).page.url
 
 
 @tool(name="web_evaluate", recordable=False, exposed_to_llm=False, platforms=WEB)
@@ -540,13 +436,13 @@ async def web_evaluate(
 ) -> Any:
     """Run JavaScript in the page and return its (JSON) result; a script that does not finish
     within the timeout fails the step."""
-    async with _acting(ctx, "evaluate script", ctx.timeout):
+    async with calls.acting(ctx, "evaluate script", ctx.timeout):
         try:
-            result = await asyncio.wait_for(_device(ctx).page.evaluate(script), ctx.timeout)
+            result = await asyncio.wait_for(calls.device(ctx).page.evaluate(script), ctx.timeout)
         except TimeoutError:
             # a script in an endless loop leaves the page answering nothing: say so, and let the
             # step's evidence know (it would wait for a screenshot the page cannot take)
-            stuck = not await _device(ctx).answers()
+            stuck = not await calls.device(ctx).answers()
             raise ToolFailure(
                 f"evaluate script: it did not finish within {ctx.timeout:g}s (--timeout, or config.timeout of the "
                 "trail)" + ("; the page stopped answering (its script does not return)" if stuck else "")
@@ -565,7 +461,7 @@ ViewportSide = Annotated[int, Field(gt=0, le=10_000_000, description="In CSS pix
 @tool(name="web_resize", platforms=WEB)
 async def web_resize(ctx: ToolContext, width: ViewportSide, height: ViewportSide) -> str:
     """Resize the viewport."""
-    await _device(ctx).page.set_viewport_size({"width": width, "height": height})
+    await calls.device(ctx).page.set_viewport_size({"width": width, "height": height})
     return f"viewport {width}x{height}"
 
 
