@@ -85,11 +85,13 @@ def _preload() -> None:
 
     for name in PRELOAD:
         __import__(name)
+    from trailblaze.drivers.checks import CHECKS
     from trailblaze.drivers.mobile.tools import MOBILE_TOOLS
+    from trailblaze.drivers.web.checks import WEB_CHECKS
     from trailblaze.drivers.web.tools import WEB_TOOLS
     from trailblaze.tools.core import CORE_TOOLS
 
-    for tool in (*CORE_TOOLS, *WEB_TOOLS, *MOBILE_TOOLS):
+    for tool in (*CORE_TOOLS, *CHECKS, *WEB_TOOLS, *WEB_CHECKS, *MOBILE_TOOLS):
         spec_of(tool)
 
 

@@ -51,6 +51,20 @@ STATUS = {"web": {"cssSelector": 'select[name="status"]'}}
         ),
         ("web_pressKey", {"key": "Enter"}, "Press Enter"),
         ("web_verifyTextVisible", {"text": "Order 1045"}, "Check that 'Order 1045' is visible"),
+        ("web_verifyTextNotVisible", {"text": "Loading"}, "Check that 'Loading' is not visible"),
+        (
+            "web_verifyElementCount",
+            {"count": 3, "nodeSelector": {"web": {"dataTestId": "result-row"}}},
+            "Check that 'result-row' finds 3",
+        ),
+        (
+            "web_verifyElementState",
+            {"state": "DISABLED", "nodeSelector": {"web": {"ariaRole": "button", "ariaNameRegex": "Continue"}}},
+            "Check that 'Continue' is disabled",
+        ),
+        ("web_verifyUrl", {"pattern": "**/orders"}, "Check that the URL matches '**/orders'"),
+        ("web_verifyTitle", {"expected": "Orders"}, "Check that the title is 'Orders'"),
+        ("assertNotVisibleWithText", {"text": "Loading.*"}, "Check that 'Loading.*' is not visible"),
         (
             "web_verifyValue",
             {"expected": "Ada", "type": "VALUE", "nodeSelector": {"web": {"dataTestId": "name"}}},

@@ -1,4 +1,5 @@
-"""Built-in plugin: the tools every driver offers, and the default tool invoker."""
+"""Built-in plugin: the tools every driver offers (with the not-visible checks of the built-in
+drivers, :mod:`trailblaze.drivers.checks`), and the default tool invoker."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ def trailblaze_tool_call(call: ToolCall, ctx: ToolContext) -> Awaitable[ToolOutc
 
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
+    from trailblaze.drivers.checks import CHECKS
     from trailblaze.tools.bundled import register_trailmap
     from trailblaze.tools.core import CORE_TOOLS
 
-    for fn in CORE_TOOLS:
+    for fn in (*CORE_TOOLS, *CHECKS):
         register(fn)
     register_trailmap(register, "trailblaze")

@@ -127,10 +127,11 @@ def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
 
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
+    from trailblaze.drivers.web.checks import WEB_CHECKS
     from trailblaze.drivers.web.tools import WEB_TOOLS
     from trailblaze.tools.bundled import register_trailmap
 
-    for fn in WEB_TOOLS:
+    for fn in (*WEB_TOOLS, *WEB_CHECKS):
         register(fn)
     register_trailmap(register, "web")
 

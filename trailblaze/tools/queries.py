@@ -64,7 +64,9 @@ async def wait_until_not_visible(
     timeoutMs: Annotated[WaitMs | None, Field(description="How long to wait, in milliseconds")] = None,
 ) -> bool:
     """Wait for the element to go away; true when it is (or became) not visible, false when it
-    is still there after the wait (never a failure)."""
+    is still there after the wait. An answer for scripted tools to branch on, as upstream's: it
+    never fails a step (nor may a verify: step hold it). To check that something is gone, use
+    assertNotVisibleBySelector, which fails when it is still visible."""
     deadline = time.monotonic() + (ctx.timeout if timeoutMs is None else max(0, timeoutMs) / 1000)
     while True:
         if not await ctx.commands.find(selector=nodeSelector):

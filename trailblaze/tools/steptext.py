@@ -190,6 +190,13 @@ PHRASES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "web_verifyElementVisible": lambda a: f"Check that {_quoted(target(a) or 'the element')} is visible",
     "web_verifyListVisible": lambda a: f"Check that the list shows {', '.join(_quoted(i) for i in a['items'])}",
     "web_verifyValue": _verify_value,
+    "web_verifyTextNotVisible": lambda a: f"Check that {_quoted(a['text'])} is not visible",
+    "web_verifyElementCount": lambda a: f"Check that {_quoted(target(a) or 'the selector')} finds {int(a['count'])}",
+    "web_verifyElementState": lambda a: (
+        f"Check that {_quoted(target(a) or 'the element')} is {str(a['state']).lower()}"
+    ),
+    "web_verifyUrl": lambda a: f"Check that the URL matches {_quoted(a['pattern'])}",
+    "web_verifyTitle": lambda a: f"Check that the title is {_quoted(a['expected'])}",
     "web_currentUrl": lambda a: "Read the URL",
     "web_resize": lambda a: f"Resize the window to {a['width']}×{a['height']}",
     # phones

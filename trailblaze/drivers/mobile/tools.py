@@ -7,7 +7,8 @@ waits for its target up to the step's timeout, or the call's ``timeoutMs`` — w
 tools accept as this project's addition, as on the web.
 
 Text parameters (``text``, ``swipeOnElementText``…) match like a selector's ``textRegex``: the
-whole text, hint or accessibility text, as a regular expression or literally.
+whole text, hint or accessibility text, as a regular expression or literally. The checks that
+something is not visible, which the web has too, are :mod:`trailblaze.drivers.checks`.
 """
 
 from __future__ import annotations
@@ -358,37 +359,6 @@ async def assert_visible_by_selector(
     return f"{describe(target)} is visible"
 
 
-@tool(name="assertNotVisibleWithText", platforms=MOBILE, verification=True, groups=["verification"])
-async def assert_not_visible_with_text(
-    ctx: ToolContext,
-    text: Annotated[str, Field(description="Text that must not be on the screen")],
-    timeoutMs: WaitMs = None,
-) -> str:
-    """Check that no element shows this text (waiting for it to go away)."""
-    target = text_selector(text)
-    await device(ctx).assert_not_visible(selector=target, timeout_ms=wait_ms(ctx, timeoutMs))
-    return f"{describe(target)} is not visible"
-
-
-@tool(
-    name="assertNotVisibleBySelector",
-    platforms=MOBILE,
-    verification=True,
-    groups=["verification"],
-    exposed_to_llm=False,
-)
-async def assert_not_visible_by_selector(
-    ctx: ToolContext,
-    nodeSelector: NodeTarget = None,
-    selector: LegacySelector = None,
-    timeoutMs: WaitMs = None,
-) -> str:
-    """Check that nothing matches the selector (waiting for it to go away)."""
-    target = one_of(selector, nodeSelector)
-    await device(ctx).assert_not_visible(selector=target, timeout_ms=wait_ms(ctx, timeoutMs))
-    return f"{describe(target)} is not visible"
-
-
 # -- Android only ------------------------------------------------------------------------------------------------
 
 
@@ -445,7 +415,5 @@ MOBILE_TOOLS = (
     scroll_until_text_is_visible,
     assert_visible_with_text,
     assert_visible_by_selector,
-    assert_not_visible_with_text,
-    assert_not_visible_by_selector,
 )
 ANDROID_TOOLS = (android_adb_shell, android_grant_permissions)

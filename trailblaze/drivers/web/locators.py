@@ -355,6 +355,14 @@ async def _laid_out(
         await asyncio.sleep(0.1)
 
 
+async def laid_out_now(page: Page, selector: NodeSelector) -> Locator | None:
+    """The element the spatial relations and ``index`` of ``selector`` pick on the page as it
+    is now, without waiting (None: no match is laid out where they say)."""
+    locator = build(page, selector)
+    chosen = await _pick_by_layout(page, selector, locator)
+    return None if chosen is None else locator.nth(chosen)
+
+
 async def _boxes(locator: Locator) -> list[dict[str, float] | None]:
     boxes: list[dict[str, float] | None] = await locator.evaluate_all(
         """els => els.map(e => { const r = e.getBoundingClientRect();
