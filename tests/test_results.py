@@ -7,7 +7,16 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trailblaze.api.results import AgentReport, Artifact, Attempt, RunResult, StepResult, ToolReport, TrailResult
+from trailblaze.api.results import (
+    AgentReport,
+    Artifact,
+    Attempt,
+    FailedStep,
+    RunResult,
+    StepResult,
+    ToolReport,
+    TrailResult,
+)
 from trailblaze.core.errors import ExitCode
 
 TEXT = st.text(max_size=20)
@@ -68,7 +77,15 @@ TRAILS = st.lists(
         skip_reason=st.none() | TEXT,
         recording_saved=st.booleans(),
         attempts=st.lists(
-            st.builds(Attempt, status=STATUS, error=st.none() | TEXT, duration_ms=MS, artifacts=ARTIFACTS), max_size=2
+            st.builds(
+                Attempt,
+                status=STATUS,
+                error=st.none() | TEXT,
+                duration_ms=MS,
+                artifacts=ARTIFACTS,
+                failing_step=st.none() | st.builds(FailedStep, index=st.integers(-1, 50), kind=TEXT, text=TEXT),
+            ),
+            max_size=2,
         ),
         artifacts=ARTIFACTS,
         evidence_errors=st.lists(TEXT, max_size=2),

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from conftest import CliProcess, CliRunner, Project
 
+from tests.support.ci_project import ci_project
 from trailblaze.drivers.web.browser import CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
@@ -111,6 +112,42 @@ def test_each_step_links_the_trace_which_opens_in_the_served_report(
     for group in groups:  # the trace loaded, grouped as the report names it (a bound on a hang)
         page.get_by_text(group, exact=True).wait_for(timeout=60_000)
     page.goto("about:blank")  # the viewer's service worker stays with the server, not the next test
+
+
+def test_a_flaky_trail_shows_its_failed_first_attempt_with_its_evidence(
+    project: Project, cli: CliRunner, page: Any
+) -> None:
+    """A trail that fails, then passes on its retry: the report shows the passing run, and under
+    it, folded, the first run — where it failed, its error, its screenshot and the rest of its
+    evidence, copied into the report's folder as the final run's is."""
+    ci_project(project, "flaky")
+    result = cli("run", "-p", "flaky_tools", "--retries", "1", "--html", "--json", "r.json", cwd=project.root)
+    assert result.returncode == 0, result.output
+    [attempt] = result.json("r.json")["trails"][0]["attempts"]
+    assert "first call fails" in attempt["error"]
+    folder = project.root / "trailblaze-report"
+    page.goto((folder / "index.html").as_uri())
+    trail = page.locator("details.trail.flaky")
+    earlier = trail.locator("details.attempts")
+    assert earlier.locator("summary").inner_text() == "1 earlier attempt"
+    shown = earlier.locator("section.attempt.failed")
+    assert shown.is_hidden()  # folded under the final result
+    earlier.locator("summary").click()
+    assert shown.locator(".label").inner_text() == "attempt 1 of 2"
+    assert shown.locator(".failed-at").inner_text() == (
+        "failed at trails/flaky.trail.yaml:10: step 2 (Call the tool that fails once)"
+    )
+    assert shown.locator("pre.error").inner_text() == "fail_first_time: first call fails (flaky.marker)"
+    shot = shown.locator("img.shot")
+    assert shot.get_attribute("src").startswith("data:image/png;base64,")
+    assert shot.evaluate("img => img.naturalWidth") == 1280  # the first run's screenshot, rendered
+    links = shown.locator("a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    kinds = {Path(href).name for href in hrefs}
+    assert kinds == {"step-2.png", "step-2.aria.yaml", "step-2.console.log"}, hrefs
+    for href in hrefs:
+        assert re.fullmatch(r"data/[^/]+/flaky/step-2\.[a-z.]+", href), href
+        assert (folder / href).is_file(), href  # copied: the report's folder is all CI keeps
 
 
 def test_a_report_without_a_trace_carries_no_trace_viewer(project: Project, cli: CliRunner, page: Any) -> None:

@@ -28,6 +28,7 @@ def test_a_trail_that_passes_on_a_retry_is_flaky_and_the_run_passes(
     assert trails["flaky"]["status"] == "flaky"
     [attempt] = trails["flaky"]["attempts"]
     assert attempt["status"] == "failed" and "first call fails" in attempt["error"]
+    assert attempt["failing_step"] == {"index": 1, "kind": "step", "text": "Call the tool that fails once"}
     assert attempt["duration_ms"] > 0
     assert trails["flaky"]["error"] is None
     # --trace on-first-retry (the default): the first retry is traced and its trace kept, passed or not

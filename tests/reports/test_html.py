@@ -155,6 +155,44 @@ def test_a_retried_trail_shows_how_many_runs_it_took() -> None:
     assert '<span class="attempts">2 attempts</span>' in render(document)
 
 
+def test_each_earlier_attempt_shows_where_it_failed_its_error_and_evidence_folded() -> None:
+    """As Playwright Test's report keeps a test's retries: under the final run, folded, each run
+    before it with its status, the step it failed at, its message (not the evidence line the
+    runner adds to it: the evidence is linked there) and its evidence, the trace in the viewer."""
+    first = {
+        "status": "failed",
+        "error": "trails/t.trail.yaml:9: step 2 (Press <b>Submit</b>): web_click: no button\n"
+        "evidence: .trailblaze/artifacts/run/t/step-2.png",
+        "duration_ms": 1250.0,
+        "artifacts": [
+            {"kind": "screenshot", "path": "data/run/t/step-2.png"},
+            {"kind": "hierarchy", "path": "data/run/t/step-2.aria.yaml"},
+        ],
+        "failing_step": {"index": 1, "kind": "step", "text": "Press <b>Submit</b>"},
+    }
+    second = {
+        "status": "error",
+        "error": "the browser went away",
+        "duration_ms": 10.0,
+        "artifacts": [{"kind": "trace", "path": "data/run/t-retry1/trace.zip"}],
+        "failing_step": None,
+    }
+    trail = {"id": "t", "status": "flaky", "steps": [], "attempts": [first, second]}
+    page = render({"version": 1, "summary": {}, "trails": [trail]}, viewer="data/trace-viewer/index.html")
+    folded = page[page.index('<details class="attempts">') :]
+    assert folded.startswith('<details class="attempts"><summary>2 earlier attempts</summary>')  # closed
+    one, two = folded.split('<section class="attempt ')[1:]
+    assert 'id="trail-1-attempt-1"' in one and "attempt 1 of 3" in one and "1.25s" in one
+    assert '<p class="failed-at">failed at trails/t.trail.yaml:9: step 2 (Press &lt;b&gt;Submit&lt;/b&gt;)</p>' in one
+    assert '<pre class="error">web_click: no button</pre>' in one and "evidence: " not in one
+    assert '<img class="shot" alt="screenshot" src="data/run/t/step-2.png">' in one  # no file: linked, not inlined
+    assert '<a class="evidence-link" href="data/run/t/step-2.aria.yaml">hierarchy</a>' in one
+    assert "attempt 2 of 3" in two and '<pre class="error">the browser went away</pre>' in two
+    assert "failed-at" not in two
+    viewer = "data/trace-viewer/index.html?trace=../run/t-retry1/trace.zip"
+    assert f'<a class="evidence-link trace-link" href="{viewer}">trace</a>' in two
+
+
 def test_a_failure_s_message_shows_once_at_its_step(project: Project, cli: CliRunner, page: Any) -> None:
     """The trail's, the step's and the call's messages are one message quoted three times:
     the step shows it, the trail's header says where it failed."""

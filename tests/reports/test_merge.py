@@ -101,6 +101,7 @@ def test_a_trail_that_failed_in_one_shard_and_passed_in_another_is_flaky(cli: Cl
     assert flaky["status"] == "flaky" and flaky["exit_code"] == 0
     assert [a["status"] for a in flaky["attempts"]] == ["failed"]  # the runs that did not pass
     assert "no 'Nowhere' on screen" in flaky["attempts"][0]["error"]
+    assert flaky["attempts"][0]["failing_step"] == {"index": 0, "kind": "step", "text": "tap"}  # where it failed
     assert document["summary"]["flaky"] == 1 and document["summary"]["passed"] == 2
     assert "flaky" in (tmp_path / "merged.html").read_text(encoding="utf-8")
     assert "3 trails (2 passed, 1 flaky)" in merged.stdout

@@ -188,6 +188,29 @@ class StepResult:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class FailedStep:
+    """The step a run failed at, named as its step result names it: ``index`` (from 0; -1 for
+    the trailhead), ``kind`` (``step``, ``verify``, ``trailhead``) and ``text``."""
+
+    index: int
+    kind: str
+    text: str
+
+    @classmethod
+    def of(cls, step: StepResult | None) -> FailedStep | None:
+        return None if step is None else cls(step.index, step.kind, step.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "kind": self.kind, "text": self.text}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> FailedStep | None:
+        if not isinstance(data, Mapping) or not isinstance(data.get("index"), int):
+            return None
+        return cls(int(data["index"]), str(data.get("kind", "step")), str(data.get("text", "")))
+
+
 @dataclass(slots=True)
 class Attempt:
     """A run of a trail that ``--retries`` ran again: what it ended with."""
@@ -197,6 +220,8 @@ class Attempt:
     duration_ms: float
     #: the evidence that run left (its steps' and its own), kept beside the final run's
     artifacts: list[Artifact] = field(default_factory=list)
+    #: the step it failed at (None: it failed before any step, or ended in an error of its own)
+    failing_step: FailedStep | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -204,6 +229,7 @@ class Attempt:
             "error": self.error,
             "duration_ms": round(self.duration_ms, 3),
             "artifacts": [a.to_dict() for a in self.artifacts],
+            "failing_step": self.failing_step.to_dict() if self.failing_step is not None else None,
         }
 
     @classmethod
@@ -213,6 +239,7 @@ class Attempt:
             data.get("error"),
             float(data.get("duration_ms") or 0),
             Artifact.list_from(data),
+            FailedStep.from_dict(data.get("failing_step")),
         )
 
 

@@ -3,11 +3,12 @@ serves it.
 
 The page is :func:`trailblaze.reports.html.render` of the results JSON: summary, trails
 filterable by status and tag, each step with its tools, durations and error, screenshots
-inline. The evidence it links to (traces, hierarchies, console logs, screenshots at full
-size) is copied next to it, under ``data/<run folder>/``, so the report's folder is all a CI
-job needs to keep. A report with a trace gets Playwright's trace viewer too, under
-``data/trace-viewer/`` (as Playwright Test's HTML report carries it): its trails and steps open
-their trace in it when the report is served (``trailblaze show-report``, or a CI system's pages).
+inline, and a retried trail's earlier attempts with theirs. The evidence it links to (traces,
+hierarchies, console logs, screenshots at full size; the earlier attempts' too) is copied next
+to it, under ``data/<run folder>/``, so the report's folder is all a CI job needs to keep. A
+report with a trace gets Playwright's trace viewer too, under ``data/trace-viewer/`` (as
+Playwright Test's HTML report carries it): its trails and steps open their trace in it when the
+report is served (``trailblaze show-report``, or a CI system's pages).
 ``--html`` alone writes ``trailblaze-report/index.html``; ``html:`` in
 trailblaze.yaml sets a path (which turns the report on without the flag) and a title.
 ``trailblaze merge-reports --html PATH`` writes the shards' merged run the same way, copying only
@@ -73,14 +74,15 @@ class HtmlReport:
 
 
 def write_report(path: Path, result: RunResult, artifacts_dir: Path | None, title: str) -> None:
-    """Write ``result`` as an HTML page at ``path``, its evidence copied under ``data/``."""
+    """Write ``result`` as an HTML page at ``path``, its evidence (the earlier attempts' too)
+    copied under ``data/``."""
     from trailblaze.core.fileio import write_atomic  # here: a command that writes no report does not import it
     from trailblaze.reports.html import render
 
     folder = path.parent
     document = result.to_dict()
     for trail in document["trails"]:
-        for entry in (trail, *trail["steps"]):
+        for entry in (trail, *trail["steps"], *trail["attempts"]):  # the earlier runs' evidence too
             entry["artifacts"] = [_copied(a, artifacts_dir, folder) for a in entry["artifacts"]]
     write_atomic(path, render(document, base=folder, title=title, viewer=_with_viewer(document, folder)))
 
@@ -126,10 +128,12 @@ def write_merged_report(path: Path, result: RunResult, evidence: Mapping[str, Pa
 
 def _with_viewer(document: Mapping[str, Any], folder: Path) -> str | None:
     """Copy Playwright's trace viewer into the report's folder when a trail of ``document``
-    has a trace copied there; its page's address relative to the report, or None."""
-    if not any(
-        a["kind"] == "trace" and (folder / a["path"]).is_file() for t in document["trails"] for a in t["artifacts"]
-    ):
+    (or one of its earlier attempts) has a trace copied there; its page's address relative to the
+    report, or None."""
+    traces = [
+        a for t in document["trails"] for part in (t, *t["attempts"]) for a in part["artifacts"] if a["kind"] == "trace"
+    ]
+    if not any((folder / a["path"]).is_file() for a in traces):
         return None
     source = trace_viewer()
     if source is None:

@@ -7,6 +7,10 @@ URIs (up to :data:`MAX_INLINE_IMAGE` bytes each; larger ones and traces are link
 the report). It renders without a network and without JavaScript; the script only adds the
 status and tag filters and remembers them in the URL's fragment.
 
+A trail that ran more than once (``--retries``, shards merged by ``merge-reports``) shows its
+final run, and under it, folded, each run before: its status, the step it failed at, its error
+and its evidence, as Playwright Test's report shows a test's retries.
+
 With Playwright's trace viewer beside the page (``viewer``: the plugin copies it, as Playwright
 Test's HTML report does), a trail's trace opens in it from the trail and from each step that
 ran. The viewer takes the trace from its address and nothing else (no action or group to select
@@ -116,6 +120,7 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None, viewer: str
     opens = _trace_address(viewer, _artifacts(trail))
     steps = "".join(_step(step, base, above, opens) for step in trail.get("steps") or [])
     trace = _evidence_links(_artifacts(trail), base, opens) + _not_saved(trail)
+    runs = _attempts(earlier if isinstance(earlier, list) else [], number, base, viewer)
     opened = " open" if status in ("failed", "error", "flaky", "incomplete") else ""
     return (
         f'<details class="trail {_e(status)}"{opened} id="trail-{number}" data-status="{_e(status)}" '
@@ -124,8 +129,56 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None, viewer: str
         f'<span class="title">{_e(trail.get("title") or trail.get("id"))}</span> '
         f'<span class="path">{_e(trail.get("path"))}</span> {tag_chips}{retry}'
         f'<span class="dur">{_seconds(trail.get("duration_ms"))}</span></summary>'
-        f'<p class="where">{where}</p>{skip}{error}{trace}<ol class="steps">{steps}</ol></details>'
+        f'<p class="where">{where}</p>{skip}{error}{trace}<ol class="steps">{steps}</ol>{runs}</details>'
     )
+
+
+def _attempts(earlier: Sequence[Any], number: int, base: Path | None, viewer: str | None) -> str:
+    """The runs before the final one (``--retries``; merged shards' runs), oldest first, folded
+    under the trail as Playwright Test's report keeps its retries: each with its status, the step
+    it failed at, its error and its evidence — screenshots inline, the rest linked, a trace
+    opening in the trace viewer."""
+    runs = [run for run in earlier if isinstance(run, Mapping)]
+    if not runs:
+        return ""
+    total = len(runs) + 1
+    shown = "".join(
+        _attempt(run, n, total, f"trail-{number}-attempt-{n}", base, viewer) for n, run in enumerate(runs, 1)
+    )
+    count = f"{len(runs)} earlier attempt{'' if len(runs) == 1 else 's'}"
+    return f'<details class="attempts"><summary>{count}</summary>{shown}</details>'
+
+
+def _attempt(run: Mapping[str, Any], n: int, total: int, anchor: str, base: Path | None, viewer: str | None) -> str:
+    status = str(run.get("status") or "failed")
+    evidence = _artifacts(run)
+    step = run.get("failing_step")
+    place, message = _attempt_error(str(run.get("error") or ""), step if isinstance(step, Mapping) else None)
+    at = f'<p class="failed-at">{_e(status)} at {_e(place)}</p>' if place else ""
+    error = f'<pre class="error">{_e(message)}</pre>' if message else ""
+    shots = _evidence([(k, p) for k, p in evidence if k == "screenshot"], base)
+    links = _evidence_links([(k, p) for k, p in evidence if k != "screenshot"], base, _trace_address(viewer, evidence))
+    return (
+        f'<section class="attempt {_e(status)}" id="{_e(anchor)}"><div class="head">'
+        f'<span class="badge {_e(status)}">{_e(status)}</span> <span class="label">attempt {n} of {total}</span>'
+        f'<span class="dur">{_seconds(run.get("duration_ms"))}</span></div>'
+        f"{at}{error}{shots}{links}{_not_saved(run)}</section>"
+    )
+
+
+def _attempt_error(message: str, step: Mapping[str, Any] | None) -> tuple[str, str]:
+    """Where an earlier run failed (``trails/a.trail.yaml:9: step 2 (Press Submit)``) and what
+    it failed with, from its error and ``failing_step``; the ``evidence:`` line the error ends
+    with is left out (the evidence is linked beside it)."""
+    message = "\n".join(line for line in message.splitlines() if not line.startswith("evidence: "))
+    if step is None:
+        return "", message
+    label = _step_label(step)
+    named = f"{label} ({' '.join(str(step.get('text') or '').split())})"
+    at = message.find(f"{named}: ")
+    if at < 0:
+        return named, message
+    return message[: at + len(named)], message[at + len(named) + 2 :]
 
 
 def _trail_error(trail: Mapping[str, Any]) -> tuple[str, str]:
@@ -345,6 +398,11 @@ pre.error{
 }
 .tool-error{color:var(--bad)}
 .not-saved{color:var(--warn);margin:4px 12px}
+details.attempts{margin:4px 12px 12px;border-top:1px solid var(--line);padding-top:6px}
+details.attempts>summary{cursor:pointer;color:var(--muted)}
+.attempt{margin:8px 0 8px 20px}
+.attempt .head{display:flex;gap:8px;align-items:baseline}
+.attempt .failed-at,.attempt pre.error,.attempt .links,.attempt .evidence{margin-left:0}
 .not-saved ul{margin:0}
 img.shot{max-width:480px;border:1px solid var(--line);border-radius:4px;display:block;margin:6px 0}
 [hidden]{display:none!important}

@@ -274,13 +274,15 @@ def _runs_of(entry: Mapping[str, Any]) -> list[tuple[bool, dict[str, Any]]]:
     """The entry's earlier attempts, then its own final run (True), as attempts are written."""
     earlier = entry.get("attempts")
     runs = [(False, dict(a)) for a in earlier if isinstance(a, dict)] if isinstance(earlier, list) else []
-    own_parts = [entry, *(p for p in entry.get("steps") or [] if isinstance(p, Mapping))]
-    evidence = [dict(a) for part in own_parts for a in part.get("artifacts") or [] if isinstance(a, Mapping)]
+    steps = [p for p in entry.get("steps") or [] if isinstance(p, Mapping)]
+    evidence = [dict(a) for part in (entry, *steps) for a in part.get("artifacts") or [] if isinstance(a, Mapping)]
+    failing = next((s for s in steps if s.get("status") in ("failed", "error")), None)
     final = {
         "status": entry["status"],
         "error": entry.get("error"),
         "duration_ms": entry.get("duration_ms", 0),
         "artifacts": evidence,
+        "failing_step": {k: failing.get(k) for k in ("index", "kind", "text")} if failing is not None else None,
     }
     return [*runs, (True, final)]
 

@@ -141,10 +141,16 @@ def _model() -> Any:
         agent: Agent | None = None
         recorded: bool = False
 
+    class FailedStep(Part):
+        index: int
+        kind: str = "step"
+        text: str = ""
+
     class Attempt(Evidence):
         status: Status = "failed"
         error: Text = None
         duration_ms: Duration = 0
+        failing_step: FailedStep | None = None
 
     class Trail(Evidence):
         path: str = ""

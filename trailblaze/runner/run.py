@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze.api.driver import Driver, DriverOptions
-from trailblaze.api.results import Attempt, RunResult, TrailResult
+from trailblaze.api.results import Attempt, FailedStep, RunResult, TrailResult
 from trailblaze.api.session import PlannedTrail, Run, RunOptions, Session
 from trailblaze.core import aio, processes
 from trailblaze.core.errors import ErrorList, ExitCode, InfrastructureError, TrailblazeError, UsageError
@@ -186,7 +186,8 @@ class Executor:
                     attempts: list[Attempt] = []
                     while result.status in ("failed", "error") and len(attempts) < self.run.options.retries:
                         evidence = [a for step in result.steps for a in step.artifacts] + result.artifacts
-                        attempts.append(Attempt(result.status, result.error, result.duration_ms, evidence))
+                        failed_at = FailedStep.of(result.failing_step)
+                        attempts.append(Attempt(result.status, result.error, result.duration_ms, evidence, failed_at))
                         closing, session = session, None  # a retry starts from a fresh session
                         await self.close_session(closing)
                         try:
