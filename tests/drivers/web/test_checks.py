@@ -32,22 +32,28 @@ CHECKS = {
 }
 
 # the delayed page shows "Loading…" for 1.5 s after "Load data" is clicked, then three results;
-# "Continue" is enabled 1 s after "Unlock" is clicked. The checks wait for that (10 s at most).
+# "Continue" is enabled 1 s after "Unlock" is clicked; the note the trail adds goes away after
+# 3 s. The checks wait for that (10 s at most).
+NOTE = (
+    "document.body.insertAdjacentHTML('beforeend', '<p id=note>Working…</p>'); "
+    "setTimeout(() => document.getElementById('note').remove(), 3000)"
+)
 HOLDING = """
 config:
   title: Every check holds
   timeout: 10
 trail:
-  - step: Load the data
+  - step: Load the data, and show a note for 3 s
     recording:
       web:
         - web_navigate: {url: /delayed.html}
         - web_click: {nodeSelector: {web: {ariaRole: button, ariaNameRegex: Load data}}}
-        - web_verifyTextVisible: {text: Loading}
-  - verify: The spinner text goes away, the results come, nothing else shows
+        - web_evaluate: {script: "NOTE"}
+        - web_verifyTextVisible: {text: Working}
+  - verify: The note and the loading text go away, the results come, nothing else shows
     recording:
       web:
-        - assertNotVisibleWithText: {text: "Loading…"}
+        - assertNotVisibleWithText: {text: "Working…"}
         - assertNotVisibleWithText: {text: "Load.*ing.*"}
         - web_verifyTextNotVisible: {text: loading}
         - web_verifyElementCount: {count: 3, nodeSelector: {web: {cssSelector: "#results li"}}}
@@ -164,7 +170,7 @@ def run(root: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
 
 
 def test_every_check_passes_when_what_it_checks_holds(tmp_path: Path, browser: str) -> None:
-    Project(tmp_path).trail("holding", HOLDING)
+    Project(tmp_path).trail("holding", HOLDING.replace('"NOTE"', f'"{NOTE}"'))
     proc, document = run(tmp_path)
     (trail,) = document["trails"]
     assert proc.returncode == 0, trail["error"]
