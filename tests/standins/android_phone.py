@@ -89,6 +89,8 @@ class FakeAndroid:
         self.u2_running = False
         #: the log buffer ``logcat`` dumps: (seconds since the epoch, pid, priority, tag, message)
         self.logcat: list[tuple[float, int, str, str, str]] = []
+        #: commands this phone's shell does not have (a stripped-down image without ``logcat``)
+        self.missing_commands: set[str] = set()
         self.calls: list[tuple[str, str]] = []
         self.call_times: list[float] = []
         #: two-finger gestures (uiautomator2's ``gesture``): start and end of each finger, in layout units
@@ -433,6 +435,8 @@ class FakeAndroid:
             return "", 0
         app = self.app
         name, args = argv[0], argv[1:]
+        if name in self.missing_commands:
+            return f"/system/bin/sh: {name}: not found\n", 127
         if name == "toybox" and args[:1] == ["md5sum"]:
             path = args[1]
             if path not in self.files:

@@ -233,6 +233,17 @@ def test_the_log_since_a_moment(adb: AdbHostStandIn, phone: FakeAndroid) -> None
     assert len(everything) == 3 and everything[0].endswith("I Old     : before")
 
 
+def test_a_log_the_device_cannot_dump_is_a_failure_not_lines(adb: AdbHostStandIn, phone: FakeAndroid) -> None:
+    """The shell's "logcat: not found" comes back with exit code 127: that is no log line."""
+    phone.missing_commands.add("logcat")
+
+    async def scenario(device: AndroidDevice) -> None:
+        with pytest.raises(ToolFailure, match=r"logcat failed on the device \(exit code 127\): .*logcat: not found"):
+            await device.log_lines()
+
+    on_device(scenario)
+
+
 # -- the screen ------------------------------------------------------------------------------------------
 
 

@@ -76,3 +76,23 @@ def test_query_and_assert_on_the_log_since_the_device_connected(
     assert dumps and all(d.startswith("logcat -d -v epoch -v printable -t ") for d in dumps)
     since = re.search(r" -t (\d+\.\d{3})\b", dumps[0])
     assert since is not None and time.time() - 600 < float(since.group(1)) < time.time()
+
+
+def test_a_device_without_logcat_is_an_error_not_a_match(
+    adb: AdbHostStandIn, phone: FakeAndroid, project: Project
+) -> None:
+    """The shell's own "logcat: not found" is what the device said, not a log line: QUERY and
+    ASSERT are errors that say so, and a pattern that would match the shell's message matches nothing."""
+    phone.missing_commands.add("logcat")
+    out: dict[str, Any] = {}
+
+    async def scenario() -> None:
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("device", {"action": "ANDROID"}))
+            out["query"] = await client.call_tool("logcat", {"action": "QUERY", "pattern": "not found"})
+            out["assert"] = await client.call_tool("logcat", {"action": "ASSERT", "pattern": "logcat"})
+
+    asyncio.run(scenario())
+    for result in out.values():
+        message = failed(result)
+        assert "logcat failed on the device (exit code 127)" in message and "logcat: not found" in message

@@ -334,7 +334,12 @@ class AndroidDevice(MobileDevice):
             command += ["-t", f"{since:.3f}"]
 
         def dump() -> list[str]:
-            return self.shell(command).splitlines()
+            response = self.u2.shell(command)
+            output = str(response.output)
+            if response.exit_code != 0:  # "logcat: not found" is the shell's answer, not a log line
+                said = first_line(output) or "no output"
+                raise ToolFailure(f"logcat failed on the device (exit code {response.exit_code}): {said}")
+            return output.splitlines()
 
         return await self.call(dump)
 

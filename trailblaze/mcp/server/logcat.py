@@ -7,7 +7,9 @@ computer's clock, which an emulator and a phone on the network share. ``pattern`
 Java's syntax, as everywhere in trailblaze, searched in each line (time-bounded, as selectors
 are); ``tag`` keeps the lines of one log tag. QUERY returns the matching lines (the first
 ``limit``, 50 by default) and how many there are; ASSERT returns ``passed`` — a check that does
-not hold is an answer, not an error. Neither is recorded: a trail cannot replay them.
+not hold is an answer, not an error. A log the device cannot dump (no ``logcat`` on it, an
+option it refuses) is an error naming what the device said, never lines to match. Neither is
+recorded: a trail cannot replay them.
 
 The tool is offered while an Android device is connected.
 """
@@ -43,7 +45,10 @@ async def logcat(call: Call, arguments: dict[str, Any]) -> Reply:
     except ValueError as exc:
         raise ToolError(f"pattern: {exc}") from None
     async with call.state.lock:
-        lines: list[str] = await commands.log_lines(device.opened_at)
+        try:
+            lines: list[str] = await commands.log_lines(device.opened_at)
+        except ToolFailure as exc:  # no log to search: an error, never the shell's message as lines
+            raise ToolError(str(exc)) from None
     if args.tag is not None:
         tagged = re.compile(rf"\s[{_PRIORITIES}]\s+{re.escape(args.tag)}\s*:")
         lines = [line for line in lines if tagged.search(line)]
