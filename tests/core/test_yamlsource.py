@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import math
 import os
 import time
@@ -58,7 +59,9 @@ def test_malformed_yaml_reports_line_and_column() -> None:
     assert str(info.value).startswith("m.yaml:3:4: invalid YAML")
 
 
+@pytest.mark.usefixtures("parser")
 def test_merge_keys_are_supported() -> None:
+    # the pure-Python parser (deep flow nesting) marks a plain scalar's style None, libyaml ""
     doc = load_text("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  y: 3\n")
     assert doc.data["other"] == {"x": 1, "y": 3}
 
@@ -165,6 +168,21 @@ def test_a_bad_limit_setting_is_misuse(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRAILBLAZE_MAX_YAML_DEPTH", "nan")
     with pytest.raises(UsageError, match="TRAILBLAZE_MAX_YAML_DEPTH='nan': expected a number > 0"):
         load_text("a: 1\n")
+
+
+def test_the_cycle_collector_is_on_again_after_a_file_is_read() -> None:
+    assert gc.isenabled()
+    load_text("a: [1, {b: 2}]\n")
+    assert gc.isenabled()
+    with pytest.raises(UsageError):
+        load_text("a: 1\na: 2\n")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_text("a: 1\n")
+        assert not gc.isenabled()  # off as it was: not turned on behind the caller's back
+    finally:
+        gc.enable()
 
 
 def test_undefined_aliases_and_several_documents_are_errors() -> None:

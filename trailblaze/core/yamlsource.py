@@ -1,8 +1,9 @@
 """Read YAML into plain Python values while remembering where every value came from.
 
 Trail and config files are validated after parsing; to point at ``file:line:col`` for a
-problem found later (an unknown key, a wrong type, an unknown tool) the loader keeps a table
-from each value's path (a tuple of keys and indexes) to its position in the file.
+problem found later (an unknown key, a wrong type, an unknown tool) the loader keeps, beside the
+data, a table of the file's nodes — where each starts and how they nest (:class:`_Nodes`) — and
+finds a value's position from its path (a tuple of keys and indexes) when a message needs it.
 
 Plain scalars follow the YAML 1.2 core schema, as upstream Trailblaze (kaml) reads them:
 only ``true``/``false`` are booleans, so ``textRegex: ON`` stays the string ``"ON"``, and
@@ -12,9 +13,12 @@ dates stay strings. Duplicate keys are an error instead of a silent overwrite.
 from __future__ import annotations
 
 import copy
+import gc
 import math
 import re
-from collections.abc import Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,69 +47,172 @@ _FALSE = frozenset({"false", "False", "FALSE"})
 _INF = frozenset({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
 _NEG_INF = frozenset({"-.inf", "-.Inf", "-.INF"})
 _NAN = frozenset({".nan", ".NaN", ".NAN"})
+#: what a plain scalar that is not a string starts with (any other is text: the common case)
+_NOT_TEXT_START = frozenset("0123456789+-.~nNtTfF")
 
 
 class YamlDocument:
     """A parsed YAML file: its data plus a way to ask where any part of it came from.
 
-    Positions are kept compactly — a path's hash to its line and column packed in one int — as
-    a big file has a million of them: tuples of paths and positions cost 25 times the file."""
+    Where things are is kept apart from the data (:class:`_Nodes`), so the data may change and
+    the positions still say where each path was written."""
 
-    def __init__(
-        self,
-        path: str | None,
-        data: Any,
-        positions: dict[int, int],
-        key_positions: dict[int, int] | None = None,
-    ) -> None:
+    def __init__(self, path: str | None, data: Any, nodes: _Nodes | None = None) -> None:
         self.path = path
         self.data = data
-        self._positions = positions
-        self._key_positions = key_positions or {}
+        self._nodes = nodes if nodes is not None else _Nodes(0)
 
     def key_location(self, key_path: Sequence[str | int]) -> Location:
         """Where the *key* of the mapping entry at ``key_path`` is written (for "unknown key")."""
-        parts = self._spelled_as_written(tuple(key_path))
-        pos = self._key_positions.get(hash(parts))
-        return self._at(pos) if pos is not None else self.location(key_path)
+        if key_path and isinstance(key_path[-1], str):
+            parent, found = self._nodes.walk(key_path[:-1])
+            if found:
+                value = self._nodes.find(parent, key_path[-1])
+                if value >= 0:
+                    return self._at(value - 1)  # a mapping's key node comes right before its value
+        return self.location(key_path)
 
     def location(self, key_path: Sequence[str | int] = ()) -> Location:
         """The location of the value at ``key_path``, or of its nearest ancestor that has one.
 
         A key may be given in snake_case or camelCase; the spelling used in the file is found.
         """
-        parts = self._spelled_as_written(tuple(key_path))
-        while True:
-            pos = self._positions.get(hash(parts))
-            if pos is not None:
-                return self._at(pos)
-            if not parts:
-                return Location(self.path)
-            parts = parts[:-1]
+        return self._at(self._nodes.walk(key_path)[0])
 
-    def _at(self, packed: int) -> Location:
-        line, column = _unpack(packed)
-        return Location(self.path, line, column)
+    def locator(self, key_path: Sequence[str | int]) -> Callable[[Sequence[str | int]], Location]:
+        """``locate(sub)``: the location of ``(*key_path, *sub)``, as :meth:`location` finds it,
+        with ``key_path`` looked up once (a trail keeps one for each of its tool calls)."""
+        node, found = self._nodes.walk(key_path)
+        return _Locator(self, node, found)
 
-    def _spelled_as_written(self, key_path: PathKey) -> PathKey:
-        written: list[str | int] = []
+    def _at(self, node: int) -> Location:
+        if node < 0:
+            return Location(self.path)
+        node = self._nodes.aliases.get(node, node)  # an alias is where what it repeats is
+        packed = self._nodes.marks[node]
+        return Location(self.path, (packed >> 32) + 1, (packed & _COLUMN_MAX) + 1)
+
+
+class _Locator:
+    """Finds locations below one node of a document (:meth:`YamlDocument.locator`)."""
+
+    __slots__ = ("_doc", "_found", "_node")
+
+    def __init__(self, doc: YamlDocument, node: int, found: bool) -> None:
+        self._doc, self._node, self._found = doc, node, found
+
+    def __call__(self, sub: Sequence[str | int]) -> Location:
+        # below a path that is not all in the file, the nearest ancestor is the same for any sub
+        node = self._doc._nodes.walk(sub, self._node)[0] if self._found and sub else self._node
+        return self._doc._at(node)
+
+
+#: a column too wide for its 32 bits (a line of 4 GiB) is shown as this one
+_COLUMN_MAX = 0xFFFFFFFF
+#: children of a mapping or list looked through one by one; one with more gets an index
+_SCAN = 16
+
+
+class _Nodes:
+    """Every node of a document in the order it is written — a mapping's keys are nodes too,
+    each right before its value — with where each starts and how they nest.
+
+    Twelve bytes a node, in two flat arrays: a big file has a million values, and a path and a
+    position kept for each in dicts cost 16 times the file (144 MB for a 9 MB trail).
+
+    ``marks[n]``: the node's 0-based line and column, packed (line << 32 | column).
+    ``links[n]``: for a mapping or a list, the number of the node after its last descendant (so
+    its children are found by skipping from one to the next); for a key, minus the number of its
+    text in ``texts`` (each text kept once); 0 for any other scalar and for an alias.
+    ``aliases``: each alias node and the node it repeats.
+
+    A path is found by walking from the root (node 0); a mapping or list with more than
+    :data:`_SCAN` children is indexed the first time it is walked."""
+
+    def __init__(self, size: int) -> None:
+        self.marks = array("Q")
+        self.links = array("i" if size < 1 << 30 else "q")  # a node takes at least half a character
+        self.texts: list[str] = [""]
+        self.text_numbers: dict[str, int] = {}
+        self.aliases: dict[int, int] = {}
+        self._indexes: dict[int, dict[str, int] | array[int]] = {}
+
+    def walk(self, key_path: Sequence[str | int], node: int = 0) -> tuple[int, bool]:
+        """The node at ``key_path`` below ``node`` and True, or the nearest ancestor found and
+        False (-1 for a document without nodes). A key not written as given is looked for in
+        camelCase and in snake_case."""
+        if not 0 <= node < len(self.links):
+            return -1, False
         for part in key_path:
-            candidate: str | int = part
-            if isinstance(part, str) and hash((*written, part)) not in self._positions:
+            child = self.find(node, part)
+            if child < 0 and isinstance(part, str):
                 for variant in (_camel(part), _snake(part)):
-                    if hash((*written, variant)) in self._positions:
-                        candidate = variant
+                    child = self.find(node, variant) if variant != part else -1
+                    if child >= 0:
                         break
-            written.append(candidate)
-        return tuple(written)
+            if child < 0:
+                return node, False
+            node = child
+        return node, True
+
+    def find(self, node: int, part: str | int) -> int:
+        """The value node of key ``part`` (exactly as written) of the mapping ``node``, or of
+        item ``part`` of the list ``node``; -1 if there is none."""
+        if self.aliases:
+            node = self.aliases.get(node, node)
+        links = self.links
+        end, child = links[node], node + 1
+        if end <= child:
+            return -1  # a scalar, an alias, or an empty collection
+        mapping = links[child] < 0
+        if mapping:
+            if not isinstance(part, str):
+                return -1
+            wanted = -self.text_numbers.get(part, 0)
+            if not wanted:
+                return -1  # no key of the file is written so
+        elif not isinstance(part, int) or part < 0:
+            return -1
+        index = self._indexes.get(node)
+        if index is not None:
+            return _look_up(index, part)
+        seen = 0
+        while child < end:
+            if mapping:
+                if links[child] == wanted:
+                    return child + 1
+                child = links[child + 1] or child + 2
+            else:
+                if seen == part:
+                    return child
+                child = links[child] or child + 1
+            seen += 1
+            if seen == _SCAN and child < end:
+                self._indexes[node] = index = self._index(node, mapping)
+                return _look_up(index, part)
+        return -1
+
+    def _index(self, node: int, mapping: bool) -> dict[str, int] | array[int]:
+        """A big collection's children: each key's text to its value node, or each item's node."""
+        links, texts = self.links, self.texts
+        end, child = links[node], node + 1
+        if mapping:
+            by_key: dict[str, int] = {}
+            while child < end:
+                by_key.setdefault(texts[-links[child]], child + 1)  # the first of a key written twice ('<<')
+                child = links[child + 1] or child + 2
+            return by_key
+        items = array(links.typecode)
+        while child < end:
+            items.append(child)
+            child = links[child] or child + 1
+        return items
 
 
-def _pack(line: int, column: int) -> int:
-    return line << 32 | min(column, 0xFFFFFFFF)
-
-
-def _unpack(packed: int) -> tuple[int, int]:
-    return packed >> 32, packed & 0xFFFFFFFF
+def _look_up(index: dict[str, int] | array[int], part: str | int) -> int:
+    if isinstance(index, dict):
+        return index.get(part, -1) if isinstance(part, str) else -1
+    return index[part] if isinstance(part, int) and part < len(index) else -1
 
 
 def _camel(name: str) -> str:
@@ -133,9 +240,10 @@ def load_text(text: str, path: str | None = None) -> YamlDocument:
     PyYAML's pure-Python parser, which has no limit of its own, so the message is always ours
     and names the bracket that goes over."""
     loader = _PurePythonLoader(text) if _may_nest_deeply(text) else _Loader(text)
-    builder = _Builder(path)
+    builder = _Builder(path, len(text))
     try:
-        data = builder.document(loader)
+        with tree_building():
+            data = builder.document(loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -154,7 +262,23 @@ def load_text(text: str, path: str | None = None) -> YamlDocument:
         raise UsageError(f"invalid YAML: {exc}", Location(path)) from None
     finally:
         loader.dispose()
-    return YamlDocument(path, data, builder.positions, builder.key_positions)
+    return YamlDocument(path, data, builder.nodes)
+
+
+@contextmanager
+def tree_building() -> Iterator[None]:
+    """Pause Python's cycle collector while a file's data, or what is made of it, is built.
+
+    What is built holds no cycles, but each of its million objects would be walked by the
+    collector again every time the objects alive grew by a quarter: it took a third of reading a
+    100,000-step trail. What cycles others make meanwhile are collected once this ends."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 #: brackets, quotes and comment marks: what decides how deep flow collections (``[``/``{``) nest
@@ -203,58 +327,56 @@ def _may_nest_deeply(text: str) -> bool:
 
 
 _MERGE = object()  # the pending key of a mapping while its ``<<:`` value is read
+_ScalarEvent = yaml.ScalarEvent
+_MappingStart = yaml.MappingStartEvent
+_SequenceStart = yaml.SequenceStartEvent
+_MappingEnd = yaml.MappingEndEvent
+_SequenceEnd = yaml.SequenceEndEvent
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 @dataclass(slots=True)
 class _Anchor:
-    """An anchored value and what a ``*name`` repeating it adds: nodes plus characters, and
-    the positions of its parts relative to it (so messages point into the anchor)."""
+    """An anchored value, what a ``*name`` repeating it adds (nodes plus characters), and its
+    node (an alias's position is the anchor's, and so are its parts')."""
 
     value: Any
     size: int
-    positions: list[tuple[PathKey, int]]
-    key_positions: list[tuple[PathKey, int]]
+    node: int
 
 
 @dataclass(slots=True)
 class _Frame:
     """A mapping or list being built."""
 
-    path: PathKey
-    mark: Any
-    anchor: str | None
     value: Any
-    positions_from: int
-    keys_from: int
-    size: int = 1
+    node: int
+    mapping: bool
+    anchor: str | None
+    #: :attr:`_Builder.weight` when it began (what an anchored one holds is the difference)
+    weight_from: int
     key: Any = None  # mappings: the key whose value comes next (None: a key comes next)
     merged: dict[str, Any] | None = None
 
 
 class _Builder:
-    """Builds plain data from parser events, remembering each value's position.
+    """Builds plain data from parser events, and the table of where its nodes are.
 
     Aliases are expanded into copies (the loaded data is a tree, as the rest of Trailblaze
     expects), within the bounds of :mod:`trailblaze.core.limits`: an alias bomb stops at the alias
     that goes over, with its line, long before it costs gigabytes."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, size: int) -> None:
         self.path = path
-        #: hash of a value's path -> its line and column (:func:`_pack`); keys' apart
-        self.positions: dict[int, int] = {}
-        self.key_positions: dict[int, int] = {}
-        #: positions in the order they were read, for what an anchor holds: kept only inside an
-        #: anchored node (a log of every node doubled what a big file cost)
-        self._position_log: list[tuple[PathKey, int]] = []
-        self._key_log: list[tuple[PathKey, int]] = []
-        self._anchored = 0  # anchored collections being built
+        self.nodes = _Nodes(size)
         self._anchors: dict[str, _Anchor] = {}
-        self._stack: list[_Frame] = []
         self._max_depth = limits.YAML_DEPTH.get_int()
         self._max_aliases = limits.YAML_ALIASES.get_int()
         self._max_expansion = limits.YAML_EXPANSION.get_int()
         self._aliases = 0
         self._expansion = 0
+        #: nodes plus characters read inside anchored collections: what an alias of one repeats
+        self.weight = 0
 
     def _where(self, mark: Any) -> Location:
         return Location(self.path, mark.line + 1, mark.column + 1)
@@ -265,7 +387,7 @@ class _Builder:
             loader.get_event()
             return None
         loader.get_event()  # DocumentStart
-        data = self._node(loader)
+        data = self._root(loader)
         loader.get_event()  # DocumentEnd
         if not loader.check_event(yaml.StreamEndEvent):
             event = loader.get_event()
@@ -274,119 +396,119 @@ class _Builder:
             )
         return data
 
-    def _node(self, loader: Any) -> Any:
-        """Build the document's root node, iteratively (a deep file cannot exhaust the stack)."""
+    def _root(self, loader: Any) -> Any:
+        """Build the document's root node, iteratively (a deep file cannot exhaust the stack).
+
+        Written for speed: a big trail has two million events."""
+        get_event = loader.get_event
+        nodes = self.nodes
+        add_mark, add_link = nodes.marks.append, nodes.links.append
+        links = nodes.links
+        column_max, not_text_start, resolve = _COLUMN_MAX, _NOT_TEXT_START, resolve_plain_scalar
+        stack: list[_Frame] = []
+        top: _Frame | None = None
+        key_next = False  # whether the next node is a key of the mapping ``top``
+        anchored = 0  # anchored collections being built
         while True:
-            event = loader.get_event()
-            first, first_key = len(self._position_log), len(self._key_log)
-            if isinstance(event, yaml.ScalarEvent | yaml.AliasEvent | yaml.CollectionStartEvent):
-                path = self._child_path(event)
-                anchored = not isinstance(event, yaml.AliasEvent) and event.anchor  # an alias's names another
-                self._record(path, event.start_mark, logged=bool(self._anchored or anchored))
-            if isinstance(event, yaml.ScalarEvent):
-                done, size = _scalar(event), 1 + len(event.value)
-                if event.anchor:
-                    self._anchor(event.anchor, done, size, path, first, first_key)
-            elif isinstance(event, yaml.AliasEvent):
-                done, size = self._alias(event, path)
-            elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
-                if len(self._stack) >= self._max_depth:
-                    raise UsageError(
-                        f"YAML nested more than {self._max_depth} levels deep ({limits.YAML_DEPTH.env} raises "
-                        "the limit)",
-                        self._where(event.start_mark),
-                    )
-                mapping = isinstance(event, yaml.MappingStartEvent)
-                self._anchored += bool(event.anchor)
-                self._stack.append(
-                    _Frame(
-                        path,
-                        event.start_mark,
-                        event.anchor,
-                        {} if mapping else [],
-                        first,
-                        first_key,
-                    )
-                )
-                continue
-            else:  # the end of a collection
-                frame = self._stack.pop()
-                self._anchored -= bool(frame.anchor)
-                done, size = frame.value, frame.size
+            event = get_event()
+            kind = event.__class__
+            if kind is _ScalarEvent or kind is _MappingStart or kind is _SequenceStart or kind is yaml.AliasEvent:
+                node = len(links)
+                mark = event.start_mark
+                column = mark.column
+                add_mark(mark.line << 32 | (column if column < column_max else column_max))
+                if key_next:
+                    if kind is not _ScalarEvent:
+                        raise UsageError("mapping keys must be plain strings", self._where(mark))
+                    assert top is not None
+                    add_link(-self._key(top, event))
+                    key_next = False
+                    if anchored:
+                        self.weight += 1 + len(event.value)
+                    if event.anchor:
+                        self._anchors[event.anchor] = _Anchor(_scalar(event), 1 + len(event.value), node)
+                    continue
+                add_link(0)  # a collection's end is set when it ends
+                if kind is _ScalarEvent:
+                    value = event.value
+                    if not event.style and (not value or value[0] in not_text_start) and event.tag != _STR_TAG:
+                        value = resolve(value)  # a plain scalar that may be no string
+                    if anchored:
+                        self.weight += 1 + len(event.value)
+                    if event.anchor:
+                        self._anchors[event.anchor] = _Anchor(value, 1 + len(event.value), node)
+                elif kind is yaml.AliasEvent:
+                    value, size = self._alias(event, node)
+                    if anchored:
+                        self.weight += size
+                else:
+                    if len(stack) >= self._max_depth:
+                        raise UsageError(
+                            f"YAML nested more than {self._max_depth} levels deep ({limits.YAML_DEPTH.env} raises "
+                            "the limit)",
+                            self._where(mark),
+                        )
+                    mapping = kind is _MappingStart
+                    anchored += bool(event.anchor)
+                    top = _Frame({} if mapping else [], node, mapping, event.anchor, self.weight)
+                    if anchored:
+                        self.weight += 1
+                    stack.append(top)
+                    key_next = mapping
+                    continue
+            elif kind is _MappingEnd or kind is _SequenceEnd:
+                frame = stack.pop()
+                top = stack[-1] if stack else None
+                key_next = False
+                links[frame.node] = len(links)
+                value = frame.value
                 if frame.merged:
-                    for key, value in frame.merged.items():
-                        done.setdefault(key, value)
+                    for key, item in frame.merged.items():
+                        value.setdefault(key, item)
                 if frame.anchor:
-                    self._anchor(frame.anchor, done, size, frame.path, frame.positions_from, frame.keys_from)
-            if not self._stack:
-                return done
-            self._attach(event, done, size)
+                    anchored -= 1
+                    self._anchors[frame.anchor] = _Anchor(value, self.weight - frame.weight_from, frame.node)
+            else:  # pragma: no cover - a parser hands out nothing else inside a document
+                raise UsageError(f"invalid YAML: unexpected {kind.__name__}", self._where(event.start_mark))
+            if top is None:
+                return value
+            if not top.mapping:
+                top.value.append(value)
+                continue
+            if top.key is _MERGE:
+                self._merge(top, value, event)
+            else:
+                top.value[top.key] = value
+            top.key = None
+            key_next = True
 
-    def _child_path(self, event: Any) -> PathKey:
-        if not self._stack:
-            return ()
-        frame = self._stack[-1]
-        if isinstance(frame.value, list):
-            return (*frame.path, len(frame.value))
-        if frame.key is None:  # a key: its position is kept apart, under the path it names
-            if not isinstance(event, yaml.ScalarEvent):
-                raise UsageError("mapping keys must be plain strings", self._where(event.start_mark))
-            if event.style == "" and event.value == "<<" and event.tag is None:
-                return (*frame.path, "<<key")
-            return (*frame.path, event.value)
-        return (*frame.path, "<<" if frame.key is _MERGE else frame.key)
+    def _key(self, frame: _Frame, event: Any) -> int:
+        """Take the key ``event`` of the mapping ``frame``; the number of its text, for the table.
 
-    def _record(self, path: PathKey, mark: Any, *, logged: bool) -> None:
-        frame = self._stack[-1] if self._stack else None
-        if frame is not None and isinstance(frame.value, dict) and frame.key is None:
-            return  # keys are recorded when they are attached
-        position = _pack(mark.line + 1, mark.column + 1)
-        self.positions[hash(path)] = position
-        if logged:
-            self._position_log.append((path, position))
+        Each text is kept once, for the data too: a big file repeats a few keys a million times."""
+        text: str = event.value
+        merge = text == "<<" and not event.style and event.tag is None
+        if not merge and text in frame.value:
+            raise UsageError(f"duplicate key {text!r}", self._where(event.start_mark))
+        nodes = self.nodes
+        number = nodes.text_numbers.get(text)
+        if number is None:
+            number = nodes.text_numbers[text] = len(nodes.texts)
+            nodes.texts.append(text)
+        frame.key = _MERGE if merge else nodes.texts[number]
+        return number
 
-    def _attach(self, event: Any, value: Any, size: int) -> None:
-        frame = self._stack[-1]
-        frame.size += size
-        if isinstance(frame.value, list):
-            frame.value.append(value)
-            return
-        if frame.key is None:  # ``value`` is a key (a scalar: checked in _child_path)
-            if event.style == "" and event.value == "<<" and event.tag is None:
-                frame.key = _MERGE
-                return
-            key = event.value
-            if key in frame.value:
-                raise UsageError(f"duplicate key {key!r}", self._where(event.start_mark))
-            position = _pack(event.start_mark.line + 1, event.start_mark.column + 1)
-            self.key_positions[hash((*frame.path, key))] = position
-            if self._anchored:
-                self._key_log.append(((*frame.path, key), position))
-            frame.key = key
-            return
-        if frame.key is _MERGE:
-            sources = value if isinstance(value, list) else [value]
-            merged = frame.merged if frame.merged is not None else {}
-            for source in sources:
-                if not isinstance(source, dict):
-                    raise UsageError("'<<' merge needs a mapping", self._where(event.start_mark))
-                for key, item in source.items():
-                    merged.setdefault(key, item)
-            frame.merged = merged
-        else:
-            frame.value[frame.key] = value
-        frame.key = None
+    def _merge(self, frame: _Frame, value: Any, event: Any) -> None:
+        sources = value if isinstance(value, list) else [value]
+        merged = frame.merged if frame.merged is not None else {}
+        for source in sources:
+            if not isinstance(source, dict):
+                raise UsageError("'<<' merge needs a mapping", self._where(event.start_mark))
+            for key, item in source.items():
+                merged.setdefault(key, item)
+        frame.merged = merged
 
-    def _anchor(self, name: str, value: Any, size: int, path: PathKey, first: int, first_key: int) -> None:
-        cut = len(path)
-        self._anchors[name] = _Anchor(
-            value,
-            size,
-            [(p[cut:], pos) for p, pos in self._position_log[first:]],
-            [(p[cut:], pos) for p, pos in self._key_log[first_key:]],
-        )
-
-    def _alias(self, event: Any, path: PathKey) -> tuple[Any, int]:
+    def _alias(self, event: Any, node: int) -> tuple[Any, int]:
         anchor = self._anchors.get(event.anchor)
         if anchor is None:
             raise UsageError(f"invalid YAML: found undefined alias {event.anchor!r}", self._where(event.start_mark))
@@ -404,26 +526,21 @@ class _Builder:
                 f"(an alias bomb?); {limits.YAML_EXPANSION.env} raises the limit",
                 self._where(event.start_mark),
             )
-        for relative, position in anchor.positions:
-            self.positions[hash((*path, *relative))] = position
-            if self._anchored:
-                self._position_log.append(((*path, *relative), position))
-        for relative, position in anchor.key_positions:
-            self.key_positions[hash((*path, *relative))] = position
-            if self._anchored:
-                self._key_log.append(((*path, *relative), position))
+        self.nodes.aliases[node] = anchor.node
         return copy.deepcopy(anchor.value), anchor.size
 
 
 def _scalar(event: Any) -> Any:
     value: str = event.value
-    if event.style or event.tag == "tag:yaml.org,2002:str":  # quoted or block scalar: always a string
+    if event.style or event.tag == _STR_TAG:  # quoted or block scalar: always a string
         return value
     return resolve_plain_scalar(value)
 
 
 def resolve_plain_scalar(value: str) -> Any:
     """Resolve an unquoted scalar the way the YAML 1.2 core schema does."""
+    if value and value[0] not in _NOT_TEXT_START:
+        return value
     if value in _NULLS:
         return None
     if value in _TRUE:
