@@ -145,4 +145,9 @@ def _command(args: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``trailblaze`` command."""
-    sys.exit(_main(argv))
+    code = _main(argv)
+    from trailblaze.core import processes
+
+    if processes.ends_at_once():  # a server (trailblaze mcp): its client waits for the process to end
+        processes.end_at_once(code)
+    sys.exit(code)

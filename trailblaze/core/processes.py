@@ -89,6 +89,37 @@ def die_now(message: str, code: int = 130) -> None:
     os._exit(code)
 
 
+#: the command's end is the process's end, without the interpreter's teardown (:func:`end_at_once`)
+_end_at_once = False
+
+
+def end_at_once_after_command() -> None:
+    """The running command is a server whose work ends with it (``trailblaze mcp``): once it has
+    closed what it opened, the process ends straight away (:func:`trailblaze.cli.main.main` calls
+    :func:`end_at_once`). Tearing the interpreter's modules down takes longer than closing the
+    browser did, and a client waits for the process to exit."""
+    global _end_at_once
+    _end_at_once = True
+
+
+def ends_at_once() -> bool:
+    return _end_at_once
+
+
+def end_at_once(code: int) -> None:
+    """Exit with ``code`` as a finished interpreter would — the ``atexit`` handlers run, the
+    standard streams are flushed — but without tearing its modules down or waiting for worker
+    threads (a phone's client call stuck in one has its own timeout; nothing waits for it)."""
+    import atexit
+
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    os._exit(code)
+
+
 # -- the parent-death signal ------------------------------------------------------------------------
 
 

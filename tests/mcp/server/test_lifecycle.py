@@ -195,6 +195,53 @@ def test_ctrl_c_while_a_toolset_server_hangs_in_a_call_stops_it_at_once(
     _gone(marker)
 
 
+def test_stdin_closing_during_a_call_ends_the_server_at_once_with_the_browser_closed(
+    cli_process: CliProcess, project: Project
+) -> None:
+    """The client leaves while a call runs (a 20 s wait): the call is cancelled, the browser
+    closed, and the server exits 0, silently. The contract is 0.5 s from stdin's end to the exit
+    (``benchmarks/mcp_context.py`` measures it; clients saw 5.6 s); the bound here is generous,
+    for a loaded machine, and far below the call's own 20 s."""
+    marker = "mcp-eof-in-a-call"
+    proc = cli_process("mcp", cwd=project.root, env={"TRAILBLAZE_TEST_MARKER": marker})
+    _send(proc, {**_initialize(), "id": 1})
+    _answer(proc, 1)
+    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    _send(proc, _call(2, "device", {"action": "WEB"}))
+    assert _answer(proc, 2)["result"]["isError"] is False
+    _send(proc, _call(3, "web_wait", {"seconds": 20}))
+    assert proc.stdin is not None
+    started = time.monotonic()
+    proc.stdin.close()
+    assert proc.wait(60) == 0
+    assert time.monotonic() - started < 5
+    assert proc.stderr is not None and proc.stderr.read() == ""
+    _gone(marker)
+    assert not (project.root / ".trailblaze" / "logs").exists()  # no crash log
+
+
+@pytest.mark.parametrize("during", ["the opening", "the session"])
+def test_a_client_that_closes_its_end_of_stdout_has_left(
+    cli_process: CliProcess, project: Project, during: str
+) -> None:
+    """Closing the pipe the server writes to is how some clients disconnect: the session ends as
+    at stdin's end (exit 0), with nothing on stderr and no crash log, whether the server still
+    answers the opening itself or the SDK serves the session."""
+    proc = cli_process("mcp", cwd=project.root)
+    _send(proc, {**_initialize(), "id": 1})
+    _answer(proc, 1)
+    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    if during == "the session":
+        _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        _answer(proc, 2)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _send(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"})  # its answer finds nobody reading
+    assert proc.wait(60) == 0
+    assert proc.stderr is not None and proc.stderr.read() == ""
+    assert not (project.root / ".trailblaze" / "logs").exists()
+
+
 def _gone_browsers(marker: str) -> None:
     deadline = time.monotonic() + 15
     while [p for p in processes_with(marker) if "chrom" in p]:

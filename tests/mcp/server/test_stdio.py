@@ -15,6 +15,7 @@ import hypothesis
 import pytest
 from conftest import CliRunner, Project, cli_env
 from hypothesis import strategies as st
+from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from tests.mcp.server.support import Seen, data, failed, names, ok, server_command, stdio
@@ -650,3 +651,25 @@ def test_every_line_is_either_a_message_or_has_an_error_reply(line: str) -> None
     assert request_id is None or (isinstance(request_id, int | str) and not isinstance(request_id, bool))
     error = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
     assert json.loads(error.model_dump_json(by_alias=True))["error"]["code"] == code
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_connect_list_disconnect_prints_nothing(project: Project, tmp_path: Path, mode: str) -> None:
+    """What a client does to see what a server offers, five times: every session ends as the
+    client leaves, without a word on stderr (no "internal error", no crash log). ``auto`` is the
+    SDK client's default (a ``server/discover`` probe first), ``legacy`` the handshake alone."""
+    from mcp.client.stdio import stdio_client
+
+    command = server_command(["mcp"])
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(project.root), env=cli_env())
+
+    async def cycle(errlog: Any) -> list[str]:
+        async with Client(stdio_client(params, errlog=errlog), mode=mode, read_timeout_seconds=60) as client:
+            return names(await client.list_tools())
+
+    for number in range(5):
+        log = tmp_path / f"stderr-{number}.txt"
+        with log.open("w+", encoding="utf-8") as errlog:
+            assert "device" in asyncio.run(cycle(errlog))
+        assert log.read_text(encoding="utf-8") == "", f"cycle {number + 1}"
+    assert not (project.root / ".trailblaze" / "logs").exists()

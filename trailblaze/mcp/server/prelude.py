@@ -77,10 +77,18 @@ def _is_replayed_answer(text: str) -> bool:
 class Prelude:
     """Answers a stdio client's opening messages; see the module docstring."""
 
-    def __init__(self, lines: StdinLines, wire: Wire, make_state: Callable[[], ClientState]) -> None:
+    def __init__(
+        self,
+        lines: StdinLines,
+        wire: Wire,
+        make_state: Callable[[], ClientState],
+        meanwhile: Callable[[], None] | None = None,
+    ) -> None:
         self._lines = lines
         self._wire = wire
         self._make_state = make_state
+        #: called once ``tools/list`` is answered, while the client decides: loads the SDK
+        self._meanwhile = meanwhile
         self.state: ClientState | None = None
         self._initialize: dict[str, Any] | None = None
         self._initialized = False
@@ -91,14 +99,16 @@ class Prelude:
         self._listed = False
 
     async def run(self) -> None:
-        """Answer what the prelude knows until a message needs the SDK, ``tools/list`` has been
-        answered, or the client closes stdin."""
+        """Answer what the prelude knows until a message needs the SDK or the client closes stdin.
+        Once ``tools/list`` is answered, the next message goes to the SDK whatever it is; the SDK
+        loads meanwhile (``meanwhile``), and a client that leaves instead finds the server gone
+        at once, without waiting for it."""
         while (line := await self._lines.next_raw()) is not None:
-            if not await self._answer(line):
+            if self._listed or not await self._answer(line):
                 self._kept = line
                 return
-            if self._listed:
-                return
+            if self._listed and self._meanwhile is not None:
+                self._meanwhile()
         self.ended = True
 
     async def _answer(self, line: str) -> bool:

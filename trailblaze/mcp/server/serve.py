@@ -21,6 +21,7 @@ Over stdio, the opening of a session (``initialize``, ``tools/list``) is answere
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ def check_transport(transport: Transport) -> None:
 
 
 def run(project: Project, defaults: Defaults, transport: Transport) -> int:
+    processes.end_at_once_after_command()  # the client waits for the exit, not for the teardown
     return asyncio.run(_main(project, defaults, transport))
 
 
@@ -154,7 +156,8 @@ async def _stdio(opened: Opened) -> None:
     with stdin_lines() as stdin, stdout_wire() as wire:
         if stdin is not None and wire is not None:
             stdin.reject = wire.reject
-            prelude = Prelude(stdin, wire, opened.new_state)
+            wire.on_gone = stdin.close  # a client that closed stdout has left: as stdin's end
+            prelude = Prelude(stdin, wire, opened.new_state, _load_server_meanwhile)
             await prelude.run()
             if not prelude.ended:  # else the client left after the opening: the SDK has nothing to serve
                 await _serve_sdk(opened.new_app(), prelude.replay(), SdkWire(wire, replayed=prelude.replayed), stdin)
@@ -166,6 +169,23 @@ async def _stdio(opened: Opened) -> None:
             f"the MCP client sent a message longer than {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB (the limit for one "
             "JSON-RPC line on stdio); the session was closed"
         )
+    # the client has gone: it waits for the exit, so what still runs gets the short waits a signal gives
+    processes.hurry()
+
+
+def _load_server_meanwhile() -> None:
+    """Import the server's modules (the ``mcp`` SDK: most of a second) in a thread of their own,
+    while the client that has just listed the tools decides what to do. Its next message finds
+    them loaded; a client that lists the tools and leaves is not kept waiting for them (the
+    thread is a daemon, and the process ends at once: :func:`processes.end_at_once`)."""
+    import importlib
+    import threading
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the main thread's own import reports what is wrong
+            importlib.import_module("trailblaze.mcp.server.server")
+
+    threading.Thread(target=load, name="trailblaze-mcp-load", daemon=True).start()
 
 
 async def _serve_sdk(

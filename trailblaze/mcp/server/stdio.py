@@ -62,6 +62,8 @@ class StdinLines:
         #: answers a malformed line (set once the write side of the transport exists)
         self.reject: Reject | None = None
         self.too_large = False
+        #: reading stopped (:meth:`close`): the input has ended for the session
+        self.closed = False
 
     def __aiter__(self) -> StdinLines:
         return self
@@ -95,6 +97,8 @@ class StdinLines:
         return None
 
     async def _read_line(self) -> bytes:
+        if self.closed:
+            raise StopAsyncIteration
         if self.reader is None:
             loop = asyncio.get_running_loop()
             reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES, loop=loop)
@@ -114,7 +118,9 @@ class StdinLines:
         return line
 
     def close(self) -> None:
-        """Stop reading (before the descriptor is closed under the event loop)."""
+        """Stop reading (before the descriptor is closed under the event loop, or when the client
+        has gone): a read waiting for a line ends as at the end of input."""
+        self.closed = True
         if self.transport is not None:
             self.transport.close()
 
@@ -189,20 +195,35 @@ def stdin_lines() -> Iterator[StdinLines | None]:
 
 class Wire:
     """stdout as the protocol's channel: one JSON-RPC message per line, written through the
-    event loop (a client that does not read blocks this writer, not the loop)."""
+    event loop (a client that does not read blocks this writer, not the loop).
+
+    A client that closed its end of stdout has gone away: that ends the session as stdin's end
+    does (``on_gone``), quietly — it is how clients disconnect, not a fault — and what the
+    server still had to say is dropped."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._writer: asyncio.StreamWriter | None = None
+        #: the client closed its end: nothing more is written
+        self.gone = False
+        #: called once when the client is found gone (ends the session: stdin's reader stops)
+        self.on_gone: Callable[[], None] | None = None
 
     async def write(self, text: str) -> None:
-        if self._writer is None:
-            loop = asyncio.get_running_loop()
-            pipe = os.fdopen(self.fd, "wb", buffering=0, closefd=False)
-            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
-            self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        self._writer.write(text.encode("utf-8"))
-        await self._writer.drain()
+        if self.gone:
+            return
+        try:
+            if self._writer is None:
+                loop = asyncio.get_running_loop()
+                pipe = os.fdopen(self.fd, "wb", buffering=0, closefd=False)
+                transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
+                self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+            self._writer.write(text.encode("utf-8"))
+            await self._writer.drain()
+        except ConnectionError:  # EPIPE, or the transport saw the reading end close
+            self.gone = True
+            if self.on_gone is not None:
+                self.on_gone()
 
     async def flush(self) -> None:
         """Every write is flushed already (what the SDK's writer calls after each message)."""
@@ -216,7 +237,8 @@ class Wire:
 
     def close(self) -> None:
         if self._writer is not None:
-            self._writer.close()
+            with contextlib.suppress(ConnectionError):
+                self._writer.close()
 
 
 @contextlib.contextmanager
