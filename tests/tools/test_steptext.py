@@ -12,6 +12,9 @@ from trailblaze.tools import steptext
 from trailblaze.tools.model import ToolCall
 
 STATUS = {"web": {"cssSelector": 'select[name="status"]'}}
+ADD = {"ariaRole": "link", "ariaNameRegex": "Add"}
+ROW = {"web": {"ariaRole": "row"}, "containsChild": {"web": {"ariaRole": "rowheader", "ariaNameRegex": "Tickets"}}}
+KYOTO = {"web": {"ariaRole": "heading", "ariaNameRegex": "Kyoto"}}
 
 
 @pytest.mark.parametrize(
@@ -28,8 +31,68 @@ STATUS = {"web": {"cssSelector": 'select[name="status"]'}}
         ),
         (
             "web_click",
-            {"nodeSelector": {"web": {"cssSelector": "tr:nth-of-type(2) button"}}},
-            "Click 'tr:nth-of-type(2) button'",
+            {
+                "nodeSelector": {
+                    "web": {"cssSelector": "#content-main > div:nth-of-type(2) > table > tbody > tr > td > a"}
+                }
+            },
+            f"Click a link{steptext.POSITION_WARNING}",  # never a wrapper's id: what it is, and how it is found
+        ),
+        (
+            "web_click",
+            {"nodeSelector": {"web": {"ariaRole": "button", "ariaNameRegex": "Save", "nthIndex": 1}}},
+            f"Click the 2nd 'Save'{steptext.POSITION_WARNING}",
+        ),
+        ("web_click", {"nodeSelector": {"web": ADD, "childOf": ROW}}, "Click 'Add' in the Tickets row"),
+        (
+            "web_click",
+            {
+                "nodeSelector": {
+                    "web": ADD,
+                    "childOf": {**ROW, "childOf": {"web": {"ariaRole": "table", "ariaNameRegex": "Help"}}},
+                }
+            },
+            "Click 'Add' in the Tickets row of the Help table",
+        ),
+        (
+            "web_click",
+            {"nodeSelector": {"web": ADD, "childOf": {"web": {"ariaRole": "article"}, "containsChild": KYOTO}}},
+            "Click 'Add' in the Kyoto card",
+        ),
+        (
+            "web_click",
+            {
+                "nodeSelector": {
+                    "web": ADD,
+                    "childOf": {
+                        "web": {"dataTestId": "snack-tile"},
+                        "containsChild": {"web": {"cssSelector": ':text-is("Mochi")'}},
+                    },
+                }
+            },
+            "Click 'Add' in the Mochi snack tile",
+        ),
+        (
+            "web_click",
+            {"nodeSelector": {"web": ADD, "childOf": {"web": {"ariaRole": "caption"}}}},
+            "Click 'Add' in the caption",
+        ),
+        ("web_click", {"nodeSelector": {"web": ADD, "childOf": {"web": {"cssSelector": "#apps"}}}}, "Click 'Add'"),
+        (
+            "web_type",
+            {
+                "text": "3",
+                "nodeSelector": {
+                    "web": {"ariaRole": "spinbutton", "ariaNameRegex": "Nights"},
+                    "childOf": {"web": {"ariaRole": "group", "ariaNameRegex": "Capsule Inn"}},
+                },
+            },
+            "Type '3' in Nights in the Capsule Inn group",
+        ),
+        (
+            "assertVisibleBySelector",
+            {"nodeSelector": {"web": ADD, "childOf": ROW}},
+            "Check that 'Add' in the Tickets row is visible",
         ),
         ("web_click", {"nodeSelector": {"web": {"cssSelector": 'p:text-is("2 orders")'}}}, "Click '2 orders'"),
         ("web_click", {"ref": "e12", "longPress": True}, "Long-press 'e12'"),
@@ -76,6 +139,24 @@ STATUS = {"web": {"cssSelector": 'select[name="status"]'}}
             "Tap 'submit'",
         ),
         ("tapOnElementBySelector", {"selector": {"containsChild": {"textRegex": "Forms"}}}, "Tap 'Forms'"),
+        (
+            "tapOnElementBySelector",
+            {
+                "nodeSelector": {
+                    "androidAccessibility": {"textRegex": "Add"},
+                    "childOf": {
+                        "androidAccessibility": {"resourceIdRegex": "com.example:id/model_row"},
+                        "containsDescendants": [{"androidAccessibility": {"textRegex": "Tickets"}}],
+                    },
+                }
+            },
+            "Tap 'Add' in the Tickets model row",
+        ),
+        (
+            "tapOnElementBySelector",
+            {"nodeSelector": {"androidAccessibility": {"textRegex": "Add"}, "index": 2}},
+            f"Tap the 3rd 'Add'{steptext.POSITION_WARNING}",
+        ),
         ("tapOnElementWithText", {"text": "Sign in"}, "Tap 'Sign in'"),
         ("inputText", {"text": "ada@example.com"}, "Type 'ada@example.com'"),
         ("launchApp", {"appId": "com.example", "launchMode": "REINSTALL"}, "Launch com.example"),

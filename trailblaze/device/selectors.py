@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
@@ -22,6 +24,27 @@ from trailblaze.core.errors import ToolFailure
 
 #: the fields through which one selector holds others
 RELATIONS = ("childOf", "containsChild", "containsDescendants", "below", "above", "leftOf", "rightOf")
+
+
+#: CSS that picks an element by its place among its siblings (Playwright's ``nth=`` too)
+_NTH_CSS = re.compile(r":nth-(?:of-type|child|last-child|last-of-type|match)\(|>>\s*nth=")
+
+
+def is_positional(selector: Any) -> bool:
+    """Whether a selector as written (a mapping) picks its element by its place among others —
+    ``index``, ``nthIndex`` or an ``nth-of-type`` step anywhere in it — rather than by what it
+    is: a row added above it, or a new group first, makes it find another element."""
+    if not isinstance(selector, Mapping):
+        return False
+    for key, value in selector.items():
+        if key in ("index", "nthIndex") and value is not None:
+            return True
+        if key in ("cssSelector", "css") and isinstance(value, str) and _NTH_CSS.search(value):
+            return True
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, Mapping) and is_positional(item):
+                return True
+    return False
 
 
 def nesting_problem(raw: Any) -> str | None:

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from trailblaze.core.errors import ToolFailure
-from trailblaze.device.selectors import NodeSelector
+from trailblaze.device.selectors import NodeSelector, is_positional
 from trailblaze.drivers.web import locators, stable
 from trailblaze.drivers.web.device import WebDevice
+from trailblaze.tools import steptext
 
 from .support import shown_ref
 
@@ -74,14 +75,14 @@ async def test_candidates_in_the_order_a_playwright_user_reaches_for_them(device
     ]
     saves = [n.ref for n in root.walk() if n.class_name == "button" and n.text == "Save"]
     edits = [n.ref for n in root.walk() if n.class_name == "link" and n.text == "Edit"]
-    # equal names: a structural path, as short as will do, below the nearest ancestor with an id
+    # equal names and nothing around them that differs: the last resort, which of them it is
     assert [await device.selector_for_ref(ref or "") for ref in saves] == [
-        {"web": {"cssSelector": "button:nth-of-type(2)"}},
-        {"web": {"cssSelector": "button:nth-of-type(3)"}},
+        {"web": {"ariaRole": "button", "ariaNameRegex": "Save", "nthIndex": 0}},
+        {"web": {"ariaRole": "button", "ariaNameRegex": "Save", "nthIndex": 1}},
     ]
     assert [await device.selector_for_ref(ref or "") for ref in edits] == [
-        {"web": {"cssSelector": "#people li:nth-of-type(1) a"}},
-        {"web": {"cssSelector": "#people li:nth-of-type(2) a"}},
+        {"web": {"ariaRole": "link", "ariaNameRegex": "Edit", "nthIndex": 0}},
+        {"web": {"ariaRole": "link", "ariaNameRegex": "Edit", "nthIndex": 1}},
     ]
 
 
@@ -147,13 +148,18 @@ async def test_a_recording_finds_the_same_elements_on_a_redesign_of_the_page(dev
         assert await found.evaluate(IDENTITY) == identity, chosen
 
 
-async def test_the_row_of_equal_buttons_is_found_by_its_position_among_rows(device: WebDevice) -> None:
+def in_row(cell: str) -> dict[str, Any]:
+    return {"web": {"ariaRole": "row"}, "containsChild": {"web": {"ariaRole": "cell", "ariaNameRegex": cell}}}
+
+
+async def test_equal_buttons_in_rows_are_told_apart_by_their_row(device: WebDevice) -> None:
     await device.navigate(orders_page("original"))
     root = await device.view_hierarchy()
     details = [n.ref for n in root.walk() if n.class_name == "button" and n.text == "Details"]
+    button = {"ariaRole": "button", "ariaNameRegex": "Details"}
     assert [await device.selector_for_ref(ref or "") for ref in details] == [
-        {"web": {"cssSelector": "tr:nth-of-type(1) button"}},
-        {"web": {"cssSelector": "tr:nth-of-type(2) button"}},
+        {"web": button, "childOf": in_row("1042")},
+        {"web": button, "childOf": in_row("1045")},
     ]
 
 
@@ -178,9 +184,109 @@ async def test_an_element_handle_without_a_screen_is_checked_by_playwright(devic
     await device.page.set_content("<button>Save</button><button>Save</button><span>x</span><span>y</span>")
     page = device.page
     for css, role, name, expected in [
-        ("button >> nth=1", "button", "Save", {"cssSelector": "button:nth-of-type(2)"}),
+        ("button >> nth=1", "button", "Save", {"ariaRole": "button", "ariaNameRegex": "Save", "nthIndex": 1}),
         ("span >> nth=1", None, None, {"cssSelector": 'span:text-is("y")'}),
     ]:
         handle = await page.locator(css).element_handle()
         assert handle is not None
         assert await stable.stable_selector(page, handle, role, name) == {"web": expected}
+
+
+def page(version: str, name: str) -> str:
+    return (PAGES / version / name).as_uri()
+
+
+async def recorded_everywhere(device: WebDevice, identity: str) -> list[tuple[dict[str, Any], Any]]:
+    """The selector recorded for every ref on the page, and what each finds (``identity``)."""
+    root = await device.view_hierarchy()
+    recordings = []
+    for node in root.walk():
+        if node.ref:
+            chosen = await device.selector_for_ref(node.ref)
+            assert chosen is not None, node
+            found = locators.build(device.page, NodeSelector.model_validate(chosen))
+            assert await found.count() == 1, chosen
+            recordings.append((chosen, await found.evaluate(identity)))
+    return recordings
+
+
+async def replays(device: WebDevice, recordings: list[tuple[dict[str, Any], Any]], identity: str) -> None:
+    for chosen, expected in recordings:
+        found = locators.build(device.page, NodeSelector.model_validate(chosen))
+        assert await found.count() == 1, chosen
+        assert await found.evaluate(identity) == expected, chosen
+
+
+#: which item of the trip planner an element belongs to, and what it is (a section by its label)
+ITEM = (
+    "e => [e.closest('[data-item]')?.dataset.item ?? null, e.localName, "
+    "e.getAttribute('aria-labelledby') ?? e.textContent.trim().replace(/\\s+/g, ' ').slice(0, 12)]"
+)
+
+
+async def test_repeated_items_are_told_apart_by_what_a_person_reads_them_by(device: WebDevice) -> None:
+    # cards by their heading, tiles by their test id and text, a form per item by its legend,
+    # rows by their first cell; each "Add" alike but for where it is
+    await device.navigate(page("original", "trip.html"))
+    root = await device.view_hierarchy()
+    adds = [n.ref or "" for n in root.walk() if n.class_name == "button" and n.text == "Add"]
+    add = {"ariaRole": "button", "ariaNameRegex": "Add"}
+    kyoto = {
+        "web": {"ariaRole": "article"},
+        "containsChild": {"web": {"ariaRole": "heading", "ariaNameRegex": "Kyoto"}},
+    }
+    mochi = {"web": {"dataTestId": "snack-tile"}, "containsChild": {"web": {"cssSelector": ':text-is("Mochi")'}}}
+    assert await device.selector_for_ref(adds[0]) == {"web": add, "childOf": kyoto}
+    assert await device.selector_for_ref(adds[3]) == {"web": add, "childOf": mochi}
+    assert await device.selector_for_ref(adds[-1]) == {"web": add, "childOf": in_row("Hikari 3")}
+    nights = [n.ref or "" for n in root.walk() if n.class_name == "spinbutton"]
+    assert await device.selector_for_ref(nights[1]) == {
+        "web": {"ariaRole": "spinbutton", "ariaNameRegex": "Nights"},
+        "childOf": {"web": {"ariaRole": "group", "ariaNameRegex": "Capsule Inn"}},
+    }
+
+
+async def test_repeated_items_are_found_on_a_redesign_that_wraps_reorders_and_adds_one_first(
+    device: WebDevice,
+) -> None:
+    await device.navigate(page("original", "trip.html"))
+    recordings = await recorded_everywhere(device, ITEM)
+    assert not [chosen for chosen, _ in recordings if is_positional(chosen)]
+    await device.navigate(page("redesigned", "trip.html"))
+    await replays(device, recordings, ITEM)
+
+
+async def test_the_admin_index_is_found_on_a_redesign_by_each_row_and_table(device: WebDevice) -> None:
+    # Django's admin index: an Add link in every row; two apps have a Users row
+    await device.navigate(page("original", "admin.html"))
+    root = await device.view_hierarchy()
+    adds = [n.ref or "" for n in root.walk() if n.class_name == "link" and n.text == "Add"]
+    add = {"ariaRole": "link", "ariaNameRegex": "Add"}
+
+    def row(header: str) -> dict[str, Any]:
+        return {
+            "web": {"ariaRole": "row"},
+            "containsChild": {"web": {"ariaRole": "rowheader", "ariaNameRegex": header}},
+        }
+
+    assert await device.selector_for_ref(adds[2]) == {"web": add, "childOf": row("Tickets")}
+    helpdesk = {"web": {"ariaRole": "table", "ariaNameRegex": "Helpdesk"}}
+    assert await device.selector_for_ref(adds[4]) == {"web": add, "childOf": {**row("Users"), "childOf": helpdesk}}
+    href = "e => e.getAttribute('href')"
+    recordings = await recorded_everywhere(device, href)
+    assert not [chosen for chosen, _ in recordings if is_positional(chosen)]
+    await device.navigate(page("redesigned", "admin.html"))
+    await replays(device, recordings, href)
+
+
+async def test_nothing_around_them_that_differs_leaves_their_position(device: WebDevice) -> None:
+    # items that are anonymous wrappers: no role, test id or id says what they are, so their
+    # text cannot say which one; the nth of them, and the step says it was found by position
+    await device.page.set_content(
+        "<div><div><span>Kyoto</span> <button>Add</button></div><div><span>Nara</span> <button>Add</button></div></div>"
+    )
+    root = await device.view_hierarchy()
+    adds = [n.ref or "" for n in root.walk() if n.class_name == "button"]
+    chosen = await device.selector_for_ref(adds[1])
+    assert chosen == {"web": {"ariaRole": "button", "ariaNameRegex": "Add", "nthIndex": 1}}
+    assert steptext.describe_call("web_click", {"nodeSelector": chosen}).startswith("Click the 2nd 'Add' (by position")

@@ -1,7 +1,8 @@
 """What an agent records through ``trailblaze mcp`` is a test worth keeping: a session driven by
 the refs on the screen alone (the test gives no selector) saves a trail that ``trailblaze run``
 replays on the page, and on a redesign of it that adds wrappers, reorders sections and renames
-every class (tests/drivers/web/pages)."""
+every class (tests/drivers/web/pages); one of many equal links is recorded by the row that holds
+it, and replays when the rows move and a new group comes first."""
 
 from __future__ import annotations
 
@@ -85,7 +86,13 @@ def test_a_session_driven_by_refs_replays_on_the_page_and_on_its_redesign(projec
         {"web": {"cssSelector": 'input[name="q"]'}},
         {"web": {"cssSelector": 'select[name="status"]'}},
         {"web": {"ariaRole": "button", "ariaNameRegex": "Search"}},
-        {"web": {"cssSelector": "tr:nth-of-type(2) button"}},
+        {
+            "web": {"ariaRole": "button", "ariaNameRegex": "Details"},
+            "childOf": {
+                "web": {"ariaRole": "row"},
+                "containsChild": {"web": {"ariaRole": "cell", "ariaNameRegex": "1045"}},
+            },
+        },
         {"web": {"cssSelector": 'p:text-is("Order 1045 · Ada Yonath · shipped")'}},
     ]
     assert "ref:" not in saved.read_text(encoding="utf-8")  # no ephemeral refs
@@ -94,6 +101,63 @@ def test_a_session_driven_by_refs_replays_on_the_page_and_on_its_redesign(projec
     assert on_the_page.returncode == 0, on_the_page.output
     on_the_redesign = cli("run", str(saved), "--base-url", REDESIGNED, cwd=project.root)
     assert on_the_redesign.returncode == 0, on_the_redesign.output
+
+
+def ref_after(screen: str, landmark: str, element: str) -> str:
+    """The ref of the first ``element`` line after the ``landmark`` line, as an agent reading the
+    screen picks "the Add link of the Tickets row"."""
+    lines = screen.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith(landmark)), None)
+    assert start is not None, f"{landmark} not in\n{screen}"
+    for line in lines[start + 1 :]:
+        found = refs(line, element)
+        if found:
+            return found[0]
+    raise AssertionError(f"no {element} after {landmark} in\n{screen}")
+
+
+def test_the_add_link_of_one_row_replays_when_blocks_are_wrapped_reordered_and_a_group_added_first(
+    project: Project, cli: CliRunner
+) -> None:
+    # Django's admin index: every model's row has an Add link; the agent clicks the Tickets row's
+    project.write("trailblaze.yaml", f"base_url: {ORIGINAL}\ntimeout: 5\n")
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            ok(await client.call_tool("trail", {"action": "START", "name": "add a ticket"}))
+            screen = ok(await client.call_tool("web_navigate", {"url": "/admin.html"}))["screen"]
+            assert len(refs(screen, 'link "Add"')) == 5, screen
+            add = ref_after(screen, 'rowheader "Tickets"', 'link "Add"')
+            out["add"] = ok(await client.call_tool("web_click", {"ref": add}))
+            out["check"] = ok(
+                await client.call_tool(
+                    "step",
+                    {
+                        "objective": "The ticket form opened",
+                        "hint": "VERIFY",
+                        "tools": "- web_verifyTextVisible: {text: Opened tickets/ticket/add/}",
+                    },
+                )
+            )
+            out["save"] = ok(await client.call_tool("trail", {"action": "SAVE"}))
+        return out
+
+    out = asyncio.run(scenario())
+    assert out["add"]["recorded"]["text"] == "Click 'Add' in the Tickets row"
+    saved = project.root / out["save"]["file"]
+    (click,) = (load_trail(saved, environ={}).steps[1].recordings or {})["web"]
+    assert click.args["nodeSelector"] == {
+        "web": {"ariaRole": "link", "ariaNameRegex": "Add"},
+        "childOf": {
+            "web": {"ariaRole": "row"},
+            "containsChild": {"web": {"ariaRole": "rowheader", "ariaNameRegex": "Tickets"}},
+        },
+    }
+    for base_url in (ORIGINAL, REDESIGNED):  # the redesign: each block wrapped, apps reordered, Billing first
+        replay = cli("run", str(saved), "--base-url", base_url, cwd=project.root)
+        assert replay.returncode == 0, replay.output
 
 
 def _inspect(inspector: Path, cwd: Path, tool: str, **args: str) -> dict[str, Any]:

@@ -12,6 +12,9 @@
 //   text         tag:text-is("…")         Playwright's exact-text pseudo-class
 //   path         the shortest chain of tag names (nth-of-type where needed) that is unique
 //                below the nearest ancestor that has one of the above, else below the document
+// and, unique or not, what it is among others like it (stable.py tells it apart by them):
+//   tag          its tag name
+//   ownText      its own text, when it has one run of it (at most 80 characters)
 el => {
   if (window.top !== window) return { framed: true };
   const doc = el.ownerDocument;
@@ -87,7 +90,7 @@ el => {
   };
   const parentOf = e => e.parentElement || (e.parentNode instanceof ShadowRoot ? e.parentNode.host : null);
 
-  const found = {};
+  const found = { tag: el.localName };
   const testId = byTestId(el);
   if (testId && names(testId, el)) found.testId = el.getAttribute("data-testid");
   for (const [key, selector] of [
@@ -99,6 +102,7 @@ el => {
   }
   const texts = ownTexts(el);
   if (texts.length === 1 && texts[0].length <= 80) {
+    found.ownText = texts[0];
     const selector = `${el.localName}:text-is(${quoted(texts[0])})`;
     // querySelectorAll does not know Playwright's pseudo-class: count the same way it matches
     let same = 0;
