@@ -13,11 +13,13 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from conftest import ROOT, CliProcess, CliRunner, Project
 
 from trailblaze.drivers.web.sample_server import SampleAppServer
+from trailblaze.trail.loader import load_trail
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -232,6 +234,96 @@ def test_links_keys_and_undo_while_demonstrating(
     project.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\n")
     replay = cli("run", "trails/lists.trail.yaml")
     assert replay.returncode == 0, replay.output
+
+
+PAGES = ROOT / "tests" / "drivers" / "web" / "pages"
+#: the Add link of the admin index's Tickets row, as it is recorded: by the row that holds it
+TICKETS_ADD = {
+    "web": {"ariaRole": "link", "ariaNameRegex": "Add"},
+    "childOf": {
+        "web": {"ariaRole": "row"},
+        "containsChild": {"web": {"ariaRole": "rowheader", "ariaNameRegex": "Tickets"}},
+    },
+}
+ADMIN = """\
+trail:
+  - step: Open the admin
+    recording:
+      web:
+        - web_navigate: {url: /admin.html}
+  - step: Add a ticket
+  - verify: The ticket form opened
+    recording:
+      web:
+        - web_verifyTextVisible: {text: Opened tickets/ticket/add/}
+"""
+
+
+def test_one_of_many_equal_links_is_recorded_by_its_row_and_replays_on_a_redesign(
+    cli_process: CliProcess, cli: CliRunner, project: Project, browser: str
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    trail = project.trail("admin", ADMIN)
+    project.write("trailblaze.yaml", f"base_url: {(PAGES / 'original').as_uri()}\ntimeout: 5\n")
+    port = _free_port()
+    proc = cli_process(
+        "record",
+        "trails/admin.trail.yaml",
+        "--agent",
+        "browser",
+        "--headless",
+        "--remote-debugging-port",
+        str(port),
+        merge_stderr=True,
+    )
+    demo = Demonstration(proc, port)
+    demo.wait_for("── step 2")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{demo.port}")
+        (page,) = [p for context in chromium.contexts for p in context.pages]
+        tickets = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Tickets", exact=True))
+        tickets.get_by_role("link", name="Add").click()  # one of five Add links; it leaves the page
+        page.wait_for_url("**opened=tickets/ticket/add/")
+        demo.say("done")
+        demo.wait_for("recording saved to")
+        chromium.close()
+    out = demo.finish()
+    assert demo.proc.returncode == 0, out
+    assert "by its position" not in out
+    (click,) = (load_trail(trail, environ={}).steps[1].recordings or {})["web"]
+    assert click.args == {"nodeSelector": TICKETS_ADD}
+    redesign = cli("run", "trails/admin.trail.yaml", "--base-url", (PAGES / "redesigned").as_uri())
+    assert redesign.returncode == 0, redesign.output
+
+
+def test_a_click_that_leaves_the_page_is_named_from_what_the_page_said(browser: str) -> None:
+    # the page is gone before trailblaze can look: the event carries what the web driver's page
+    # scripts worked out at the click, and it makes the same selector
+    from playwright.sync_api import sync_playwright
+
+    from trailblaze.agents.browser import BINDING, recorder_script
+    from trailblaze.drivers.web import stable
+
+    events: list[dict[str, Any]] = []
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser)
+        context = chromium.new_context()
+        context.expose_binding(BINDING, lambda source, event: events.append(event))
+        context.add_init_script(script=recorder_script())
+        page = context.new_page()
+        page.goto((PAGES / "original" / "admin.html").as_uri())
+        tickets = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Tickets", exact=True))
+        tickets.get_by_role("link", name="Add").click()
+        page.wait_for_url("**opened=tickets/ticket/add/")
+        page.goto("data:text/html,<div><div>Kyoto <button>Add</button></div><div>Nara <button>Add</button></div></div>")
+        page.get_by_role("button").nth(1).click()
+        page.evaluate("() => 0")  # the click's event has reached the binding
+        chromium.close()
+    link, button = [event for event in events if event["kind"] == "click"]
+    assert stable.from_page(link) == TICKETS_ADD
+    # nothing around the buttons says which is which: their position, the last resort
+    assert stable.from_page(button) == {"web": {"ariaRole": "button", "ariaNameRegex": "Add", "nthIndex": 1}}
 
 
 INJECTED = """\

@@ -17,10 +17,13 @@ with Ctrl/Alt/Meta         part of its text)
 address bar, reload        ``web_navigate`` (``/path`` under ``base_url``)
 =========================  ==================================================
 
-Each element gets the most stable ``nodeSelector`` that finds exactly it: test id, then ARIA
-role and accessible name, then id, then a CSS path — checked with Playwright against the page
-while the element is still there, otherwise (the click navigated away first) checked by the
-page script at the moment of the event. On a ``verify:`` step a click does not act: it records
+Each element gets the selector ``trailblaze mcp`` records for a ref (:mod:`trailblaze.drivers.web.stable`):
+the most stable one that finds exactly it — test id, ARIA role and accessible name, ``name``,
+id, placeholder, text — else its role and name inside the container that tells it apart from
+the others like it ("the Add link in the Tickets row"), else its position, which the terminal
+warns about. It is checked with Playwright against the page while the element is still there,
+otherwise (the click navigated away first) worked out by the same page scripts at the moment of
+the event. On a ``verify:`` step a click does not act: it records
 ``web_verifyElementVisible`` for the element (with its text), and typing is ignored.
 
 Only what a person does is recorded: events the page's own script makes (``el.click()``,
@@ -121,6 +124,16 @@ class BrowserAgent(Agent):
             self._recorder = None
 
 
+def recorder_script() -> str:
+    """``recorder.js`` with the web driver's page scripts it uses to name an element, installed
+    before it: ``stable.js`` (what names it alone) and ``scope.js`` (what tells it apart)."""
+    recorder = resources.files("trailblaze.agents").joinpath("recorder.js").read_text(encoding="utf-8")
+    return (
+        f"window.__trailblazeFacts = {stable.script('stable.js').strip()};\n"
+        f"window.__trailblazeScopes = {stable.script('scope.js').strip()};\n{recorder}"
+    )
+
+
 class PageRecorder:
     """Listens to one browser context (one trail) and records into the current step."""
 
@@ -139,7 +152,7 @@ class PageRecorder:
         self._ignored: dict[str, int] = {}
 
     async def attach(self) -> None:
-        script = resources.files("trailblaze.agents").joinpath("recorder.js").read_text(encoding="utf-8")
+        script = recorder_script()
         await self.context.expose_binding(BINDING, self._on_binding)
         await self.context.add_init_script(script=script)
         await self.page.evaluate(script)
@@ -257,10 +270,14 @@ class PageRecorder:
                 chosen = await stable.stable_selector(self.page, element, event.get("role"), event.get("name"))
                 if chosen is not None:
                     return chosen
-        except Exception:  # navigated away, or the element is gone: use what the page checked then
+        except Exception:  # navigated away, or the element is gone: use what the page worked out then
             pass
-        candidates = event.get("candidates") or [{"cssSelector": "body"}]
-        return {"web": candidates[0]}
+        if isinstance(event.get("facts"), dict) and event["facts"].get("framed"):
+            raise stable.framed_element_failure("the element")
+        chosen = stable.from_page(event)
+        if chosen is None:
+            raise UsageError("the page said nothing that finds the element again")
+        return chosen
 
     def report_ignored(self) -> None:
         """Say which events of the page's own script were left out since the last time."""
@@ -292,6 +309,7 @@ class PageRecorder:
         return url
 
     def _report(self, result: CallResult) -> None:
+        from trailblaze.device.selectors import is_positional
         from trailblaze.trail.writer import call_text
 
         if not result.ok:
@@ -299,6 +317,11 @@ class PageRecorder:
             return
         for call in result.recorded:
             self._say(f"  recorded {call_text(call)}")
+            if is_positional(call.args.get("nodeSelector")):
+                self._say(
+                    "  ⚠ found by its position among elements alike: a change to the page may make it "
+                    "another element (a test id on it, or a name on what holds it, would last)"
+                )
 
     def _say(self, text: str) -> None:
         if self.task is not None:

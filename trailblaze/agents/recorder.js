@@ -1,9 +1,11 @@
 // Installed in every document of a browser context while the `browser` agent records.
 // Turns what a person does on the page into events for trailblaze (the binding
-// window.__trailblazeRecord). Each event carries selector candidates for the element,
-// computed now — a click on a link may unload the page before trailblaze can look —
-// and an id into a registry, so trailblaze can check them with Playwright when the
-// element is still there. Only trusted events count: a person's, not the page's own;
+// window.__trailblazeRecord). Each event carries what names the element, worked out now — a
+// click on a link may unload the page before trailblaze can look — by the web driver's own
+// page scripts (window.__trailblazeFacts is stable.js, window.__trailblazeScopes scope.js,
+// installed with this one): what names it alone, else the containers that tell it apart from
+// the elements with its role and name, and its position among them. It also carries an id into
+// a registry, so trailblaze can check it all with Playwright when the element is still there. Only trusted events count: a person's, not the page's own;
 // the others (el.click(), dispatchEvent from the page's script) are reported as ignored.
 (() => {
   if (window.__trailblazeInstalled) return;
@@ -84,53 +86,36 @@
     return box.width > 0 || box.height > 0;
   }
 
-  function count(selector) {
-    try {
-      return document.querySelectorAll(selector).length;
-    } catch (e) {
-      return 0;
-    }
-  }
-
-  function cssPath(el) {
-    const path = [];
-    for (let n = el; n && n.nodeType === 1 && n !== document.body; n = n.parentElement) {
-      let part = n.localName;
-      if (n.id && /^[A-Za-z][\w-]*$/.test(n.id)) {
-        path.unshift("#" + n.id);
-        break;
-      }
-      const same = n.parentElement ? [...n.parentElement.children].filter((c) => c.localName === n.localName) : [];
-      if (same.length > 1) part += `:nth-of-type(${same.indexOf(n) + 1})`;
-      path.unshift(part);
-    }
-    return path.join(" > ") || "body";
-  }
-
-  // Candidates in order of stability, each already unique in the document now.
+  // What names the element, as trailblaze's web driver works it out (stable.py's from_page
+  // reads it when the element is gone by the time trailblaze looks).
   function describe(el) {
     const role = roleOf(el);
     const name = role ? nameOf(el, role) : "";
-    const candidates = [];
-    const testId = el.getAttribute("data-testid");
-    if (testId && count(`[data-testid="${CSS.escape(testId)}"]`) === 1) candidates.push({ dataTestId: testId });
+    const facts = window.__trailblazeFacts ? window.__trailblazeFacts(el) : {};
+    let sameNamed = null;
+    let scopes = [];
+    let position = -1;
     if (role && name) {
-      let same = 0;
-      for (const other of document.querySelectorAll("*")) {
-        if (roleOf(other) === role && visible(other) && nameOf(other, role) === name) same += 1;
-        if (same > 1) break;
+      const same = [...document.querySelectorAll("*")].filter(
+        (other) => roleOf(other) === role && visible(other) && nameOf(other, role) === name,
+      );
+      sameNamed = same.length;
+      position = same.indexOf(el);
+      if (same.length > 1 && position >= 0 && window.__trailblazeScopes) {
+        try {
+          scopes = window.__trailblazeScopes(same, el);
+        } catch (e) {
+          scopes = [];
+        }
       }
-      if (same === 1) candidates.push({ ariaRole: role, ariaNameRegex: name });
     }
-    if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && count("#" + el.id) === 1) candidates.push({ cssSelector: "#" + el.id });
-    candidates.push({ cssSelector: cssPath(el) });
     let id = elements.get(el);
     if (id === undefined) {
       id = ++nextElement;
       elements.set(el, id);
       elements.set(id, el);
     }
-    return { element: id, role, name, candidates, tag: el.localName, type: (el.getAttribute("type") || "").toLowerCase() };
+    return { element: id, role, name, facts, sameNamed, scopes, position, tag: el.localName, type: (el.getAttribute("type") || "").toLowerCase() };
   }
 
   function send(kind, el, extra) {
