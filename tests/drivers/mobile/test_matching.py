@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from trailblaze.device.commands import ViewNode
 from trailblaze.device.selectors import ElementSelector, NodeSelector
 from trailblaze.drivers.android.hierarchy import parse_hierarchy
 from trailblaze.drivers.mobile.matching import Screen, SelectorError, as_selector, text_selector
@@ -210,3 +211,57 @@ def test_stable_selectors_find_exactly_the_node() -> None:
     assert FORM.stable_selector(submit) == {"androidAccessibility": {"textRegex": "Submit"}}
     twins = screen(node("[0,0][100,100]", text="Same"), node("[0,200][100,300]", text="Same"))
     assert twins.stable_selector(twins.nodes[1]) == {"androidAccessibility": {"textRegex": "Same"}, "index": 1}
+
+
+def model_list(*models: str, wrapped: bool = False) -> Screen:
+    """A list view of models, each row its name and an Add button (an admin app's index)."""
+    rows = ""
+    for i, model in enumerate(models):
+        top = 300 + i * 200
+        content = node(f"[48,{top}][600,{top + 150}]", text=model, **{"class": "android.widget.TextView"}) + node(
+            f"[700,{top}][1000,{top + 150}]",
+            text="Add",
+            clickable="true",
+            **{"class": "android.widget.Button", "resource-id": "app:id/add"},
+        )
+        if wrapped:
+            content = node(f"[0,{top}][1080,{top + 150}]", content, **{"class": "android.widget.FrameLayout"})
+        rows += node(
+            f"[0,{top}][1080,{top + 150}]",
+            content,
+            **{"class": "android.widget.LinearLayout", "resource-id": "app:id/model_row"},
+        )
+    return screen(
+        node(
+            "[0,0][1080,2400]",
+            node("[0,300][1080,2400]", rows, **{"class": "androidx.recyclerview.widget.RecyclerView"}),
+            **{"class": "android.widget.LinearLayout"},
+        )
+    )
+
+
+def row_of(button: ViewNode) -> str | None:
+    """The model name in the row that holds ``button``."""
+    row = button.parent
+    while row is not None and row.id != "app:id/model_row":
+        row = row.parent
+    assert row is not None
+    return next(n.text for n in row.walk() if n.text and n is not button)
+
+
+def test_a_button_on_every_row_of_a_list_is_told_apart_by_its_row() -> None:
+    models = model_list("Groups", "Tickets", "Users")
+    adds = [n for n in models.nodes if n.text == "Add"]
+    selector = models.stable_selector(adds[1])
+    assert selector == {
+        "androidAccessibility": {"resourceIdRegex": "app:id/add"},
+        "childOf": {
+            "androidAccessibility": {"resourceIdRegex": "app:id/model_row"},
+            "containsDescendants": [{"androidAccessibility": {"textRegex": "Tickets"}}],
+        },
+    }
+    # the rows wrapped, in another order, a new one first: the same row's button
+    redesign = model_list("Billing", "Users", "Tickets", "Groups", wrapped=True)
+    target = redesign.target(NodeSelector.model_validate(selector))
+    assert target is not None and target.text == "Add"
+    assert row_of(target) == "Tickets"

@@ -35,6 +35,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from trailblaze.core.errors import ToolFailure
+from trailblaze.core.javaregex import escape_for_selector
 from trailblaze.device.commands import ViewNode
 from trailblaze.device.selectors import (
     AndroidAccessibilityMatch,
@@ -288,7 +289,9 @@ class Screen:
 
     def stable_selector(self, node: ViewNode) -> dict[str, Any]:
         """The most readable ``nodeSelector`` that finds exactly ``node`` on this screen: an id,
-        a text or a description alone, then combinations, then the best of them with ``index``."""
+        a text or a description alone, then combinations; then, when others are alike (an "Add"
+        button on every row of a list), the best of them inside the row that holds it
+        (:meth:`_in_container`); at last the best of them with ``index``."""
         block = BLOCK_FOR_PLATFORM.get(self.platform, "androidAccessibility")
         description_key = "contentDescriptionRegex" if block == "androidAccessibility" else "accessibilityTextRegex"
         facts = {
@@ -315,8 +318,49 @@ class Screen:
                 return {block: fields}
         best = candidates[0] if candidates else {"classNameRegex": node.class_name or ".*"}
         same = self._matches(NodeSelector.model_validate({block: best}))
+        scoped = self._in_container(node, block, best, [n for n in same if n is not node])
+        if scoped is not None:
+            return scoped
         position = next((i for i, n in enumerate(same) if n is node), 0)
         return {block: best, "index": position}
+
+    def _in_container(
+        self, node: ViewNode, block: str, own: dict[str, str], others: list[ViewNode]
+    ) -> dict[str, Any] | None:
+        """``own`` (what ``node`` shares with ``others``) ``childOf`` the nearest container that
+        holds it and none of them: the container by its resource id, else its class, with
+        ``containsDescendants`` a text or description inside it that tells it apart (a list row by
+        its title). Containers nearest first; None when none of them does."""
+        held = {_key(a) for other in others for a in _ancestors(other)}
+        for container in _ancestors(node):
+            if _key(container) in held:
+                return None  # it holds one of the others, and so does every container above it
+            kind = {"resourceIdRegex": container.id} if container.id else {"classNameRegex": container.class_name}
+            if not any(kind.values()):
+                continue
+            for part in self._telling(container, node, block):
+                selector = {block: own, "childOf": {block: kind, "containsDescendants": [{block: part}]}}
+                found = self._matches(NodeSelector.model_validate(selector))
+                if len(found) == 1 and found[0] is node:
+                    return selector
+        return None
+
+    def _telling(self, container: ViewNode, node: ViewNode, block: str) -> list[dict[str, str]]:
+        """What inside ``container`` could tell it apart: the texts and descriptions of what it
+        holds besides ``node`` (and what holds ``node`` or is inside it), in reading order."""
+        related = {_key(n) for n in (node, *_ancestors(node), *_descendants(node))}
+        description_key = "contentDescriptionRegex" if block == "androidAccessibility" else "accessibilityTextRegex"
+        parts: list[dict[str, str]] = []
+        for inner in reading_order((n for n in _descendants(container) if shown(n)), self._order):
+            if _key(inner) in related:
+                continue
+            if inner.text and len(inner.text) <= 80:
+                parts.append({"textRegex": escape_for_selector(inner.text)})
+            elif inner.description and len(inner.description) <= 80:
+                parts.append({description_key: escape_for_selector(inner.description)})
+            if len(parts) >= 3:
+                break
+        return parts
 
 
 # -- predicates ------------------------------------------------------------------------------------
