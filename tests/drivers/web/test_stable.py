@@ -181,11 +181,14 @@ async def test_an_element_inside_a_frame_is_refused_by_name(device: WebDevice) -
 
 async def test_an_element_handle_without_a_screen_is_checked_by_playwright(device: WebDevice) -> None:
     # the browser agent's case: an element the person clicked, its role and name from the page
-    await device.page.set_content("<button>Save</button><button>Save</button><span>x</span><span>y</span>")
+    await device.page.set_content(
+        "<button>Save</button><button>Save</button><span>x</span><span>y</span><p>z</p><p>z</p>"
+    )
     page = device.page
     for css, role, name, expected in [
         ("button >> nth=1", "button", "Save", {"ariaRole": "button", "ariaNameRegex": "Save", "nthIndex": 1}),
         ("span >> nth=1", None, None, {"cssSelector": 'span:text-is("y")'}),
+        ("p >> nth=1", None, None, {"cssSelector": 'p:text-is("z")', "nthIndex": 1}),  # the 2nd 'z'
     ]:
         handle = await page.locator(css).element_handle()
         assert handle is not None

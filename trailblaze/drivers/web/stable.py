@@ -154,9 +154,9 @@ def narrowed(match: Mapping[str, Any], specs: Sequence[Mapping[str, Any]]) -> li
 def positional(
     facts: Mapping[str, Any], match: Mapping[str, Any], position: int, role: str | None
 ) -> dict[str, Any] | None:
-    """The last resort, by position: the nth element like it (``nthIndex``) when it has a role,
-    else the structural path ``stable.js`` found."""
-    if role and position >= 0:
+    """The last resort, by position, with as few positions as will do: the nth element with its
+    role or its text (``nthIndex``), else the structural path ``stable.js`` found."""
+    if (role or facts.get("ownText")) and position >= 0:
         return {"web": {**match, "nthIndex": position}}
     if facts.get("path"):
         return {"web": {"cssSelector": facts["path"]}}
