@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+import yaml
 from conftest import cli_env
 from mcp import Client, StdioServerParameters
 
@@ -74,10 +75,41 @@ async def stdio(
         yield session
 
 
+#: how the screen part of a reply begins (trailblaze/mcp/server/replies.py)
+SCREEN_PARTS = ("The screen now", "The screen changed", "The screen did not change")
+
+
 def data(result: types.CallToolResult) -> dict[str, Any]:
-    """A tool result's structured content (also checks the text says the same)."""
-    assert result.structured_content is not None, result
-    return dict(result.structured_content)
+    """What a tool result says, read back from its one text block (trailblaze/mcp/server/replies.py):
+    the account's YAML lines as a dict, with a failure's message under ``error`` and the screen
+    part under ``screen``. A reply carries no structured content: the screen travels once."""
+    assert result.structured_content is None, "the reply repeats itself as structured content"
+    texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    return read_reply(texts, result.is_error)
+
+
+def wire_data(result: dict[str, Any]) -> dict[str, Any]:
+    """:func:`data` of a ``tools/call`` result as JSON (what a client printed, or read off the pipe)."""
+    assert "structuredContent" not in result, "the reply repeats itself as structured content"
+    texts = [c["text"] for c in result["content"] if c.get("type") == "text"]
+    return read_reply(texts, bool(result.get("isError")))
+
+
+def read_reply(texts: list[str], is_error: bool) -> dict[str, Any]:
+    assert len(texts) == 1, f"one text block, not {len(texts)}: {texts}"
+    parts = texts[0].split("\n\n")
+    at = next((i for i, part in enumerate(parts) if part.startswith(SCREEN_PARTS)), len(parts))
+    head, screen = parts[:at], "\n\n".join(parts[at:])
+    out: dict[str, Any] = {}
+    if is_error:
+        out["error"], head = head[0], head[1:]
+    if head:
+        account = yaml.safe_load("\n".join(head))
+        assert isinstance(account, dict), texts[0]
+        out.update(account)
+    if screen:
+        out["screen"] = screen
+    return out
 
 
 def ok(result: types.CallToolResult) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import Project, cli_env
 
-from tests.mcp.server.support import http_server, server_command
+from tests.mcp.server.support import http_server, server_command, wire_data
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
@@ -39,7 +39,7 @@ def test_inspector_lists_tools_and_calls_device_and_a_primitive(inspector: Path,
     connected = _inspect(
         inspector, project.root, *server, "--method", "tools/call", "--tool-name", "device", "--tool-arg", "action=WEB"
     )
-    assert connected["isError"] is False and connected["structuredContent"]["platform"] == "web"
+    assert connected["isError"] is False and wire_data(connected)["platform"] == "web"
     navigated = _inspect(
         inspector,
         project.root,
@@ -52,7 +52,7 @@ def test_inspector_lists_tools_and_calls_device_and_a_primitive(inspector: Path,
         "url=/forms.html",
     )
     assert navigated["isError"] is False, navigated
-    assert navigated["structuredContent"]["output"].endswith("/forms.html")
+    assert wire_data(navigated)["output"].endswith("/forms.html")
 
 
 def test_inspector_over_http_with_a_token(inspector: Path, project: Project) -> None:
@@ -81,6 +81,6 @@ def test_inspector_sends_an_object_argument_for_an_object_parameter(inspector: P
         "reason=Point at the page",
     )
     assert checked["isError"] is False, checked
-    recorded = checked["structuredContent"]["recorded"]
+    recorded = wire_data(checked)["recorded"]
     assert recorded["text"] == "Point at the page"
     assert recorded["tools"] == [{"web_hover": {"nodeSelector": {"web": {"cssSelector": "body"}}}}]

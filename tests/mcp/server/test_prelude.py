@@ -21,7 +21,7 @@ from conftest import Project, cli_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.mcp.server.support import server_command
+from tests.mcp.server.support import server_command, wire_data
 from trailblaze.mcp.server import prelude
 
 pytestmark = pytest.mark.slow
@@ -125,7 +125,7 @@ def test_a_session_goes_on_with_the_sdk_after_the_prelude(project: Project) -> N
     assert [a.get("id") for a in answers] == ["open", 2, 3, 4, 5]
     assert all(prelude.REPLAYED_ID not in json.dumps(a) for a in answers)
     assert answers[2]["result"] == {}
-    config = answers[3]["result"]["structuredContent"]["values"]
+    config = wire_data(answers[3]["result"])["values"]
     assert config["toolProfile"] == "DEFAULT" and config["mode"] == "MCP_CLIENT_AS_AGENT"
     assert answers[4]["result"] == answers[1]["result"]  # the SDK lists what the prelude listed
 

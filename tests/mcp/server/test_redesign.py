@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from conftest import CliRunner, Project, cli_env
 
-from tests.mcp.server.support import ok, server_command, stdio
+from tests.mcp.server.support import ok, server_command, stdio, wire_data
 from trailblaze.trail.loader import load_trail
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
@@ -188,7 +188,7 @@ def test_the_inspector_records_by_refs_what_replays_on_the_redesign(
     opened = _inspect(
         inspector, project.root, "step", objective="Open the orders", tools="- web_navigate: {url: /orders.html}"
     )
-    screen = opened["structuredContent"]["screen"]
+    screen = wire_data(opened)["screen"]
     calls = [
         {"web_navigate": {"url": "/orders.html"}},
         {"web_type": {"ref": only_ref(screen, "textbox"), "text": "ada"}},
@@ -199,7 +199,7 @@ def test_the_inspector_records_by_refs_what_replays_on_the_redesign(
     searched = _inspect(
         inspector, project.root, "step", objective="Search Ada's shipped orders", tools=json.dumps(calls)
     )
-    recorded = searched["structuredContent"]["recorded"]["tools"]
+    recorded = wire_data(searched)["recorded"]["tools"]
     assert recorded[1:4] == [
         {"web_type": {"text": "ada", "nodeSelector": {"web": {"cssSelector": 'input[name="q"]'}}}},
         {

@@ -100,7 +100,11 @@ def test_a_primitives_reply_shows_the_screen_after_it(project: Project) -> None:
     shown = screen(out["navigate"])
     assert shown.startswith("The screen now:\n") and 'textbox "Name"' in shown and 'button "Submit"' in shown
     assert screen(out["same"]) == "The screen did not change."
-    assert screen(out["typed"]).startswith("The screen now:\n") and "value=Ada" in screen(out["typed"])
+    # a field edit: the one line that changed, not the whole form again; the reply is text only
+    typed = screen(out["typed"]).splitlines()
+    assert typed[0] == "The screen changed (ask() shows all of it):"
+    assert len(typed) == 2 and typed[1].startswith('~ textbox "Name" value=Ada') and typed[1].endswith("]")
+    assert [c.type for c in out["typed"].content] == ["text"] and out["typed"].structured_content is None
     assert ok(out["check"])["recorded"]["kind"] == "verify" and "screen" not in data(out["check"])  # a check
     # a query answers and is not recorded; it does not change the screen, so none is sent
     url = ok(out["url"])
@@ -111,6 +115,24 @@ def test_a_primitives_reply_shows_the_screen_after_it(project: Project) -> None:
     assert "more elements not shown: ask(viewHierarchy=STANDARD)" in long
     assert [s["tools"][0] for s in out["info"]["steps"]][:1] == [{"web_navigate": {"url": "/forms.html"}}]
     assert all("web_currentUrl" not in json.dumps(s) for s in out["info"]["steps"])
+
+
+@pytest.mark.usefixtures("browser")
+def test_a_clicks_whole_reply_is_its_text_and_little_more(project: Project) -> None:
+    """The screen travels once, as text: what the client receives for a click (the result as the
+    server writes it) is at most 1.3 times the characters of the text its LLM reads."""
+
+    async def scenario() -> Any:
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))
+            return await client.call_tool("web_click", {"nodeSelector": {"web": {"cssSelector": "#clear"}}})
+
+    clicked = asyncio.run(scenario())
+    text = sum(len(c.text) for c in clicked.content if c.type == "text")
+    sent = clicked.model_dump(by_alias=True, mode="json", exclude_none=True)
+    sent.pop("resultType", None)  # the client's default for a result that left it out
+    whole = len(json.dumps(sent, separators=(",", ":"), ensure_ascii=False))
+    assert whole <= 1.3 * text, (whole, text, clicked)
 
 
 @pytest.mark.usefixtures("browser")

@@ -330,10 +330,11 @@ def test_ask_returns_the_screen_and_a_screenshot(project: Project) -> None:
     result, artifacts, bad = asyncio.run(scenario())
     assert not result.is_error
     kinds = [c.type for c in result.content]
-    assert kinds == ["text", "text", "image"]
-    assert result.content[2].mime_type == "image/png"
+    assert kinds == ["text", "image"]  # the screen once: at FULL, every element as JSON instead of the lines
+    assert result.content[1].mime_type == "image/png"
     payload = data(result)
-    assert payload["answer"] is None and '"children"' in payload["viewHierarchy"]
+    assert payload["answer"] is None and payload["screen"].startswith("The screen now, every element")
+    assert '"children"' in payload["screen"] and 'textbox "Name"' not in payload["screen"]
     assert payload["screenshot"] in artifacts["artifacts"]
     assert (Path(payload["screenshot"]).name).endswith(".png")
     assert "viewHierarchy: input should be 'MINIMAL', 'STANDARD' or 'FULL'" in bad["error"]
@@ -440,6 +441,7 @@ def test_secrets_given_as_variables_are_recorded_as_variables(project: Project) 
                 )
             )
             screens = [
+                ok(await client.call_tool("ask", {"question": "?"})),
                 ok(await client.call_tool("ask", {"question": "?", "viewHierarchy": "FULL"})),
                 ok(
                     await client.call_tool("step", {"objective": "look", "tools": "- web_snapshot: {screenName: form}"})

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.agents.screen import render_screen
 from trailblaze.mcp.server import arguments as A
+from trailblaze.mcp.server import replies
 from trailblaze.mcp.server.calls import (
     ECHO_CHARS,
     MAX_FULL_HIERARCHY,
@@ -61,20 +62,20 @@ async def ask(call: Call, arguments: dict[str, Any]) -> Reply:
             data["note"] = note
             if verbosity is None and state.settings.view_hierarchy_verbosity is not ViewHierarchyVerbosity.MINIMAL:
                 verbosity = state.settings.view_hierarchy_verbosity  # MINIMAL is the screen below already
-        if verbosity is not None:
-            data["viewHierarchy"] = _hierarchy(screen, verbosity)
-        reply = Reply(data, text=f"The screen now:\n{summary}")
+        reply = Reply(data, text=_screen_part(screen, summary, verbosity))
         if args.screenshot or args.includeScreenshot:
             await attach_screen(state, device, reply, screenshot=True, summary=False)
     return reply
 
 
-def _hierarchy(screen: ViewNode, verbosity: ViewHierarchyVerbosity) -> str:
-    if verbosity is ViewHierarchyVerbosity.MINIMAL:
-        return screen_summary(screen)
+def _screen_part(screen: ViewNode, summary: str, verbosity: ViewHierarchyVerbosity | None) -> str:
+    """The screen once, at the verbosity asked for: the summary (MINIMAL), up to 1,000 lines
+    (STANDARD), or every element with its attributes and bounds, as JSON (FULL)."""
+    if verbosity is None or verbosity is ViewHierarchyVerbosity.MINIMAL:
+        return replies.whole_screen(summary)
     if verbosity is ViewHierarchyVerbosity.STANDARD:
-        return render_screen(screen, STANDARD_LINES)
+        return replies.whole_screen(render_screen(screen, STANDARD_LINES))
     text = json.dumps(screen.to_dict(), ensure_ascii=False)
     if len(text) > MAX_FULL_HIERARCHY:
-        return text[:MAX_FULL_HIERARCHY] + f"… ({len(text) - MAX_FULL_HIERARCHY} more characters left out)"
-    return text
+        text = text[:MAX_FULL_HIERARCHY] + f"… ({len(text) - MAX_FULL_HIERARCHY} more characters left out)"
+    return replies.FULL_HIERARCHY + text

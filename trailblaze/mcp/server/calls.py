@@ -16,6 +16,7 @@ from trailblaze.agents.screen import render_screen
 from trailblaze.core.errors import TrailblazeError
 from trailblaze.core.fileio import write_whole
 from trailblaze.mcp.server import arguments as A
+from trailblaze.mcp.server import replies
 from trailblaze.mcp.server.settings import ScreenshotFormat
 from trailblaze.mcp.server.state import ClientState
 from trailblaze.mcp.server.trails import shown as _shown
@@ -44,7 +45,7 @@ class ToolError(Exception):
 @dataclass(slots=True)
 class Reply:
     data: dict[str, Any]
-    #: a second text block (the screen, as lines), kept out of the JSON for readability
+    #: the screen part of the reply (:mod:`.replies`): whole, what changed, or that nothing did
     text: str | None = None
     images: list[tuple[bytes, str]] = field(default_factory=list)
     error: bool = False
@@ -84,9 +85,16 @@ async def connected_device(state: ClientState) -> DeviceSession:
 
 
 async def attach_screen(
-    state: ClientState, device: DeviceSession, reply: Reply, *, screenshot: bool, summary: bool = True
+    state: ClientState,
+    device: DeviceSession,
+    reply: Reply,
+    *,
+    screenshot: bool,
+    summary: bool = True,
+    whole: bool = False,
 ) -> None:
-    """Add the compact screen summary (and a screenshot when asked) to ``reply``."""
+    """Add the screen (and a screenshot when asked) to ``reply``: what changed since the client
+    was last sent it, when that is shorter (an action's reply), or ``whole`` (an observation's)."""
     if device.session is None:
         return
     want_image = screenshot or state.settings.auto_include_screenshot
@@ -102,9 +110,8 @@ async def attach_screen(
         return
     if summary and reply.text is None:
         shown = screen_summary(root)
-        unchanged = shown == state.last_screen
+        reply.text = replies.whole_screen(shown) if whole else replies.screen_update(state.last_screen, shown)
         state.last_screen = shown
-        reply.text = "The screen did not change." if unchanged else f"The screen now:\n{shown}"
     if image is None:
         return
     path = save_screenshot(state, image)

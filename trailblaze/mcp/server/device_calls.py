@@ -12,6 +12,7 @@ from trailblaze.core.errors import UsageError
 from trailblaze.core.yamlsource import load_text
 from trailblaze.mcp.server import recording as rec
 from trailblaze.mcp.server.calls import ECHO_CHARS, MAX_TOOL_CALLS, Call, Reply, ToolError, attach_screen, jsonable
+from trailblaze.mcp.server.categories import Category, categories_of
 from trailblaze.mcp.server.state import ClientState
 from trailblaze.runner.agent_step import needs_agent_message
 from trailblaze.tools import steptext
@@ -56,7 +57,8 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
             data["recorded"] = cut(record_step(state, device, kind, text, calls, task.needs_agent), ECHO_CHARS)
         reply = Reply(data)
         if not meta.query and not meta.verification:  # it may have changed the screen: show it
-            await attach_screen(state, device, reply, screenshot=state.settings.auto_include_screenshot)
+            observed = Category.OBSERVATION in categories_of(spec, state.builtin_sources())  # a snapshot: all of it
+            await attach_screen(state, device, reply, screenshot=state.settings.auto_include_screenshot, whole=observed)
         elif state.settings.auto_include_screenshot:
             await attach_screen(state, device, reply, screenshot=True, summary=False)
     return reply

@@ -17,7 +17,6 @@ tool called over the sessionless protocol anyway gets an error that says so.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import traceback
@@ -325,30 +324,27 @@ def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
 
 
 def _result(reply: Reply) -> types.CallToolResult:
+    """The reply as one text block (:mod:`.replies`) and its images; no structured content (no
+    tool declares an output schema), so the screen reaches the client once."""
     import base64
 
+    from trailblaze.mcp.server import replies
+
+    data = reply.data
+    message = None
     if reply.error:
-        message = reply.data.get("error") or "failed"
-        extra = {k: v for k, v in reply.data.items() if k != "error" and v is not None}
-        content: list[Any] = [types.TextContent(text=str(message))]
-        if extra:
-            content.append(types.TextContent(text=json.dumps(extra, indent=1, ensure_ascii=False, default=str)))
-    else:
-        content = [types.TextContent(text=json.dumps(reply.data, indent=1, ensure_ascii=False, default=str))]
-    if reply.text:
-        content.append(types.TextContent(text=reply.text))
+        message = str(data.get("error") or "failed")
+        data = {k: v for k, v in data.items() if k != "error" and v is not None}
+    content: list[Any] = [types.TextContent(text=replies.text(message, data, reply.text))]
     for image, mime in reply.images:
         content.append(types.ImageContent(data=base64.b64encode(image).decode("ascii"), mime_type=mime))
-    structured = json.loads(json.dumps(reply.data, default=str))
-    if reply.text:
-        structured["screen"] = reply.text
-    return types.CallToolResult(content=content, structured_content=structured, is_error=reply.error)
+    if reply.error:
+        return types.CallToolResult(content=content, is_error=True)
+    return types.CallToolResult(content=content)
 
 
 def _error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(text=message)], structured_content={"error": message}, is_error=True
-    )
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
 def quiet_sdk_warnings() -> None:

@@ -177,6 +177,7 @@ class ClientState:
                 await self.disconnect()
         finally:
             self.device = device
+            self.last_screen = None  # another device's screen: the next reply shows this one whole
             self.slots.keep(self.id)
         if previous_platform not in (None, driver.platform) and self.recording.steps:
             self.new_recording(self.recording.title)
