@@ -93,6 +93,8 @@ def test_every_value_and_key_is_where_the_composer_marks_it(text: str) -> None:
             assert (where.line, where.column) == _at(key), path
         locate = doc.locator(path[:-1])
         assert locate(path[-1:]) == doc.location(path)
+    for path, value, _ in reversed(list(_paths(root))):  # asked in any order (each walk starts from the last)
+        assert (doc.location(path).line, doc.location(path).column) == _at(value), path
 
 
 #: keys no document has, in any spelling (``aB`` would be found as ``a_b``: walk's snake_case)

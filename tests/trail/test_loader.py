@@ -207,6 +207,11 @@ def test_unknown_references_are_load_errors(tmp_path: Path) -> None:
     ]
 
 
+def test_a_reference_deep_in_a_calls_arguments_is_checked(tmp_path: Path) -> None:
+    text = "trail:\n  - step: s\n    recording:\n      web:\n        - web_x: {a: [1, {b: [x, '${NOT_SET_HERE}']}]}\n"
+    assert problems(tmp_path, text, environ={}) == ["environment variable NOT_SET_HERE is not set (${NOT_SET_HERE})"]
+
+
 def test_every_upstream_file_loads_with_nothing_lost(upstream_format: Path) -> None:
     files = sorted(upstream_format.rglob("*.yaml"))
     assert len(files) == 7

@@ -61,11 +61,14 @@ class YamlDocument:
         self.path = path
         self.data = data
         self._nodes = nodes if nodes is not None else _Nodes(0)
+        #: the last path found whole, and its node: a loader asks for a step, then for its call,
+        #: then for the call's arguments, and each walk goes on from the one before
+        self._last: tuple[tuple[str | int, ...], int] = ((), 0)
 
     def key_location(self, key_path: Sequence[str | int]) -> Location:
         """Where the *key* of the mapping entry at ``key_path`` is written (for "unknown key")."""
         if key_path and isinstance(key_path[-1], str):
-            parent, found = self._nodes.walk(key_path[:-1])
+            parent, found = self._walk(key_path[:-1])
             if found:
                 value = self._nodes.find(parent, key_path[-1])
                 if value >= 0:
@@ -77,13 +80,24 @@ class YamlDocument:
 
         A key may be given in snake_case or camelCase; the spelling used in the file is found.
         """
-        return self._at(self._nodes.walk(key_path)[0])
+        return self._at(self._walk(key_path)[0])
 
     def locator(self, key_path: Sequence[str | int]) -> Callable[[Sequence[str | int]], Location]:
         """``locate(sub)``: the location of ``(*key_path, *sub)``, as :meth:`location` finds it,
         with ``key_path`` looked up once (a trail keeps one for each of its tool calls)."""
-        node, found = self._nodes.walk(key_path)
+        node, found = self._walk(key_path)
         return _Locator(self, node, found)
+
+    def _walk(self, key_path: Sequence[str | int]) -> tuple[int, bool]:
+        path = key_path if isinstance(key_path, tuple) else tuple(key_path)
+        last_path, last_node = self._last
+        if last_path and path[: len(last_path)] == last_path:
+            node, found = self._nodes.walk(path[len(last_path) :], last_node)
+        else:
+            node, found = self._nodes.walk(path)
+        if found:
+            self._last = (path, node)  # one assignment: a thread reading it sees a path and its node
+        return node, found
 
     def _at(self, node: int) -> Location:
         if node < 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from trailblaze.core.errors import ErrorList, Location, TrailblazeError, UsageError
 from trailblaze.core.interpolate import NAMESPACES, references
 from trailblaze.core.validation import describe_errors
-from trailblaze.core.yamlsource import PathKey, YamlDocument, load_path, load_text
+from trailblaze.core.yamlsource import PathKey, YamlDocument, load_path, load_text, tree_building
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.model import ANY_CLASSIFIER, ArgDecl, Step, StepKind, Trail, TrailConfig
 
@@ -43,7 +43,8 @@ def load_trail(
     to write this way, before the file is touched)."""
     doc = load_path(path) if text is None else load_text(text, str(path))
     parser = _Parser(doc, path, os.environ if environ is None else environ)
-    trail = parser.parse(root)
+    with tree_building():
+        trail = parser.parse(root)
     if trail is not None:
         parser.bind_args(trail, arg_values or {}, require_args)
         parser.check_references(trail)
@@ -104,7 +105,10 @@ class _Parser:
     # -- top level -----------------------------------------------------------------------------
 
     def parse(self, root: Path | None) -> Trail | None:
-        data = self.doc.data
+        """The trail the document holds. Its data is taken out of the document and read once,
+        each step let go of as it is read: the file's data and the trail made of it are never
+        both held whole (a 100,000-step trail: 60 MB). Locations do not need the data."""
+        data, self.doc.data = self.doc.data, None
         if isinstance(data, list):
             return self._parse_legacy(data, root)
         if isinstance(data, dict):
@@ -131,7 +135,7 @@ class _Parser:
         elif not isinstance(raw_steps, list) or not raw_steps:
             self.problem("'trail:' must be a non-empty list of '- step:' / '- verify:' items", ("trail",))
         else:
-            for i, item in enumerate(raw_steps):
+            for i, item in _taken(raw_steps):
                 step = self._step(item, ("trail", i), len(steps))
                 if step is not None:
                     steps.append(step)
@@ -150,7 +154,7 @@ class _Parser:
         config: TrailConfig | None = TrailConfig()
         config_key_path: tuple[str | int, ...] = ("config",)
         steps: list[Step] = []
-        for i, item in enumerate(data):
+        for i, item in _taken(data):
             if not isinstance(item, dict) or len(item) != 1:
                 self.problem("each item of a legacy trail is one of '- config:', '- tools:', '- prompts:'", (i,))
                 continue
@@ -235,9 +239,11 @@ class _Parser:
             self.problem("a step has exactly one of 'step:' or 'verify:'", key_path)
             return None
         kind: StepKind = "verify" if kinds[0] == "verify" else "step"
+        where = self.where(key_path)  # before its parts': finding theirs goes on from the step
         allowed = _LEGACY_PROMPT_KEYS if legacy is not None else _STEP_KEYS
-        for key in sorted(set(raw) - allowed):
-            self.problem(f"unknown step key {key!r} (expected {', '.join(sorted(allowed))})", (*key_path, key))
+        if not raw.keys() <= allowed:
+            for key in sorted(raw.keys() - allowed):
+                self.problem(f"unknown step key {key!r} (expected {', '.join(sorted(allowed))})", (*key_path, key))
         text = raw[kinds[0]]
         if not isinstance(text, str):
             self.problem(f"'{kinds[0]}:' must be text", (*key_path, kinds[0]))
@@ -255,7 +261,7 @@ class _Parser:
             recordings = self._legacy_recording(raw.get("recording"), rec_path, legacy, "recording" in raw)
         else:
             recordings = self._recordings(raw.get("recording"), rec_path, "recording" in raw)
-        return Step(index, kind, text, recordings, self.where(key_path), recordable, max_retries, tuple(key_path))
+        return Step(index, kind, text, recordings, where, recordable, max_retries, tuple(key_path))
 
     def _recordings(self, raw: Any, key_path: PathKey, present: bool) -> dict[str, list[ToolCall]] | None:
         if not present:
@@ -304,7 +310,7 @@ class _Parser:
 
     def _call(self, raw: Any, key_path: PathKey) -> ToolCall | None:
         if isinstance(raw, str):
-            return ToolCall(raw, {}, self.where(key_path), self._locator(key_path))
+            return ToolCall(raw, {}, self.where(key_path), self.doc.locator(key_path))
         if not isinstance(raw, dict) or len(raw) != 1:
             self.problem("a tool call is a one-key mapping '- toolName: {args}' (or just '- toolName')", key_path)
             return None
@@ -314,15 +320,7 @@ class _Parser:
         if not isinstance(args, dict):
             self.problem(f"arguments of {name!r} must be a mapping, got {type(args).__name__}", (*key_path, name))
             return None
-        return ToolCall(name, args, self.where(key_path), self._locator((*key_path, name)))
-
-    def _locator(self, base: PathKey) -> Any:
-        doc = self.doc
-
-        def locate(sub: Sequence[str | int]) -> Location:
-            return doc.location((*base, *sub))
-
-        return locate
+        return ToolCall(name, args, self.where(key_path), self.doc.locator((*key_path, name)))
 
     # -- args and references ---------------------------------------------------------------------
 
@@ -348,6 +346,8 @@ class _Parser:
                 self._check_value(call.args, declared, call.location)
 
     def _check_value(self, value: Any, declared: Mapping[str, ArgDecl], where: Location | None) -> None:
+        if not _may_refer(value):
+            return
         for ref in references(value):
             if ref.namespace == "env":
                 if ref.name not in self.environ:
@@ -361,6 +361,29 @@ class _Parser:
                 )
             elif ref.namespace == "args" and ref.name not in declared:
                 self.problems.append(UsageError(f"{ref.text} is not declared in config.args", where))
+
+
+def _may_refer(value: Any) -> bool:
+    """Whether text in ``value`` could hold a reference (``{{…}}``, ``${…}``): most values hold
+    none, and a look for the marks is cheaper than :func:`references`' look for references."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "{{" in item or "${" in item:
+                return True
+        elif isinstance(item, Mapping):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return False
+
+
+def _taken(items: list[Any]) -> Iterator[tuple[int, Any]]:
+    """Each item with its index, taken out of ``items`` (None left in its place) as it is read."""
+    for i, item in enumerate(items):
+        items[i] = None
+        yield i, item
 
 
 def convert_arg(raw: str, decl: ArgDecl) -> Any:
