@@ -414,6 +414,12 @@ def bench_big_trail(runs: int) -> list[Figure]:
     ]
 
 
+def bench_big_validate(runs: int) -> list[Figure]:
+    import bigtrail
+
+    return bigtrail.bench(runs)
+
+
 BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "startup": (bench_startup, 15),
     "web": (bench_web, 3),
@@ -433,6 +439,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "xdist": (bench_xdist, 2),
     "remote-browser": (bench_remote_browser, 2),
     "big-trail": (bench_big_trail, 1),
+    "big-validate": (bench_big_validate, 3),
 }
 
 
