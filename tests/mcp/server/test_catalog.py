@@ -73,6 +73,44 @@ def test_the_default_profile_after_device_web_is_within_budget_and_described(pro
     assert selector["type"] == "object" and "androidAccessibility" not in selector["description"]
 
 
+def test_one_name_per_action_on_the_web_and_the_others_still_run(project: Project) -> None:
+    """``tap`` beside ``web_click``, ``wait`` beside ``web_wait``, two snapshot tools: with a
+    browser, tools/list offers the web's own; the every-driver ones still run by name (trails
+    hold them), and toolbox says which tool is offered instead. A snapshot returns what it saw."""
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio(project.root, "--profile", "all") as client:
+            ok(await client.call_tool("device", {"action": "WEB"}))
+            out["tools"] = names(await client.list_tools())
+            screen = ok(await client.call_tool("web_navigate", {"url": "/forms.html"}))["screen"]
+            clear = next(line for line in screen.splitlines() if line.startswith('button "Clear All"'))
+            out["tap"] = ok(await client.call_tool("tap", {"ref": clear.rsplit("[", 1)[1].rstrip("]")}))
+            out["wait"] = ok(await client.call_tool("wait", {"timeToWaitInSeconds": 0}))
+            out["snapshot"] = ok(await client.call_tool("web_snapshot", {"screenName": "form"}))
+            out["listing"] = ok(await client.call_tool("toolbox", {"action": "LIST", "search": "Wait a fixed"}))
+        return out
+
+    out = asyncio.run(scenario())
+    tools = set(out["tools"])
+    pairs = {"tap": "web_click", "wait": "web_wait", "takeSnapshot": "web_snapshot"}
+    pairs |= {"assertVisible": "web_verifyElementVisible"}
+    assert set(pairs.values()) <= tools and not set(pairs) & tools
+    assert out["tap"]["recorded"]["tools"] == [
+        {"web_click": {"nodeSelector": {"web": {"ariaRole": "button", "ariaNameRegex": "Clear All"}}}}
+    ]
+    assert out["wait"]["recorded"]["tools"] == [{"wait": {"timeToWaitInSeconds": 0}}]
+    # nothing changed since the tap, and the snapshot still shows the screen it saved
+    assert (
+        out["snapshot"]["screen"].startswith("The screen now:\n") and 'button "Clear All"' in out["snapshot"]["screen"]
+    )
+    core = next(c for c in out["listing"]["categories"] if c["category"] == "CORE_INTERACTION")
+    assert {t["name"]: (t["offered"], t.get("instead")) for t in core["tools"]} == {
+        "wait": (False, "web_wait"),
+        "web_wait": (True, None),
+    }
+
+
 def test_profiles_are_switchable_and_said_so(project: Project) -> None:
     """--profile sets the start; toolbox and config(toolProfile) change it; list_changed follows."""
     seen = Seen()

@@ -55,7 +55,7 @@ def test_android_session_saves_a_trail_that_replays(adb: AdbHostStandIn, project
     out = asyncio.run(scenario())
     assert any(row.get("id") == "emulator-5554" for row in out["list"]["devices"])
     assert out["connect"]["id"] == "emulator-5554" and out["connect"]["driver"] == "android-uiautomator2"
-    assert {"launchApp", "inputText", "tap", "swipe", "takeSnapshot"} <= set(out["tools"])
+    assert {"launchApp", "inputText", "tap", "swipe", "wait", "takeSnapshot"} <= set(out["tools"])  # a phone's own
     # the default profile leaves checks and navigation to toolbox; they are still called by name
     assert "assertVisible" not in out["tools"] and "pressBack" not in out["tools"]
     # not offered to LLMs (upstream's flag: they should tap refs), still callable, as in a recording

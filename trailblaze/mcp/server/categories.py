@@ -128,6 +128,25 @@ _MEMBERS: dict[Category, frozenset[str]] = {
 }
 
 
+#: a tool every driver has, and the tool of a platform that does the same there: with a device of
+#: that platform, ``tools/list`` offers only the platform's own (what a trail on it records) —
+#: an agent is not left to choose between ``tap`` and ``web_click`` — while both still run, in a
+#: trail and when called by name (upstream's trails hold either)
+SAME_ACTION: dict[str, dict[str, str]] = {
+    "tap": {"web": "web_click"},
+    "wait": {"web": "web_wait"},
+    "takeSnapshot": {"web": "web_snapshot"},
+    "assertVisible": {"web": "web_verifyElementVisible"},
+    "assertNotVisibleWithText": {"web": "web_verifyTextNotVisible"},
+}
+
+
+def same_action_as(name: str, platform: str | None, offered: Iterable[str]) -> str | None:
+    """The tool of ``platform`` that does what ``name`` does, when it is among ``offered``."""
+    own = SAME_ACTION.get(name, {}).get(platform or "")
+    return own if own is not None and own in set(offered) else None
+
+
 def categories_of(spec: ToolSpec, builtin_sources: Iterable[str]) -> frozenset[Category]:
     """The categories ``spec`` belongs to (at least one)."""
     if spec.source not in set(builtin_sources):

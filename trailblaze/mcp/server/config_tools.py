@@ -17,6 +17,7 @@ from trailblaze.mcp.server.categories import (
     categories_of,
     profile_categories,
     profile_of,
+    same_action_as,
 )
 from trailblaze.mcp.server.reload import reload_tools
 from trailblaze.mcp.server.settings import (
@@ -125,6 +126,7 @@ async def enable(call: Call, categories: frozenset[Category]) -> None:
 def _toolbox_listing(state: ClientState, args: A.ToolboxArgs) -> dict[str, Any]:
     offered_names = {s.name for s in state.device_tools(SESSION_TOOL_NAMES)}
     builtin = state.builtin_sources()
+    platform = state.platform()
     groups: dict[str, list[dict[str, Any]]] = {c.value: [] for c in Category if c is not Category.ALL}
     for spec in state.all_device_tools():
         if args.name and spec.name != args.name:
@@ -136,6 +138,9 @@ def _toolbox_listing(state: ClientState, args: A.ToolboxArgs) -> dict[str, Any]:
             "description": (spec.description or "").split("\n\n", 1)[0],
             "offered": spec.name in offered_names,
         }
+        instead = same_action_as(spec.name, platform, offered_names)
+        if instead is not None:
+            entry["instead"] = instead  # offered in its place: the same action, the device's own name
         if args.detail or args.name:
             entry["inputSchema"] = spec.input_schema
             entry["source"] = spec.source

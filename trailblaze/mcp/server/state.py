@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze.core.errors import InfrastructureError, TrailblazeError, UsageError
-from trailblaze.mcp.server.categories import Category, Profile, categories_of, offered, profile_categories
+from trailblaze.mcp.server.categories import (
+    Category,
+    Profile,
+    categories_of,
+    offered,
+    profile_categories,
+    same_action_as,
+)
 from trailblaze.mcp.server.device import DeviceSession, run_options
 from trailblaze.mcp.server.recording import Recording
 from trailblaze.mcp.server.settings import Mode, Settings
@@ -242,7 +249,7 @@ class ClientState:
             return []
         builtin = self.builtin_sources()
         hidden = self.hidden_tools()
-        return [
+        candidates = [
             spec
             for spec in self.all_device_tools()
             if spec.metadata.exposed_to_llm
@@ -251,6 +258,10 @@ class ClientState:
             and spec.name not in hidden
             and offered(spec, self.enabled, builtin)
         ]
+        # one name per action: the device's own tool, not the every-driver one beside it
+        names = [spec.name for spec in candidates]
+        platform = self.platform()
+        return [spec for spec in candidates if same_action_as(spec.name, platform, names) is None]
 
     def hidden_tools(self) -> frozenset[str]:
         """The tools the session's toolsets keep from agents (:func:`trailblaze.project.toolsets.hidden_tools`):
