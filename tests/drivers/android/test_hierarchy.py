@@ -3,12 +3,14 @@ server's exact format (from the stand-in phone)."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
 from trailblaze.core.errors import InfrastructureError
-from trailblaze.drivers.android.hierarchy import parse_bounds, parse_hierarchy
+from trailblaze.drivers.android.hierarchy import hierarchy_from_element, parse_bounds, parse_hierarchy
 
 
 @pytest.fixture
@@ -81,3 +83,26 @@ def test_bounds() -> None:
 def test_a_dump_that_is_not_xml_is_an_infrastructure_error() -> None:
     with pytest.raises(InfrastructureError, match="not XML"):
         parse_hierarchy("<hierarchy><node")
+
+
+def test_appiums_source_names_elements_after_their_class() -> None:
+    """Appium's UiAutomator2 driver serves the hierarchy with each element named after its class
+    and ``displayed`` for ``visible-to-user``; an element without bounds is not a node."""
+    xml = (
+        '<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2400">'
+        '<android.widget.FrameLayout index="0" class="android.widget.FrameLayout" text="" bounds="[0,0][1080,2400]" '
+        'displayed="true"><android.widget.Button index="0" text="Sign in" resource-id="shop:id/go" clickable="true" '
+        'bounds="[0,10][100,60]" displayed="false"/><extras note="not a view"/></android.widget.FrameLayout>'
+        "</hierarchy>"
+    )
+    root = parse_hierarchy(xml)
+    frame, button = root.children[0], root.children[0].children[0]
+    assert (frame.class_name, frame.visible) == ("android.widget.FrameLayout", True)
+    assert (button.class_name, button.text, button.id, button.visible) == (
+        "android.widget.Button",
+        "Sign in",
+        "shop:id/go",
+        False,
+    )
+    assert [n.ref for n in root.walk()] == ["n0", "n1", "n2"]
+    assert [n.text for n in hierarchy_from_element(ET.fromstring(xml)).walk()] == [n.text for n in root.walk()]

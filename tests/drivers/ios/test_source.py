@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 from tests.standins.sample_app import SAMPLE_APP
 from tests.standins.wda import FakeIphone
 from trailblaze.core.errors import InfrastructureError
-from trailblaze.drivers.ios.source import parse_source
+from trailblaze.drivers.ios.source import parse_source, source_from_element
 
 
 def forms_source(name: str = "", focused: bool = True) -> str:
@@ -68,3 +70,9 @@ def test_appium_wrapper_and_fractional_frames() -> None:
 def test_a_source_that_is_not_xml_is_an_infrastructure_error() -> None:
     with pytest.raises(InfrastructureError, match="not XML"):
         parse_source("{}")
+
+
+def test_a_parsed_source_reads_the_same() -> None:
+    source = forms_source("Jane")
+    parsed = source_from_element(ET.fromstring(source))
+    assert [(n.id, n.text) for n in parsed.walk()] == [(n.id, n.text) for n in parse_source(source).walk()]

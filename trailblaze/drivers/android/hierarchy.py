@@ -5,6 +5,10 @@ attributes of Android's ``AccessibilityNodeInfoDumper``: ``text``, ``resource-id
 ``package``, ``content-desc``, the boolean states, ``visible-to-user``, ``hint`` and ``bounds``
 written ``[left,top][right,bottom]``. Every node gets a ref (``n1``, ``n2``… in document order)
 that is valid for this snapshot only.
+
+Appium's UiAutomator2 driver serves the same hierarchy as its page source, with each element
+named after its class (``<android.widget.Button …>``) and ``displayed`` where the dump has
+``visible-to-user``: :func:`hierarchy_from_element` reads both.
 """
 
 from __future__ import annotations
@@ -25,16 +29,23 @@ def parse_hierarchy(xml: str) -> ViewNode:
         element = ET.fromstring(xml)
     except ET.ParseError as exc:
         raise InfrastructureError(f"uiautomator2 returned a hierarchy that is not XML ({exc})") from None
+    return hierarchy_from_element(element)
+
+
+def hierarchy_from_element(element: ET.Element) -> ViewNode:
+    """The tree under a parsed ``<hierarchy>`` element: its ``<node>`` children (uiautomator2's
+    dump), or its children named after their class (Appium's page source, where an element has
+    bounds)."""
     root = ViewNode(class_name="hierarchy", ref="n0", attributes=dict(element.attrib))
     count = 0
 
     def build(xml_parent: ET.Element, parent: ViewNode) -> None:
         nonlocal count
         for child in xml_parent:
-            if child.tag != "node":
+            if child.tag != "node" and "bounds" not in child.attrib:
                 continue
             count += 1
-            node = _node(child.attrib, f"n{count}")
+            node = _node(child.attrib, f"n{count}", None if child.tag == "node" else child.tag)
             node.parent = parent
             parent.children.append(node)
             build(child, node)
@@ -43,7 +54,7 @@ def parse_hierarchy(xml: str) -> ViewNode:
     return root
 
 
-def _node(attrs: dict[str, str], ref: str) -> ViewNode:
+def _node(attrs: dict[str, str], ref: str, tag: str | None = None) -> ViewNode:
     def flag(name: str, default: bool = False) -> bool:
         value = attrs.get(name)
         return default if value is None else value == "true"
@@ -56,7 +67,7 @@ def _node(attrs: dict[str, str], ref: str) -> ViewNode:
     return ViewNode(
         text=attrs.get("text") or None,
         id=attrs.get("resource-id") or None,
-        class_name=attrs.get("class") or None,
+        class_name=attrs.get("class") or tag,
         description=attrs.get("content-desc") or None,
         hint=attrs.get("hint") or None,
         bounds=parse_bounds(attrs.get("bounds")),
@@ -67,7 +78,7 @@ def _node(attrs: dict[str, str], ref: str) -> ViewNode:
         clickable=flag("clickable") or flag("long-clickable"),
         scrollable=flag("scrollable"),
         password=flag("password"),
-        visible=flag("visible-to-user", True),
+        visible=flag("visible-to-user", True) if "visible-to-user" in attrs else flag("displayed", True),
         ref=ref,
         attributes=extra,
     )

@@ -51,6 +51,12 @@ def parse_source(xml: str) -> ViewNode:
         element = ET.fromstring(xml)
     except ET.ParseError as exc:
         raise InfrastructureError(f"WebDriverAgent returned a page source that is not XML ({exc})") from None
+    return source_from_element(element)
+
+
+def source_from_element(element: ET.Element) -> ViewNode:
+    """The tree of a parsed page source: ``element`` itself, or the elements of Appium's
+    ``<AppiumAUT>`` wrapper."""
     root = ViewNode(class_name="source", ref="n0")
     count = 0
 
