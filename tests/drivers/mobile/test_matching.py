@@ -265,3 +265,22 @@ def test_a_button_on_every_row_of_a_list_is_told_apart_by_its_row() -> None:
     target = redesign.target(NodeSelector.model_validate(selector))
     assert target is not None and target.text == "Add"
     assert row_of(target) == "Tickets"
+
+
+def test_a_screen_matches_one_selector_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Polling a still screen (the same Screen, as the devices keep it for an identical
+    document) matches the same selector once; an equal selector of its own, or another text,
+    is matched afresh, and a caller may change what it got."""
+    still = screen(node("[0,0][100,50]", text="Submit"), node("[0,60][100,110]", text="Cancel"))
+    calls: list[object] = []
+    matches = Screen._matches
+    monkeypatch.setattr(Screen, "_matches", lambda self, s: calls.append(s) or matches(self, s))
+    selector = as_selector({"androidAccessibility": {"textRegex": "Submit"}})
+    first = still.find(selector)
+    first.clear()
+    assert [n.text for n in still.find(selector)] == ["Submit"]
+    assert still.target(selector) is not None
+    assert len(calls) == 1
+    assert still.find(as_selector({"androidAccessibility": {"textRegex": "Submit"}}))
+    assert [n.text for n in still.find(text="Cancel")] == ["Cancel"]
+    assert len(calls) == 3

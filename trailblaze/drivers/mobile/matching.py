@@ -147,6 +147,9 @@ def shown(node: ViewNode) -> bool:
     return node.visible and b is not None and b.right > b.left and b.bottom > b.top
 
 
+_identity = id  # Screen.find's parameter named ``id`` hides the builtin
+
+
 def reading_order(nodes: Iterable[ViewNode], order: Mapping[int, int]) -> list[ViewNode]:
     """Top-to-bottom, then left-to-right; document order breaks ties."""
 
@@ -162,8 +165,13 @@ class Screen:
     """One hierarchy snapshot and the selector matching over it.
 
     Built once per poll: every query made in that poll (the target, its anchors, its index)
-    runs against the same tree.
+    runs against the same tree. An unchanged screen is the same object poll after poll (the
+    devices parse an identical document once), so what a selector found on it is kept: waiting
+    on a still screen, or checking it again, matches nothing twice.
     """
+
+    #: selectors whose matches one screen keeps (a trail's step uses a handful)
+    KEPT_MATCHES = 32
 
     def __init__(self, root: ViewNode, platform: str) -> None:
         self.root = root
@@ -171,6 +179,8 @@ class Screen:
         everything = list(root.walk())
         self._order = {id(node): i for i, node in enumerate(everything)}
         self.nodes = [node for node in everything if shown(node)]
+        #: (the selector's identity, text, id) → (the selector, kept so its identity stays its own; matches)
+        self._found: dict[tuple[int, str | None, str | None], tuple[Selector | None, list[ViewNode]]] = {}
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -179,13 +189,21 @@ class Screen:
 
         With an ``index`` the result has at most one node.
         """
+        key = (_identity(selector), text, id)
+        kept = self._found.get(key)
+        if kept is not None and kept[0] is selector:
+            return list(kept[1])
         if selector is None:
-            return self._matches(text_selector(text, id))
-        found = self._matches(selector)
-        if text is None and id is None:
-            return found
-        also = {_key(n) for n in self._matches(text_selector(text, id))}
-        return [n for n in found if _key(n) in also]
+            found = self._matches(text_selector(text, id))
+        else:
+            found = self._matches(selector)
+            if text is not None or id is not None:
+                also = {_key(n) for n in self._matches(text_selector(text, id))}
+                found = [n for n in found if _key(n) in also]
+        if len(self._found) >= self.KEPT_MATCHES:
+            self._found.clear()
+        self._found[key] = (selector, found)
+        return list(found)
 
     def target(
         self, selector: Selector | None = None, text: str | None = None, id: str | None = None
