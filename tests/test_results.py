@@ -12,6 +12,7 @@ from trailblaze.api.results import (
     Artifact,
     Attempt,
     FailedStep,
+    RemoteSession,
     RunResult,
     StepResult,
     ToolReport,
@@ -89,6 +90,8 @@ TRAILS = st.lists(
         ),
         artifacts=ARTIFACTS,
         evidence_errors=st.lists(TEXT, max_size=2),
+        remote_session=st.none()
+        | st.builds(RemoteSession, id=NAME, service=TEXT, hub=TEXT, url=st.none() | TEXT, name=st.none() | TEXT),
     ),
     max_size=3,
 )
@@ -115,3 +118,19 @@ def test_a_trail_written_before_trails_had_exit_codes_gets_the_one_of_its_status
     assert TrailResult.from_dict(old).exit_code is ExitCode.ERROR
     assert TrailResult.from_dict({**old, "status": "failed"}).exit_code is ExitCode.FAILED
     assert TrailResult.from_dict({**old, "status": "passed"}).title == "t"
+
+
+def test_a_trails_remote_session_is_in_the_document_only_when_it_ran_in_one() -> None:
+    trail = TrailResult("t.trail.yaml", "t", "T", "passed", "appium", "Pixel 8 14")
+    assert "remote_session" not in trail.to_dict()
+    trail.remote_session = RemoteSession("5b1a", "browserstack", "https://hub.browserstack.com/wd/hub", None, "T")
+    shown = trail.to_dict()["remote_session"]
+    assert shown == {
+        "id": "5b1a",
+        "service": "browserstack",
+        "hub": "https://hub.browserstack.com/wd/hub",
+        "url": None,
+        "name": "T",
+    }
+    assert TrailResult.from_dict(trail.to_dict()).remote_session == trail.remote_session
+    assert TrailResult.from_dict({"id": "t", "status": "passed", "remote_session": {"id": 5}}).remote_session is None

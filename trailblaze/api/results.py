@@ -243,6 +243,36 @@ class Attempt:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class RemoteSession:
+    """The session a trail ran in at a remote device service (the ``appium`` driver's device
+    cloud, Selenium Grid or Appium server): its id, the service (``browserstack``, ``saucelabs``,
+    ``lambdatest``, ``aws-device-farm``, ``selenium-grid``, ``appium``), the hub it was asked of
+    (no credentials), its page on the service's site (None where none is known) and its name."""
+
+    id: str
+    service: str
+    hub: str
+    url: str | None = None
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "service": self.service, "hub": self.hub, "url": self.url, "name": self.name}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RemoteSession | None:
+        if not isinstance(data, Mapping) or not isinstance(data.get("id"), str):
+            return None
+        url, name = data.get("url"), data.get("name")
+        return cls(
+            data["id"],
+            str(data.get("service") or ""),
+            str(data.get("hub") or ""),
+            url if isinstance(url, str) else None,
+            name if isinstance(name, str) else None,
+        )
+
+
 @dataclass(slots=True)
 class TrailResult:
     path: str
@@ -265,6 +295,8 @@ class TrailResult:
     artifacts: list[Artifact] = field(default_factory=list)
     #: evidence of the whole trail that could not be saved, and why
     evidence_errors: list[str] = field(default_factory=list)
+    #: the session it ran in at a remote device service (the ``appium`` driver); in the JSON only when set
+    remote_session: RemoteSession | None = None
 
     @classmethod
     def for_trail(
@@ -293,6 +325,7 @@ class TrailResult:
             "attempts": [a.to_dict() for a in self.attempts],
             "artifacts": [a.to_dict() for a in self.artifacts],
             "evidence_errors": list(self.evidence_errors),
+            **({"remote_session": self.remote_session.to_dict()} if self.remote_session is not None else {}),
             "steps": [s.to_dict() for s in self.steps],
         }
 
@@ -317,6 +350,7 @@ class TrailResult:
             attempts=[Attempt.from_dict(a) for a in data.get("attempts") or [] if isinstance(a, Mapping)],
             artifacts=Artifact.list_from(data),
             evidence_errors=[str(e) for e in data.get("evidence_errors") or []],
+            remote_session=RemoteSession.from_dict(data.get("remote_session")),
         )
 
     @property
