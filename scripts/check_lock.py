@@ -9,7 +9,7 @@ from importlib import metadata
 
 from packaging.requirements import Requirement
 
-EXTRAS = ("all", "dev", "docs", "android", "ios")
+EXTRAS = ("all", "dev", "docs", "android", "ios", "appium")
 
 
 def unmet() -> list[str]:
