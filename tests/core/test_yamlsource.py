@@ -227,6 +227,20 @@ def test_file_size_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert len(load_path(path).data["trail"]) == 100
 
 
+def test_what_a_big_files_text_took_is_given_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    given_back: list[bool] = []
+    monkeypatch.setattr(yamlsource, "_give_back_freed_memory", lambda: given_back.append(True))
+    small, big = tmp_path / "small.yaml", tmp_path / "big.yaml"
+    small.write_text("a: 1\n", encoding="utf-8")
+    big.write_text("a:\n" + "  - x\n" * (yamlsource._BIG_TEXT // 6 + 1), encoding="utf-8")
+    load_path(small)
+    assert given_back == []
+    assert len(load_path(big).data["a"]) == yamlsource._BIG_TEXT // 6 + 1
+    assert given_back == [True]
+    monkeypatch.undo()
+    yamlsource._give_back_freed_memory()  # the real one, wherever this runs: no error
+
+
 def test_a_symlink_loop_is_named(tmp_path: Path) -> None:
     loop = tmp_path / "loop.trail.yaml"
     loop.symlink_to(loop.name)

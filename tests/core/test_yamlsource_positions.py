@@ -115,6 +115,7 @@ def test_a_path_past_the_file_is_located_at_its_nearest_ancestor(text: str, beyo
         located = doc.location(extended)
         assert (located.line, located.column) == _at(known[nearest]), extended
         assert doc.locator(path)(beyond) == located
+        assert doc.locator(extended)(beyond) == doc.location((*extended, *beyond))  # below a path not found too
 
 
 @given(st.integers(0, 40), st.integers(0, 40))

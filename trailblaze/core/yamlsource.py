@@ -16,9 +16,10 @@ import copy
 import gc
 import math
 import re
+import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,7 @@ class YamlDocument:
         """``locate(sub)``: the location of ``(*key_path, *sub)``, as :meth:`location` finds it,
         with ``key_path`` looked up once (a trail keeps one for each of its tool calls)."""
         node, found = self._walk(key_path)
-        return _Locator(self, node, found)
+        return _Locator(self, node) if found else _Nearest(self, node)
 
     def _walk(self, key_path: Sequence[str | int]) -> tuple[int, bool]:
         path = key_path if isinstance(key_path, tuple) else tuple(key_path)
@@ -110,15 +111,22 @@ class YamlDocument:
 class _Locator:
     """Finds locations below one node of a document (:meth:`YamlDocument.locator`)."""
 
-    __slots__ = ("_doc", "_found", "_node")
+    __slots__ = ("_doc", "_node")
 
-    def __init__(self, doc: YamlDocument, node: int, found: bool) -> None:
-        self._doc, self._node, self._found = doc, node, found
+    def __init__(self, doc: YamlDocument, node: int) -> None:
+        self._doc, self._node = doc, node
 
     def __call__(self, sub: Sequence[str | int]) -> Location:
-        # below a path that is not all in the file, the nearest ancestor is the same for any sub
-        node = self._doc._nodes.walk(sub, self._node)[0] if self._found and sub else self._node
-        return self._doc._at(node)
+        return self._doc._at(self._doc._nodes.walk(sub, self._node)[0] if sub else self._node)
+
+
+class _Nearest(_Locator):
+    """Below a path that is not all in the file, where everything is: its nearest ancestor."""
+
+    __slots__ = ()
+
+    def __call__(self, sub: Sequence[str | int]) -> Location:
+        return self._doc._at(self._node)
 
 
 #: a column too wide for its 32 bits (a line of 4 GiB) is shown as this one
@@ -240,7 +248,33 @@ def _snake(name: str) -> str:
 
 def load_path(path: Path) -> YamlDocument:
     """Parse a YAML file; raise :class:`UsageError` with a location for anything malformed."""
-    return load_text(read_source(path), str(path))
+    text = read_source(path)
+    size = len(text)
+    doc = load_text(text, str(path))
+    del text
+    if size >= _BIG_TEXT:
+        _give_back_freed_memory()
+    return doc
+
+
+#: characters of a file whose text is big enough to give back once read
+_BIG_TEXT = 1 << 20
+
+
+def _give_back_freed_memory() -> None:
+    """Return to the system what the C allocator keeps of a big file's text once it is read.
+
+    The text, and the parser's UTF-8 copy of it, are freed when the data is built, but glibc's
+    allocator keeps memory freed inside its heap for later use, and Python's objects are not
+    made there: 10 to 25 MB of a 9 MB trail stayed in use while the trail was built and checked,
+    the amount depending on what else the process had freed before. ``malloc_trim`` gives it
+    back; where there is no glibc there is nothing to do."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with suppress(OSError, AttributeError):  # a C library without malloc_trim (musl)
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def load_text(text: str, path: str | None = None) -> YamlDocument:

@@ -136,7 +136,8 @@ class _Parser:
             self.problem("'trail:' must be a non-empty list of '- step:' / '- verify:' items", ("trail",))
         else:
             for i, item in _taken(raw_steps):
-                step = self._step(item, ("trail", i), len(steps))
+                index = i if i == len(steps) else len(steps)  # i itself, unless a step was left out: one int less
+                step = self._step(item, ("trail", i), index)
                 if step is not None:
                     steps.append(step)
         config = config or TrailConfig()
