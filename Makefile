@@ -14,8 +14,11 @@ LOCK := requirements/dev.txt
 PIP := $(BIN)/python -m pip --quiet --quiet
 # npm packages from package-lock.json files: the third-party MCP servers the tests run
 PEERS := tests/mcp_toolsets/peers
-# the third-party servers the benchmarks measure against (@playwright/mcp)
+# the third-party servers the benchmarks measure against (@playwright/mcp), and the web
+# applications they run an agent's task on (datasette, Django's admin: pinned in apps.txt, in an
+# environment of their own)
 BENCH_PEERS := benchmarks/peers
+BENCH_APPS := $(BENCH_PEERS)/.venv-apps
 # the @trailblaze/scripting SDK for tools in TypeScript: its sources, built with tsc into dist/,
 # then bundled with esbuild into the package trailblaze carries (what the wheel holds and npm would
 # publish; the build backend makes it the same way when a wheel is built)
@@ -58,7 +61,12 @@ demo: setup
 
 peers: $(PEERS)/node_modules/.installed $(SDK_BUILT)
 
-bench-peers: $(BENCH_PEERS)/node_modules/.installed
+bench-peers: $(BENCH_PEERS)/node_modules/.installed $(BENCH_APPS)/.installed
+
+$(BENCH_APPS)/.installed: $(BENCH_PEERS)/apps.txt
+	$(PYTHON) -m venv $(BENCH_APPS)
+	$(BENCH_APPS)/bin/python -m pip --quiet --quiet install --require-hashes --no-deps -r $<
+	touch $@
 
 %/node_modules/.installed: %/package-lock.json
 	$(NPM) ci --prefix $* --no-audit --no-fund
@@ -131,4 +139,4 @@ dist: $(STAMP) $(SDK_BUILT)
 
 clean:
 	rm -rf $(VENV) .venv-latest .venv-playwright site .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules \
-		$(SDK)/node_modules $(SDK)/dist $(SDK_BUNDLE) $(BENCH_PEERS)/node_modules
+		$(SDK)/node_modules $(SDK)/dist $(SDK_BUNDLE) $(BENCH_PEERS)/node_modules $(BENCH_APPS)

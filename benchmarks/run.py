@@ -307,6 +307,18 @@ def bench_mcp_first_list(runs: int) -> list[Figure]:
     return mcp_context.bench_first_list(runs)
 
 
+def bench_mcp_replies(runs: int) -> list[Figure]:
+    import mcp_context
+
+    return mcp_context.bench_replies(runs)
+
+
+def bench_mcp_exit(runs: int) -> list[Figure]:
+    import mcp_context
+
+    return mcp_context.bench_exit(runs)
+
+
 def bench_mcp_server_ref(runs: int) -> list[Figure]:
     import mcp_server
 
@@ -436,6 +448,8 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "mcp-server-ref": (bench_mcp_server_ref, 5),
     "mcp-tokens": (bench_mcp_tokens, 1),
     "mcp-first-list": (bench_mcp_first_list, 11),
+    "mcp-replies": (bench_mcp_replies, 3),
+    "mcp-exit": (bench_mcp_exit, 5),
     "xdist": (bench_xdist, 2),
     "remote-browser": (bench_remote_browser, 2),
     "big-trail": (bench_big_trail, 1),
