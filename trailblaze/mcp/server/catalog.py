@@ -32,7 +32,7 @@ that `trailblaze run` replays without any LLM.
 1. Connect: device(action=WEB) (or ANDROID, IOS; device(action=LIST) shows what is reachable). \
 The device's tools then appear (tools/list changes).
 2. Look: ask(question=...) returns the screen as lines with refs like [e12]; every device tool's \
-reply shows the screen after it.
+reply shows the screen after it, or only the lines that changed (+ new, - gone, ~ the same ref now reads otherwise).
 3. Act: call the device's tools (web_click with ref="e12", web_type, tap, inputText, ...); give \
 `reason` to name the step. Or run several calls as one named step: step(objective="Log in", \
 tools="- web_type: {ref: e3, text: ada}\\n- web_click: {ref: e5}").
