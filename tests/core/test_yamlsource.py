@@ -42,9 +42,11 @@ def test_locations_are_one_based_and_fall_back_to_the_nearest_parent() -> None:
 
 
 def test_location_finds_the_spelling_used_in_the_file() -> None:
-    doc = load_text("trailsDir: x\nmcp_servers: []\n", "c.yaml")
+    doc = load_text("trailsDir: x\nmcp_servers: []\nouter:\n  innerKey:   1\n", "c.yaml")
     assert doc.location(("trails_dir",)).line == 1
     assert doc.location(("mcpServers",)).line == 2
+    assert str(doc.key_location(("outer", "inner_key"))) == "c.yaml:4:3"  # the key's place, not its value's
+    assert str(doc.location(("outer", "inner_key"))) == "c.yaml:4:15"
 
 
 def test_duplicate_keys_are_an_error_with_their_line() -> None:

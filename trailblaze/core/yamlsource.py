@@ -71,7 +71,7 @@ class YamlDocument:
         if key_path and isinstance(key_path[-1], str):
             parent, found = self._walk(key_path[:-1])
             if found:
-                value = self._nodes.find(parent, key_path[-1])
+                value = self._nodes.find_as_written(parent, key_path[-1])
                 if value >= 0:
                     return self._at(value - 1)  # a mapping's key node comes right before its value
         return self.location(key_path)
@@ -166,16 +166,22 @@ class _Nodes:
         if not 0 <= node < len(self.links):
             return -1, False
         for part in key_path:
-            child = self.find(node, part)
-            if child < 0 and isinstance(part, str):
-                for variant in (_camel(part), _snake(part)):
-                    child = self.find(node, variant) if variant != part else -1
-                    if child >= 0:
-                        break
+            child = self.find_as_written(node, part)
             if child < 0:
                 return node, False
             node = child
         return node, True
+
+    def find_as_written(self, node: int, part: str | int) -> int:
+        """:meth:`find`, with a key not written as given looked for in camelCase, then in
+        snake_case."""
+        child = self.find(node, part)
+        if child < 0 and isinstance(part, str):
+            for variant in (_camel(part), _snake(part)):
+                child = self.find(node, variant) if variant != part else -1
+                if child >= 0:
+                    break
+        return child
 
     def find(self, node: int, part: str | int) -> int:
         """The value node of key ``part`` (exactly as written) of the mapping ``node``, or of
