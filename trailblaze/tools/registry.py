@@ -35,6 +35,12 @@ class UnknownToolError(UsageError):
         super().__init__(message, location)
         self.name, self.head, self.hint, self.other_driver = name, head or message, hint, other_driver
 
+    def at(self, location: Location | None) -> UnknownToolError:
+        """The same error, for a call at ``location``."""
+        return UnknownToolError(
+            self.message, location, self.name, head=self.head, hint=self.hint, other_driver=self.other_driver
+        )
+
     def saying(self, why: str) -> UnknownToolError:
         """The same error, saying why the tool is unknown before the nearest names."""
         head = f"{self.head}: {why}"

@@ -17,7 +17,7 @@ from trailblaze.core.errors import TrailblazeError, UsageError
 from trailblaze.core.interpolate import has_references, resolver, substitute
 from trailblaze.core.sourcefile import file_kind
 from trailblaze.tools.model import ToolArgumentError, ToolCall, ToolSpec, strip_reason
-from trailblaze.tools.registry import ToolRegistry
+from trailblaze.tools.registry import ToolRegistry, UnknownToolError
 from trailblaze.trail.model import Step, Trail
 
 
@@ -38,16 +38,14 @@ def check_trail_tools(
     """
     env = os.environ if environ is None else environ
     problems: list[TrailblazeError] = []
+    unknown: dict[str, UnknownToolError] = {}  # each unknown name's first error
     for step in trail.all_steps:
         calls = _calls_to_check(step, classifiers)
         for call in calls:
             spec = registry.get(call.name)
             if spec is None:
                 if not allow_unknown:
-                    try:
-                        registry.require(call.name, call.location, driver=driver)
-                    except UsageError as exc:
-                        problems.append(exc)
+                    problems.extend(_unknown_tool(registry, call, driver, unknown))
                 continue
             if spec.unavailable is not None:
                 problems.append(UsageError(f"{call.name} {spec.unavailable}", call.location))
@@ -153,3 +151,22 @@ def _not_a_trail_file(path: Path) -> str | None:
     except OSError as exc:
         return f"cannot read: {exc.strerror}"
     return None if stat.S_ISREG(mode) else f"not a regular file ({file_kind(mode)})"
+
+
+def _unknown_tool(
+    registry: ToolRegistry, call: ToolCall, driver: str | None, first: dict[str, UnknownToolError]
+) -> list[UsageError]:
+    """The error of a call to a tool ``registry`` does not have. The nearest names are looked
+    for once a name: a misspelt name in each of the 116,000 steps of a 10 MB trail spent 12 of
+    its 16 s in difflib, finding the same names each time."""
+    known = first.get(call.name)
+    if known is not None:
+        return [known.at(call.location)]
+    try:
+        registry.require(call.name, call.location, driver=driver)
+    except UnknownToolError as exc:
+        first[call.name] = exc
+        return [exc]
+    except UsageError as exc:
+        return [exc]
+    return []
