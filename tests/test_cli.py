@@ -241,7 +241,8 @@ trail:
             {"t.trail.yaml": PASSING},
             ["--driver", "nope"],
             3,
-            "unknown driver 'nope' (known drivers: android-uiautomator2, ios-wda, playwright-native, or upstream",
+            "unknown driver 'nope' (known drivers: android-uiautomator2, appium, ios-wda, playwright-native, or "
+            "upstream",
         ),
         ({}, ["missing.trail.yaml"], 3, "missing.trail.yaml: no such file or directory"),
         ({"t.trail.yaml": PASSING}, ["--arg", "novalue"], 3, "'novalue': expected NAME=VALUE"),

@@ -268,6 +268,7 @@ KEYS = {
     "html": "html_report",
     "web": "web_playwright",
     "ios": "ios_wda",
+    "appium": "appium",
 }
 
 

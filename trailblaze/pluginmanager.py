@@ -39,6 +39,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "mobile_tools",
     "android_uiautomator2",
     "ios_wda",
+    "appium",
     "mcp_toolsets",
     "mcp_server",
     "terminal",

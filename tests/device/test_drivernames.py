@@ -36,9 +36,9 @@ def test_upstream_driver_keys_resolve_to_ours(tmp_path: Path, name: str, key: st
 
 def test_platform_shorthands_and_missing_drivers_in_lists(tmp_path: Path) -> None:
     drivers = make_project(tmp_path, "", BUILT_IN).drivers
-    assert drivers.expand("android") == {"android-uiautomator2"}
+    assert drivers.expand("android") == {"android-uiautomator2", "appium"}  # appium: for Android unless told
     assert drivers.expand("WEB") == {"playwright-native"}
-    assert drivers.expand("all") == {"android-uiautomator2", "ios-wda", "playwright-native"}
+    assert drivers.expand("all") == {"android-uiautomator2", "appium", "ios-wda", "playwright-native"}
     assert drivers.expand("desktop") == frozenset()
     # upstream's drivers this project lacks are valid in lists and match no session
     assert drivers.expand("playwright-electron") == frozenset()
@@ -168,7 +168,7 @@ def test_toolset_drivers_are_checked_with_their_line(tmp_path: Path) -> None:
     assert len(lines) == 2
     assert lines[0].endswith(
         "trailblaze.yaml:6:15: unknown driver 'android-ondevice-accesibility' (known: android-uiautomator2, "
-        "ios-wda, playwright-native, upstream's driver names, or a platform: android, ios, web, desktop, all)"
+        "appium, ios-wda, playwright-native, upstream's driver names, or a platform: android, ios, web, desktop, all)"
     )
     assert "trailblaze.yaml:8:37: unknown driver 'IOS_HOSTT'" in lines[1]
 

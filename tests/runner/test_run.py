@@ -149,8 +149,8 @@ def test_problems_stop_the_run_before_any_device_work(tmp_path: Path) -> None:
         ({"all_devices": True, "devices": ["a"]}, "exclude each other"),
         (
             {"driver": "nope"},
-            r"^unknown driver 'nope' \(known drivers: android-uiautomator2, ios-wda, null-test, playwright-native, "
-            r"or upstream's names for them\)$",
+            r"^unknown driver 'nope' \(known drivers: android-uiautomator2, appium, ios-wda, null-test, "
+            r"playwright-native, or upstream's names for them\)$",
         ),
     ],
 )

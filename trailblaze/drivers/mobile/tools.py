@@ -70,7 +70,7 @@ def device(ctx: ToolContext) -> MobileDevice:
 
     found = ctx.driver
     if not isinstance(found, MobileDevice):
-        raise NotImplementedError(f"{ctx.tool.name} needs a mobile driver (android-uiautomator2, ios-wda)")
+        raise NotImplementedError(f"{ctx.tool.name} needs a mobile driver (android-uiautomator2, ios-wda, appium)")
     return found
 
 
