@@ -14,6 +14,8 @@ LOCK := requirements/dev.txt
 PIP := $(BIN)/python -m pip --quiet --quiet
 # npm packages from package-lock.json files: the third-party MCP servers the tests run
 PEERS := tests/mcp_toolsets/peers
+# a real Appium 3 server with its fake driver, which the appium driver's tests run (APPIUM_HOME is the folder)
+APPIUM_PEERS := tests/drivers/appium/peers
 # the third-party servers the benchmarks measure against (@playwright/mcp), and the web
 # applications they run an agent's task on (datasette, Django's admin: pinned in apps.txt, in an
 # environment of their own)
@@ -59,7 +61,7 @@ browser: $(STAMP)
 demo: setup
 	$(BIN)/trailblaze run trails/
 
-peers: $(PEERS)/node_modules/.installed $(SDK_BUILT)
+peers: $(PEERS)/node_modules/.installed $(APPIUM_PEERS)/node_modules/.installed $(SDK_BUILT)
 
 bench-peers: $(BENCH_PEERS)/node_modules/.installed $(BENCH_APPS)/.installed
 
@@ -139,4 +141,5 @@ dist: $(STAMP) $(SDK_BUILT)
 
 clean:
 	rm -rf $(VENV) .venv-latest .venv-playwright site .pytest_cache .mypy_cache .ruff_cache .trailblaze build dist *.egg-info $(PEERS)/node_modules \
+		$(APPIUM_PEERS)/node_modules \
 		$(SDK)/node_modules $(SDK)/dist $(SDK_BUNDLE) $(BENCH_PEERS)/node_modules $(BENCH_APPS)
