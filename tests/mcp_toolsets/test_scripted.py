@@ -446,16 +446,25 @@ def test_scripted_tools_run_each_other_and_a_loop_stops_at_the_cap_saying_so_onc
     assert "during the call" not in looped["error"]  # each level's message held the one below it already
 
 
+def _one_tool_workspace(root: Path, tool: str, source: str) -> str:
+    """A workspace whose shop trailmap has the one tool ``tool`` (``source``), and a trail that
+    calls it; the trail's path."""
+    _write(root, "trails/config/trailblaze.yaml", "targets: [shop]\n")
+    _write(root, "trails/config/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: Shop\n")
+    _write(root, f"trails/config/trailmaps/shop/tools/{tool}.ts", source)
+    call = f"config: {{target: shop}}\ntrail:\n  - step: s\n    recording:\n      web:\n        - {tool}: {{}}\n"
+    _write(root, "trails/t.trail.yaml", call)
+    return "trails/t.trail.yaml"
+
+
 @pytest.mark.usefixtures("browser")
 def test_what_a_scripted_tool_detaches_does_not_outlive_the_run(cli: CliRunner, tmp_path: Path) -> None:
     """A child the tool starts in a session of its own, ignoring SIGTERM, escapes the server's
     process group: it carries the run's token, so the run's end kills it."""
     marker = f"escapee-{uuid.uuid4().hex}"
-    _write(tmp_path, "trails/config/trailblaze.yaml", "targets: [shop]\n")
-    _write(tmp_path, "trails/config/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: Shop\n")
-    _write(
+    trail = _one_tool_workspace(
         tmp_path,
-        "trails/config/trailmaps/shop/tools/shop_daemon.ts",
+        "shop_daemon",
         """
         import { spawn } from "node:child_process";
         import { trailblaze } from "@trailblaze/scripting";
@@ -467,12 +476,7 @@ def test_what_a_scripted_tool_detaches_does_not_outlive_the_run(cli: CliRunner, 
         });
         """,
     )
-    _write(
-        tmp_path,
-        "trails/t.trail.yaml",
-        "config: {target: shop}\ntrail:\n  - step: s\n    recording:\n      web:\n        - shop_daemon: {}\n",
-    )
-    result = cli("run", "trails/t.trail.yaml", env={"TRAILBLAZE_TEST_MARKER": marker})
+    result = cli("run", trail, env={"TRAILBLAZE_TEST_MARKER": marker})
     assert result.returncode == 0, result.output
     assert processes_with(marker) == []
 
@@ -486,11 +490,9 @@ def test_a_scripted_tool_gets_what_node_needs_and_what_is_declared_not_every_var
     _write(
         tmp_path, "trailblaze.yaml", "scripted_tools_env:\n  SHOP_API_KEY: ${SHOP_KEY_FOR_TOOLS}\n  SHOP_MODE: test\n"
     )
-    _write(tmp_path, "trails/config/trailblaze.yaml", "targets: [shop]\n")
-    _write(tmp_path, "trails/config/trailmaps/shop/trailmap.yaml", "id: shop\ntarget:\n  display_name: Shop\n")
-    _write(
+    trail = _one_tool_workspace(
         tmp_path,
-        "trails/config/trailmaps/shop/tools/shop_env.ts",
+        "shop_env",
         """
         import { trailblaze } from "@trailblaze/scripting";
 
@@ -503,13 +505,8 @@ def test_a_scripted_tool_gets_what_node_needs_and_what_is_declared_not_every_var
         });
         """,
     )
-    _write(
-        tmp_path,
-        "trails/t.trail.yaml",
-        "config: {target: shop}\ntrail:\n  - step: s\n    recording:\n      web:\n        - shop_env: {}\n",
-    )
     env = {"CLOUD_SECRET": "s3cr3t-value", "SHOP_KEY_FOR_TOOLS": "k-123456"}
-    result = cli("run", "trails/t.trail.yaml", "--json", "r.json", env=env)
+    result = cli("run", trail, "--json", "r.json", env=env)
     assert result.returncode == 1, result.output
     error = result.json("r.json")["trails"][0]["steps"][0]["error"]
     assert (
