@@ -265,6 +265,24 @@ def bench_android(runs: int) -> list[Figure]:
     return figures
 
 
+def bench_appium(runs: int) -> list[Figure]:
+    """A tap by selector and a check through the appium driver vs the same requests from a plain
+    Appium-Python-Client script, on the stand-in Appium server."""
+    from appium_primitives import measure  # benchmarks/ is on sys.path when run.py runs
+
+    return [
+        Figure(
+            f"appium {t.primitive} vs the same requests from an Appium-Python-Client script",
+            t.trailblaze * 1000,
+            t.script * 1000,
+            "ms",
+            "≤ 1.1×",
+            t.trailblaze <= t.script * 1.1,
+        )
+        for t in measure(runs)
+    ]
+
+
 def bench_mcp_connect(runs: int) -> list[Figure]:
     import mcp_toolsets
 
@@ -440,6 +458,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "engine": (bench_engine, 3),
     "registry": (bench_registry, 7),
     "android": (bench_android, 60),
+    "appium": (bench_appium, 60),
     "mcp-connect": (bench_mcp_connect, 5),
     "mcp-call": (bench_mcp_call, 5),
     "scripted": (bench_scripted, 7),
