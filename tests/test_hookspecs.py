@@ -262,6 +262,7 @@ KEYS = {
     "settle_timeout": "mobile_tools",
     "mcp_servers": "mcp_toolsets",
     "callback_port": "mcp_toolsets",
+    "scripted_tools_env": "mcp_toolsets",
     "llm": "openai_agent",
     "retries": "retries",
     "artifacts_keep": "evidence",

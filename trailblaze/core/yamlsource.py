@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import gc
-import math
 import re
 import sys
 from array import array
@@ -29,6 +28,7 @@ import yaml
 from trailblaze.core import limits
 from trailblaze.core.errors import Location, UsageError
 from trailblaze.core.sourcefile import read_source
+from trailblaze.core.yamlscalars import NOT_TEXT_START, resolve_plain_scalar
 
 try:  # the C parser is ~10x faster; the wheels ship it, source builds may not
     from yaml import CSafeLoader as _Loader
@@ -37,19 +37,6 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 from yaml import SafeLoader as _PurePythonLoader
 
 PathKey = tuple[str | int, ...]
-
-_INT = re.compile(r"[-+]?[0-9]+\Z")
-_OCT = re.compile(r"0o[0-7]+\Z")
-_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
-_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
-_TRUE = frozenset({"true", "True", "TRUE"})
-_FALSE = frozenset({"false", "False", "FALSE"})
-_INF = frozenset({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
-_NEG_INF = frozenset({"-.inf", "-.Inf", "-.INF"})
-_NAN = frozenset({".nan", ".NaN", ".NAN"})
-#: what a plain scalar that is not a string starts with (any other is text: the common case)
-_NOT_TEXT_START = frozenset("0123456789+-.~nNtTfF")
 
 
 class YamlDocument:
@@ -458,7 +445,7 @@ class _Builder:
         nodes = self.nodes
         add_mark, add_link = nodes.marks.append, nodes.links.append
         links = nodes.links
-        column_max, not_text_start, resolve = _COLUMN_MAX, _NOT_TEXT_START, resolve_plain_scalar
+        column_max, not_text_start, resolve = _COLUMN_MAX, NOT_TEXT_START, resolve_plain_scalar
         stack: list[_Frame] = []
         top: _Frame | None = None
         key_next = False  # whether the next node is a key of the mapping ``top``
@@ -589,30 +576,3 @@ def _scalar(event: Any) -> Any:
     if event.style or event.tag == _STR_TAG:  # quoted or block scalar: always a string
         return value
     return resolve_plain_scalar(value)
-
-
-def resolve_plain_scalar(value: str) -> Any:
-    """Resolve an unquoted scalar the way the YAML 1.2 core schema does."""
-    if value and value[0] not in _NOT_TEXT_START:
-        return value
-    if value in _NULLS:
-        return None
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    if _INT.match(value):
-        return int(value)
-    if _OCT.match(value):
-        return int(value[2:], 8)
-    if _HEX.match(value):
-        return int(value[2:], 16)
-    if _FLOAT.match(value):
-        return float(value)
-    if value in _INF:
-        return math.inf
-    if value in _NEG_INF:
-        return -math.inf
-    if value in _NAN:
-        return math.nan
-    return value

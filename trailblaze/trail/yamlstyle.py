@@ -218,7 +218,8 @@ def _plain_is_safe(text: str) -> bool:
     if _YAML11_SPECIAL.match(text):
         return False
     from trailblaze.core.errors import UsageError
-    from trailblaze.core.yamlsource import load_text, resolve_plain_scalar
+    from trailblaze.core.yamlscalars import resolve_plain_scalar
+    from trailblaze.core.yamlsource import load_text
 
     if resolve_plain_scalar(text) != text or not isinstance(resolve_plain_scalar(text), str):
         return False
