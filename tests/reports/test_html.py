@@ -155,6 +155,18 @@ def test_a_retried_trail_shows_how_many_runs_it_took() -> None:
     assert '<span class="attempts">2 attempts</span>' in render(document)
 
 
+def test_a_trail_run_at_a_device_cloud_names_its_session_and_links_its_page() -> None:
+    trail = {"id": "t", "title": "T", "path": "t.trail.yaml", "status": "passed", "steps": [], "driver": "appium"}
+    session = {"id": "abc123", "service": "browserstack", "hub": "https://hub.browserstack.com/wd/hub"}
+    trail["remote_session"] = {**session, "url": "https://app-automate.browserstack.com/sessions/abc123"}
+    document = {"version": 1, "summary": {}, "exit_code": 0, "trails": [trail]}
+    page = render(document)
+    assert '<a href="https://app-automate.browserstack.com/sessions/abc123" target="_blank"' in page
+    assert ">browserstack session abc123</a>" in page
+    trail["remote_session"] = {**session, "url": "javascript:alert(1)"}  # a merged shard's JSON says anything
+    page = render(document)
+    assert "browserstack session abc123" in page and "javascript:" not in page
+
 def test_each_earlier_attempt_shows_where_it_failed_its_error_and_evidence_folded() -> None:
     """As Playwright Test's report keeps a test's retries: under the final run, folded, each run
     before it with its status, the step it failed at, its message (not the evidence line the

@@ -113,7 +113,7 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None, viewer: str
     earlier = trail.get("attempts")  # the runs before the last one (--retries, merged shards)
     attempts = len(earlier) + 1 if isinstance(earlier, list) else 1
     retry = f' <span class="attempts">{attempts} attempts</span>' if attempts > 1 else ""
-    where = " · ".join(_e(x) for x in (trail.get("driver"), trail.get("device")) if x)
+    where = " · ".join([*(_e(x) for x in (trail.get("driver"), trail.get("device")) if x), *_remote(trail)])
     tag_chips = "".join(f'<span class="tag">{_e(tag)}</span>' for tag in tags)
     error, above = _trail_error(trail)
     skip = f'<p class="skip">skipped: {_e(trail["skip_reason"])}</p>' if trail.get("skip_reason") else ""
@@ -131,6 +131,19 @@ def _trail(trail: Mapping[str, Any], number: int, base: Path | None, viewer: str
         f'<span class="dur">{_seconds(trail.get("duration_ms"))}</span></summary>'
         f'<p class="where">{where}</p>{skip}{error}{trace}<ol class="steps">{steps}</ol>{runs}</details>'
     )
+
+
+def _remote(trail: Mapping[str, Any]) -> list[str]:
+    """The session a trail ran in at a device cloud or Appium hub (``remote_session``): its
+    service and id, linked to its page there when that is an http(s) address."""
+    session = trail.get("remote_session")
+    if not isinstance(session, Mapping) or not session.get("id"):
+        return []
+    label = _e(f"{session.get('service') or 'remote'} session {session['id']}")
+    url = session.get("url")
+    if isinstance(url, str) and url.startswith(("https://", "http://")):
+        return [f'<a href="{_e(url)}" target="_blank" rel="noopener">{label}</a>']
+    return [label]
 
 
 def _attempts(earlier: Sequence[Any], number: int, base: Path | None, viewer: str | None) -> str:
