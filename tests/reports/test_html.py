@@ -167,6 +167,7 @@ def test_a_trail_run_at_a_device_cloud_names_its_session_and_links_its_page() ->
     page = render(document)
     assert "browserstack session abc123" in page and "javascript:" not in page
 
+
 def test_each_earlier_attempt_shows_where_it_failed_its_error_and_evidence_folded() -> None:
     """As Playwright Test's report keeps a test's retries: under the final run, folded, each run
     before it with its status, the step it failed at, its message (not the evidence line the
