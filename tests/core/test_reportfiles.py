@@ -6,6 +6,7 @@ not) and through the real command line."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -140,18 +141,29 @@ def test_a_value_after_an_optional_value_option_says_how_to_write_it(
     assert not (tmp_path / "trailblaze-report").exists()
 
 
-def optional_value_options() -> list[tuple[str, str]]:
-    """(command, option) for every built-in option whose value is optional."""
-    parser = collect_options(get_plugin_manager(autoload=False))
-    return [(c, name) for c in ("run", "record") for o in parser.options_for(c) if o.flag_value for name in o.names]
+#: the commands that write reports
+REPORTING = ("run", "record", "merge-reports")
 
 
-def test_html_is_the_one_optional_value_option_and_merge_reports_has_none() -> None:
-    assert optional_value_options() == [("run", "--html")]  # a new one gets the test below for free
+def optional_value_options(commands: tuple[str, ...] = ("run", "record")) -> list[tuple[str, str]]:
+    """(command, option) for every built-in option of ``commands`` whose value is optional."""
     parser = collect_options(get_plugin_manager(autoload=False))
-    merge = parser.options_for("merge-reports")  # it takes no trail paths: every value is plain
-    assert {name for o in merge for name in o.names} >= {"--json", "--junit", "--html"}
-    assert [o.names for o in merge if o.flag_value is not None] == []
+    return [(c, name) for c in commands for o in parser.options_for(c) if o.flag_value for name in o.names]
+
+
+def test_html_is_the_one_optional_value_option() -> None:
+    assert optional_value_options(REPORTING) == [("run", "--html"), ("merge-reports", "--html")]
+
+
+def test_a_report_option_takes_its_path_in_one_form_on_every_command() -> None:
+    """`run --html` and `merge-reports --html PATH` once differed: an option is now declared
+    once for every command that writes its report, so it cannot again."""
+    parser = collect_options(get_plugin_manager(autoload=False))
+    declared = {o for c in REPORTING for o in parser.options_for(c) if o.group == "reporting"}
+    declarations = Counter(name for o in declared for name in o.names)
+    assert [name for name, count in declarations.items() if count > 1] == []
+    for command in ("run", "merge-reports"):
+        assert {name for o in parser.options_for(command) for name in o.names} >= {"--json", "--junit", "--html"}
 
 
 @pytest.mark.parametrize(("command", "option"), optional_value_options())
@@ -222,10 +234,29 @@ def test_merge_reports_never_writes_over_a_trail_nor_one_file_twice(cli: CliRunn
     assert cli("run", *NULL, "--json", "shard.json").returncode == 0
     before = (tmp_path / TRAIL).read_bytes()
     for args, messages in (
-        (("--html", TRAIL), [f"--html {TRAIL}: the file exists and is not an HTML report trailblaze wrote"]),
+        ((f"--html={TRAIL}",), [f"--html {TRAIL}: the file exists and is not an HTML report trailblaze wrote"]),
         (("--json", "m.json", "--junit", "m.json"), ["--json m.json", "--junit m.json", "are one file"]),
     ):
         result = cli("merge-reports", "shard.json", *args)
         assert result.returncode == 3, result.output
         assert all(message in result.stderr for message in messages), result.stderr
     assert (tmp_path / TRAIL).read_bytes() == before and not (tmp_path / "m.json").exists()
+
+
+def test_merge_reports_takes_html_as_run_does(cli: CliRunner, tmp_path: Path) -> None:
+    null_project(tmp_path, 1)
+    assert cli("run", *NULL, "--json", "shard.json").returncode == 0
+    spaced = cli("merge-reports", "shard.json", "--html", "report.html")
+    assert spaced.returncode == 3
+    assert "--html takes a value only as --html=report.html" in spaced.stderr
+    assert "report.html would be an input" in spaced.stderr
+    assert not (tmp_path / "report.html").exists()
+    alone = cli("merge-reports", "--html", "shard.json")  # an input after it stays an input
+    assert alone.returncode == 0, alone.output
+    assert (tmp_path / "trailblaze-report" / "index.html").is_file()
+    attached = cli("merge-reports", "shard.json", "--html=out/merged.html")
+    assert attached.returncode == 0, attached.output
+    assert (tmp_path / "out" / "merged.html").is_file()
+    missing = cli("merge-reports", "--html", "shard-2.json")  # ends as an input does: one, that is missing
+    assert missing.returncode == 3 and "shard-2.json" in missing.stderr
+    assert "--html=" not in missing.stderr

@@ -93,7 +93,7 @@ def test_a_trail_that_failed_in_one_shard_and_passed_in_another_is_flaky(cli: Cl
     null_project(tmp_path, 3)  # the retry, elsewhere: now it passes
     retry = cli("run", *NULL, "trails/t01.trail.yaml", "--json", "retry.json")
     assert retry.returncode == 0, retry.output
-    merged = cli("merge-reports", "first.json", "retry.json", "--json", "merged.json", "--html", "merged.html")
+    merged = cli("merge-reports", "first.json", "retry.json", "--json", "merged.json", "--html=merged.html")
     assert merged.returncode == 0, merged.output
     document = merged.json("merged.json")
     assert [t["id"] for t in document["trails"]] == ["t00", "t01", "t02"]  # counted once
@@ -226,7 +226,7 @@ def test_evidence_of_downloaded_shards_is_found_and_carried_into_every_merged_re
     (project.root / "ci").mkdir()
     shutil.move(project.root / "reports", project.root / "ci" / "all-reports")  # where the merge job downloads them
     merged = cli(
-        "merge-reports", "ci/all-reports", "--json", "merged.json", "--junit", "merged.xml", "--html", "out/report.html"
+        "merge-reports", "ci/all-reports", "--json", "merged.json", "--junit", "merged.xml", "--html=out/report.html"
     )
     assert merged.returncode == 1, merged.output
     assert "not here" not in merged.stderr
@@ -312,8 +312,7 @@ def test_merge_publishes_only_regular_files_inside_the_shards_evidence_folder(
         "m.json",
         "--junit",
         "m.xml",
-        "--html",
-        "out/index.html",
+        "--html=out/index.html",
         env={"MERGE_JOB_TOKEN": secret},
         timeout=60,
     )
@@ -342,7 +341,7 @@ def test_a_shard_cannot_name_a_host_folder_as_its_evidence_folder(
 ) -> None:
     (tmp_path / "secret.txt").write_text("host file")
     shard_with_evidence(one_passed_trail, tmp_path, artifacts_dir, ["environ", "secret.txt", "etc/hostname"])
-    merged = cli("merge-reports", "shard.json", "--json", "m.json", "--html", "out/index.html", timeout=60)
+    merged = cli("merge-reports", "shard.json", "--json", "m.json", "--html=out/index.html", timeout=60)
     assert merged.returncode == 0, merged.output
     assert f"its evidence folder {artifacts_dir} is not a folder of the shard's own" in merged.stderr
     assert merged.json("m.json")["trails"][0]["steps"][0]["artifacts"] == []
@@ -374,7 +373,7 @@ def test_numbers_json_cannot_hold_and_wrong_types_are_misuse_naming_file_and_fie
     edit(document)
     text = json.dumps(document).replace('"NAN_HERE"', "NaN").replace('"INF_HERE"', "1e999")
     (tmp_path / "bad.json").write_text(text, encoding="utf-8")
-    merged = cli("merge-reports", "good.json", "bad.json", "--json", "m.json", "--html", "m.html")
+    merged = cli("merge-reports", "good.json", "bad.json", "--json", "m.json", "--html=m.html")
     assert merged.returncode == 3, merged.output
     assert f"bad.json: not a results JSON document ({field}" in merged.stderr
     assert "Traceback" not in merged.output

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,8 @@ class ProjectCommand(click.Command):
     stdout_protocol: str | None = None
     #: options whose value is optional (``--html [PATH]``), by name: the value given alone
     optional_values: dict[str, str]
+    #: what the command's own arguments are, to tell them from a value meant for such an option
+    operands: Operands
 
     def with_options(self, parser: Parser) -> ProjectCommand:
         """A copy of this command with the options ``parser`` holds for it."""
@@ -42,7 +45,10 @@ class ProjectCommand(click.Command):
         return command
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, _attach_optional_values(args, getattr(self, "optional_values", {})))
+        attached = _attach_optional_values(
+            args, getattr(self, "optional_values", {}), getattr(self, "operands", TRAIL_PATHS)
+        )
+        return super().parse_args(ctx, attached)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         groups = getattr(self, "groups", {})
@@ -59,7 +65,23 @@ class ProjectCommand(click.Command):
                     formatter.write_dl(sections[heading])
 
 
-def _attach_optional_values(args: Sequence[str], optional: dict[str, str]) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Operands:
+    """A command's own arguments, as an argument after an option whose value is optional may be
+    one of them: what one is called in a message, and the endings that mark one."""
+
+    #: ``a trail path``
+    noun: str
+    #: a path ending so is one of them, whether or not it exists (``.yaml``: a trail)
+    suffixes: tuple[str, ...]
+
+
+TRAIL_PATHS = Operands("a trail path", (".yaml", ".yml"))
+
+
+def _attach_optional_values(
+    args: Sequence[str], optional: dict[str, str], operands: Operands = TRAIL_PATHS
+) -> list[str]:
     """``--html`` given alone is ``--html=<its default>``: an option whose value is optional
     takes one only when attached (``--html=out.html``), as GNU getopt's optional arguments do,
     so the argument after it is never swallowed (``run --html trails/x.trail.yaml`` runs that
@@ -77,10 +99,10 @@ def _attach_optional_values(args: Sequence[str], optional: dict[str, str]) -> li
             result.append(f"{arg}=-")
             i += 1
         elif arg in optional:
-            if _meant_as_value(following):
+            if _meant_as_value(following, operands):
                 raise click.UsageError(
                     f"{arg} {following}: {arg} takes a value only as {arg}={following}; after a space, "
-                    f"{following} would be a trail path"
+                    f"{following} would be {operands.noun}"
                 )
             result.append(f"{arg}={optional[arg]}")
         else:
@@ -150,16 +172,17 @@ def _given(args: Sequence[str], short: str, long: str | None = None) -> Iterator
             yield arg[2:].removeprefix("=")
 
 
-def _meant_as_value(arg: str) -> bool:
-    """An argument that is no trail path, so after ``--html`` it can only be meant as its value:
-    a page (``out.html``), or a path that neither exists nor names a YAML file."""
+def _meant_as_value(arg: str, operands: Operands) -> bool:
+    """An argument that is none of the command's own, so after ``--html`` it can only be meant
+    as its value: a page (``out.html``), or a path that neither exists nor ends as theirs do
+    (a trail's ``.yaml``)."""
     import os
 
     if not arg or arg.startswith("-"):
         return False
     if arg.lower().endswith((".html", ".htm")):
         return True
-    return not os.path.lexists(arg) and not arg.endswith((".yaml", ".yml"))
+    return not os.path.lexists(arg) and not arg.endswith(operands.suffixes)
 
 
 def examples(*lines: str) -> str:
@@ -167,17 +190,22 @@ def examples(*lines: str) -> str:
     return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
-def project_command(name: str | None = None, **attrs: Any) -> Callable[[Callable[..., Any]], ProjectCommand]:
+def project_command(
+    name: str | None = None, *, operands: Operands = TRAIL_PATHS, **attrs: Any
+) -> Callable[[Callable[..., Any]], ProjectCommand]:
     """A command on the project: it takes ``-p``, ``-c`` and the options plugins declare for it
     (``commands=("NAME",)``), which arrive in its ``**options``; its body gets the project with
-    :func:`trailblaze.cli.current_project`. A plugin adds one in ``trailblaze_register_commands``
-    (``cli.add_command(command)``), as the built-in ``mcp`` and ``merge-reports`` are added."""
+    :func:`trailblaze.cli.current_project`. ``operands`` says what its own arguments are (trail
+    paths unless told), for the message of ``--html VALUE``. A plugin adds one in
+    ``trailblaze_register_commands`` (``cli.add_command(command)``), as the built-in ``mcp``
+    and ``merge-reports`` are added."""
 
     def decorate(fn: Callable[..., Any]) -> ProjectCommand:
         fn = click.option("-c", "--config", type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP)(fn)
         fn = click.option("-p", "plugin_args", multiple=True, metavar="NAME", help=PLUGIN_HELP)(fn)
         command = click.command(name, cls=ProjectCommand, **attrs)(fn)
         assert isinstance(command, ProjectCommand)
+        command.operands = operands
         return command
 
     return decorate

@@ -7,21 +7,29 @@ from typing import Any
 
 import click
 
-from trailblaze.cli.commands import examples, project_command
+from trailblaze.cli.commands import Operands, examples, project_command
 from trailblaze.cli.state import _project
+
+#: what merge-reports takes: a path ending so is one of them, never ``--html``'s value
+INPUTS = Operands("an input (a results JSON file or a folder of them)", (".json",))
 
 
 @project_command(
     "merge-reports",
-    epilog=examples("trailblaze merge-reports shard-*/results.json --json results.json --html report.html"),
+    operands=INPUTS,
+    epilog=examples(
+        "trailblaze merge-reports shard-*/results.json --json results.json --html",
+        "trailblaze merge-reports downloaded/ --junit results.xml --html=ci-report/index.html",
+    ),
 )
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 def merge_reports(inputs: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """Merge the results of CI shards (`run --shard I/N --json F`) into one report, as if one
     run had run every trail. INPUTS are results JSON files or folders holding them (shards'
     downloaded artifacts). A trail several shards ran counts once (failed, then passed:
-    flaky). The reporters write the merged run as they write a run (--json, --junit, --html,
-    and plugins' reports that take merge-reports). Exits as that one run would have: 0, 1, 2
+    flaky). The reporters write the merged run as they write a run, with the same options
+    (--json FILE, --junit FILE, --html or --html=PATH, and plugins' reports that take
+    merge-reports). Exits as that one run would have: 0, 1, 2
     or 130; 3 for a missing or bad input.
     """
     from trailblaze.api.session import Run, RunOptions

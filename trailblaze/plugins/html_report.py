@@ -11,8 +11,8 @@ Playwright Test's HTML report carries it): its trails and steps open their trace
 report is served (``trailblaze show-report``, or a CI system's pages).
 ``--html`` alone writes ``trailblaze-report/index.html``; ``html:`` in
 trailblaze.yaml sets a path (which turns the report on without the flag) and a title.
-``trailblaze merge-reports --html PATH`` writes the shards' merged run the same way, copying only
-the evidence files the merge checked.
+``trailblaze merge-reports --html`` (or ``--html=PATH``) writes the shards' merged run the same
+way, copying only the evidence files the merge checked.
 """
 
 from __future__ import annotations
@@ -177,14 +177,7 @@ def trailblaze_addoption(parser: Parser) -> None:
         flag_value=str(DEFAULT_PATH),
         help=f"Write an HTML report (alone: {DEFAULT_PATH}; another path only as --html=PATH). "
         "`trailblaze show-report` opens it.",
-        commands=("run",),
-    )
-    parser.getgroup("reporting").addoption(  # merge-reports takes no trail paths: its value is plain
-        "--html",
-        metavar="PATH",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the merged HTML report here.",
-        commands=("merge-reports",),
+        commands=("run", "merge-reports"),  # one form wherever a report is written
     )
     parser.add_section("html", settings_model(), help="the HTML report: path (writes one on every run), title")
 
