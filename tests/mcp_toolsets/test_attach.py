@@ -182,6 +182,27 @@ server.run()
 """
 
 
+def test_a_servers_tool_of_one_driver_is_found_without_driver(cli: CliRunner, project: Project) -> None:
+    """Servers' tools exist only in sessions: `trailblaze tools NAME` looks for one in a
+    session on each driver, and says which have it."""
+    project.write("upstream.py", UPSTREAM_DRIVERS)
+    project.write("trailblaze.yaml", "mcp_servers:\n  - script: upstream.py\n")
+    found = cli("tools", "on_ios")
+    assert found.returncode == 0, found.output
+    assert found.stdout.startswith("on_ios\n")
+    assert "\ndrivers: ios-wda (`trailblaze tools --driver ios-wda` lists it)\n" in found.stdout
+    elsewhere = cli("tools", "on_ios", "--driver", "web")
+    assert elsewhere.returncode == 0, elsewhere.output
+    assert "note: on_ios is not a tool of playwright-native sessions; its drivers: ios-wda (" in elsewhere.stderr
+    typo = cli("tools", "on_iso")
+    assert typo.returncode == 3
+    assert "unknown tool 'on_iso'; did you mean 'on_ios'?" in typo.stderr
+    project.write("trailblaze.yaml", "mcp_servers:\n  - script: upstream.py\n    args: [--typo]\n")
+    broken = cli("tools", "on_ios")  # every session refuses the server: its error, not "unknown tool"
+    assert broken.returncode == 3
+    assert "unknown driver 'android-ondevice-acessibility'" in broken.stderr and "unknown tool" not in broken.stderr
+
+
 def test_supported_drivers_take_upstream_keys_and_a_typo_is_an_error(
     cli: CliRunner, project: Project, browser: str
 ) -> None:

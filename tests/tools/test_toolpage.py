@@ -93,6 +93,32 @@ def test_an_unknown_tool_is_misuse_with_the_nearest_names(cli: CliRunner, projec
     assert result.stdout == ""
 
 
+def test_a_tool_of_another_driver_is_shown_with_the_drivers_that_have_it(cli: CliRunner, project: Project) -> None:
+    """`trailblaze tools NAME` finds a tool of any driver, whatever `--driver` (or the
+    project's driver) says, and names the drivers whose sessions have it."""
+    project.write("trailblaze.yaml", "driver: playwright-native\nbase_url: sample-app\n")
+    plain = cli("tools", "launchApp")
+    assert plain.returncode == 0, plain.output
+    line = next(line for line in plain.stdout.splitlines() if line.startswith("drivers: "))
+    assert "android-uiautomator2" in line and "ios-wda" in line and "playwright-native" not in line
+    assert line.endswith("(`trailblaze tools --driver android-uiautomator2` lists it)")
+    asked = cli("tools", "launchApp", "--driver", "web")
+    assert asked.returncode == 0, asked.output
+    assert asked.stdout == plain.stdout
+    assert asked.stderr.startswith("note: launchApp is not a tool of playwright-native sessions; its drivers: ")
+    assert "`trailblaze tools --driver android-uiautomator2` lists it" in asked.stderr
+    web = cli("tools", "web_click", "--driver", "android", "--json")
+    assert web.returncode == 0, web.output
+    assert json.loads(web.stdout)["name"] == "web_click"
+    assert "web_click is not a tool of android-uiautomator2 sessions; its drivers: playwright-native (" in web.stderr
+    core = cli("tools", "tap", "--driver", "android")
+    assert core.returncode == 0 and core.stderr == "", core.output
+    assert "drivers: android-uiautomator2, " in core.stdout and ", playwright-native (" in core.stdout
+    typo = cli("tools", "launchAp", "--driver", "web")
+    assert typo.returncode == 3
+    assert typo.stderr == "error: unknown tool 'launchAp'; did you mean 'launchApp'?\n"
+
+
 def test_the_listing_has_a_header_and_a_legend(cli: CliRunner, project: Project) -> None:
     result = cli("tools")
     assert result.returncode == 0, result.output

@@ -15,6 +15,7 @@ import click
 
 if TYPE_CHECKING:
     from trailblaze.runner.doctor import DoctorReport
+    from trailblaze.runner.listing import FoundTool
     from trailblaze.tools.model import ToolSpec
 
 
@@ -56,15 +57,23 @@ def print_tools(specs: Sequence[ToolSpec], *, as_json: bool = False) -> None:
     click.echo(f"{len(specs)} tools: " + ", ".join(f"{source} {n}" for source, n in per_source.items()))
 
 
-def print_tool(spec: ToolSpec, *, as_json: bool = False) -> None:
-    """One tool: ``trailblaze tools NAME``."""
+def print_tool(spec: ToolSpec, *, as_json: bool = False, drivers: Sequence[str] | None = None) -> None:
+    """One tool: ``trailblaze tools NAME``; ``drivers``, the keys of the drivers whose sessions
+    have it."""
     if as_json:
         click.echo(json.dumps(spec.to_registry(), indent=2))
         return
     from trailblaze.core.limits import printable
     from trailblaze.tools.toolpage import tool_page
 
-    click.echo(printable(tool_page(spec)))
+    click.echo(printable(tool_page(spec, drivers)))
+
+
+def not_a_tool_of(found: FoundTool) -> str:
+    """What ``trailblaze tools NAME --driver KEY`` says of a tool of other drivers."""
+    from trailblaze.tools.toolpage import drivers_text
+
+    return f"{found.spec.name} is not a tool of {found.not_in} sessions; its drivers: {drivers_text(found.drivers)}"
 
 
 def tool_row(spec: ToolSpec) -> tuple[str, str, str, str, str]:

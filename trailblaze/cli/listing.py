@@ -18,23 +18,31 @@ from trailblaze.cli.state import _project
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list with the registry keys.")
 def tools(name: str | None, as_json: bool, plugin_args: tuple[str, ...], config: Path | None, **options: Any) -> int:
     """List the tools trails can use, with their source and flags; with NAME, show that tool:
-    its description, each argument (type, default, description) and an example call.
+    its description, each argument (type, default, description), an example call and the
+    drivers whose sessions have it (a tool of any driver, whatever --driver says).
 
     With --driver, shows what a session on that driver gets: MCP servers that apply to it are
     spawned (or connected), listed and shut down again. Without it, MCP tools are not listed.
     """
     from trailblaze.cli import display
-    from trailblaze.runner.listing import list_tools
 
     project = _project("tools", options)
-    listing = list_tools(project, project.config.getoption("driver"), project.config.getoption("target"))
+    driver, target = project.config.getoption("driver"), project.config.getoption("target")
+    if name is not None:
+        from trailblaze.runner.listing import find_tool
+
+        found = find_tool(project, name, driver, target)
+        for note in found.notes:
+            click.echo(f"note: {note}", err=True)
+        if found.not_in is not None:
+            click.echo(f"note: {display.not_a_tool_of(found)}", err=True)
+        display.print_tool(found.spec, as_json=as_json, drivers=found.drivers)
+        return 0
+    from trailblaze.runner.listing import list_tools
+
+    listing = list_tools(project, driver, target)
     for note in listing.notes:
         click.echo(f"note: {note}", err=True)
-    if name is not None:
-        from trailblaze.tools.registry import ToolRegistry
-
-        display.print_tool(ToolRegistry(listing.specs).require(name), as_json=as_json)
-        return 0
     display.print_tools(listing.specs, as_json=as_json)
     return 0
 

@@ -73,12 +73,7 @@ class ToolListing:
 def list_tools(project: Project, driver: str | None = None, target: str | None = None) -> ToolListing:
     """The tools trails may call, sorted by source and name. With ``driver``: what a session
     on it (for ``target``) gets, MCP servers' tools included (they are started and stopped)."""
-    workspace = project.workspace_for()
-    registry, problems = project.tools_for(workspace)
-    if workspace is not None and (workspace.problems or problems):
-        raise ErrorList([*workspace.problems, *problems])
-    if target and project.target_config(target, workspace) is None:
-        raise UsageError(f"unknown target {target!r}")
+    workspace, registry = _project_tools(project, target)
     notes: list[str] = []
     if driver:
         driver_class = project.drivers.resolve(driver)
@@ -89,6 +84,62 @@ def list_tools(project: Project, driver: str | None = None, target: str | None =
     elif project.has_dynamic_tools:
         notes.append("MCP servers are configured; their tools are listed per session: add --driver KEY")
     return ToolListing(sorted(registry, key=lambda s: (s.source, s.name)), notes)
+
+
+def _project_tools(project: Project, target: str | None) -> tuple[Workspace | None, ToolRegistry]:
+    """The project's workspace and the tools it has outside sessions (every driver's); a
+    problem with its tool files, or an unknown ``target``, is an error."""
+    workspace = project.workspace_for()
+    registry, problems = project.tools_for(workspace)
+    if workspace is not None and (workspace.problems or problems):
+        raise ErrorList([*workspace.problems, *problems])
+    if target and project.target_config(target, workspace) is None:
+        raise UsageError(f"unknown target {target!r}")
+    return workspace, registry
+
+
+@dataclass(slots=True)
+class FoundTool:
+    spec: ToolSpec
+    #: the keys of the drivers whose sessions have it
+    drivers: list[str]
+    #: the driver asked for (``--driver``), when its sessions do not have the tool; else None
+    not_in: str | None = None
+    #: the drivers whose listing sessions failed (their servers did not start), and why
+    notes: list[str] = field(default_factory=list)
+
+
+def find_tool(project: Project, name: str, driver: str | None = None, target: str | None = None) -> FoundTool:
+    """The tool ``name`` of any driver, and the drivers whose sessions have it (``trailblaze
+    tools NAME``): a tool of another driver than ``driver`` is found too, saying so. MCP
+    servers' tools exist only in sessions: a name no other tool has is looked for in a listing
+    session on each driver (their servers started and stopped); a session that fails is a note
+    when another driver has the tool, and the error when none does. A name no driver has is an
+    :class:`~trailblaze.tools.registry.UnknownToolError` with the nearest names."""
+    workspace, registry = _project_tools(project, target)
+    asked = project.drivers.resolve(driver).key if driver else None
+    drivers = project.drivers.drivers()
+    spec = registry.get(name)
+    if spec is not None:
+        keys = [d.key for d in drivers if spec.metadata.applies_to(d.key, d.platform)]
+        return FoundTool(spec, keys, asked if asked is not None and asked not in keys else None)
+    if not project.has_dynamic_tools:
+        registry.require(name)  # raises, with the nearest names
+    sessions: dict[str, ToolRegistry] = {}
+    failed: dict[str, TrailblazeError] = {}
+    for listed in drivers:
+        try:
+            sessions[listed.key] = asyncio.run(session_tools(project, listed.key, target, workspace))
+        except TrailblazeError as exc:
+            failed[listed.key] = exc
+    having = {key: tool for key, tools in sessions.items() if (tool := tools.get(name)) is not None}
+    if not having:
+        if failed:
+            raise failed.get(asked or "", next(iter(failed.values())))
+        ToolRegistry({s.name: s for tools in sessions.values() for s in tools}.values()).require(name)
+    keys = list(having)
+    notes = [f"a listing session on {key} failed, so its tools are not looked at: {exc}" for key, exc in failed.items()]
+    return FoundTool(having[keys[0]], keys, asked if asked is not None and asked not in keys else None, notes)
 
 
 @dataclass(slots=True)

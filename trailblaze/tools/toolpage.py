@@ -9,6 +9,7 @@ plugin, a YAML file or an MCP server is described the same way as a built-in one
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -145,8 +146,16 @@ def _placeholder(name: str, schema: dict[str, Any], defs: dict[str, Any], web: b
     return f"<{name}>"
 
 
-def tool_page(spec: ToolSpec) -> str:
-    """The whole description of one tool, as plain text."""
+def drivers_text(drivers: Sequence[str]) -> str:
+    """Which drivers' sessions have a tool, and the listing that shows it."""
+    if not drivers:
+        return "none of this project's"
+    return f"{', '.join(drivers)} (`trailblaze tools --driver {drivers[0]}` lists it)"
+
+
+def tool_page(spec: ToolSpec, drivers: Sequence[str] | None = None) -> str:
+    """The whole description of one tool, as plain text; ``drivers``, when given, the keys of
+    the drivers whose sessions have it."""
     import yaml
 
     meta = spec.metadata
@@ -155,6 +164,8 @@ def tool_page(spec: ToolSpec) -> str:
         lines += [spec.description.strip(), ""]
     flags = flags_of(meta)
     lines.append(f"source: {spec.source}    runs on: {where_of(meta)}    flags: {' '.join(flags) or '(none)'}")
+    if drivers is not None:
+        lines.append(f"drivers: {drivers_text(drivers)}")
     if meta.groups:
         lines.append(f"groups: {', '.join(meta.groups)}")
     lines.append("")
