@@ -363,10 +363,12 @@ class Commands:
         timeout = self.default_timeout if timeout_ms is None else timeout_ms / 1000
         if await self._poll(lambda: self._count(text, id, selector), timeout) > 0:
             return
-        screen = await self.view_hierarchy()
-        raise ToolFailure(
-            f"{describe_target(text, id, selector)} not visible after {timeout:g}s; on screen: {screen.outline()}"
-        )
+        from trailblaze.device.nearest import screen_hint, wanted_texts
+
+        node_selector = as_node_selector(selector)
+        looked_for = {"text": text, "id": id, "selector": node_selector and node_selector.model_dump(exclude_none=True)}
+        hint = screen_hint(wanted_texts(looked_for), await self.view_hierarchy())
+        raise ToolFailure(f"{describe_target(text, id, selector)} not visible after {timeout:g}s; {hint}")
 
     @assertion
     async def wait_for_selector(self, selector: str, timeout_ms: int | None = None, state: str = "visible") -> None:

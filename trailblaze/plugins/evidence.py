@@ -8,7 +8,9 @@ trail's artifacts folder (:mod:`trailblaze.runner.evidence`):
   ``step-N.hierarchy.json``, the view hierarchy, on phones — secrets masked as everywhere;
 * ``step-N.console.log``: what the trail's pages wrote to the console (web), masked too;
 
-and adds to the step's error what the screen shows nearest to what the step looked for.
+and adds to the step's error what the screen shows nearest to what the step looked for, when
+the driver's message does not say what the screen shows (the whole screen is the hierarchy
+file, never the message).
 ``--screenshot on`` also saves a screenshot after every passing step. Block the plugin with
 ``-p no:evidence`` to keep nothing.
 """
@@ -163,18 +165,14 @@ def _add_nearest(result: StepResult, screen: ViewNode) -> None:
     failing = next((t for t in reversed(result.tools) if t.status in ("failed", "error")), None)
     if failing is None or failing.status != "failed" or not result.error:
         return  # an error (a wrong recording, a broken device) is not about what is on screen
-    if "nearest on screen: " in result.error:
-        return  # the tool said it already (the web tools do, before the rest of the page)
+    if "on screen: " in result.error or " still visible after " in result.error:
+        # the driver said what the screen shows (the built-in ones do), or a not-visible check
+        # named the elements still shown: nearest to what it looked for, they are those
+        return
     nearest = nearest_on_screen(wanted_texts(failing.args), screen)
     if not nearest:
         return
-    said = f"nearest on screen: {', '.join(nearest)}"
-
-    def placed(message: str) -> str:  # before the rest of the screen: the likeliest meant element first
-        if "; on screen: " in message:
-            return message.replace("; on screen: ", f"; {said}; on screen: ", 1)
-        return f"{message}; {said}"
-
-    result.error = placed(result.error)
+    said = f"; nearest on screen: {', '.join(nearest)}"
+    result.error += said
     if failing.error:  # the call's own message says the same, so reports show it once
-        failing.error = placed(failing.error)
+        failing.error += said

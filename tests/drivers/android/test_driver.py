@@ -288,9 +288,23 @@ def test_an_element_that_never_appears_fails_with_what_was_on_screen(adb: AdbHos
     with pytest.raises(ToolFailure) as info:
         on_device(scenario)
     message = str(info.value)
+    # nothing reads like it: the first five elements say which screen it was, the rest is evidence
     assert message.startswith("no element matches text 'Sign in' (waited 0.3s); on screen: ")
-    assert "'Welcome to the sample app'" in message
-    assert "'Forms'" in message
+    assert "'Welcome to the sample app'" in message and message.endswith("; …")
+    assert "'Forms'" not in message and message.count("; ") == 6
+
+
+def test_an_element_that_never_appears_names_what_reads_like_it(adb: AdbHostStandIn) -> None:
+    async def scenario(device: AndroidDevice) -> None:
+        await device.launch_app(SAMPLE_APP)
+        await device.tap(text="Welcome to the sample", timeout_ms=300)
+
+    with pytest.raises(ToolFailure) as info:
+        on_device(scenario)
+    assert str(info.value) == (
+        "no element matches text 'Welcome to the sample' (waited 0.3s); "
+        "nearest on screen: android.widget.TextView 'Welcome to the sample app'"
+    )
 
 
 def test_assertions_report_what_they_saw(adb: AdbHostStandIn) -> None:

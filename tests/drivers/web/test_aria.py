@@ -115,6 +115,7 @@ async def test_every_ref_of_a_real_snapshot_locates_exactly_its_element(device: 
     outline = root.outline()
     assert "button 'Submit'" in outline
     assert "heading 'Forms'" in outline
+    assert "combobox 'Plan' (3 options)" in outline and "option 'Free'" not in outline  # counted, not listed
 
 
 @pytest.mark.anyio

@@ -120,7 +120,9 @@ def test_drive_save_replay(project: Project, cli: CliRunner) -> None:
     assert out["verify_fails"]["passed"] is False and out["verify_fails"]["recorded"] is None
     assert "not allowed here" in out["verify_acts"]
     assert "e9999" in out["bad_ref"]
+    # the message says what was looked for and what the page shows; the screen part follows it, with refs
     assert "Not on the page" in out["missing"] and "on screen:" in out["missing"]
+    assert out["missing"].split("\n\n")[-1].startswith("The screen")
     assert "did you mean web_click" in out["unknown"]
 
     assert out["save"]["file"] == "trails/contact-form.trail.yaml" and out["save"]["steps"] == 3

@@ -273,12 +273,9 @@ class MobileDevice(PollingDevice):
             screen = await self.screen()
             if before is not None and self._snapshot is not None and self._snapshot.raw == before:
                 raise ToolFailure(
-                    f"scrolled {direction.lower()} to the end without finding {describe(target)}; "
-                    f"on screen: {screen.outline()}"
+                    f"scrolled {direction.lower()} to the end without finding {describe(target)}; {screen.hint(target)}"
                 )
-        raise ToolFailure(
-            f"{describe(target)} not found after scrolling {direction.lower()}; on screen: {screen.outline()}"
-        )
+        raise ToolFailure(f"{describe(target)} not found after scrolling {direction.lower()}; {screen.hint(target)}")
 
     # -- Commands: queries --------------------------------------------------------------------------------
 
@@ -388,7 +385,7 @@ class MobileDevice(PollingDevice):
                 raise ToolFailure(
                     f"{what} shows {seen.text or seen.description!r}, expected {expected_text!r} (waited {timeout:g}s)"
                 )
-        raise ToolFailure(f"{what} is not visible (waited {timeout:g}s); on screen: {screen.outline()}")
+        raise ToolFailure(f"{what} is not visible (waited {timeout:g}s); {screen.hint(target, text, id)}")
 
     @assertion
     async def assert_not_visible(

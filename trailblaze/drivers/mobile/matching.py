@@ -221,6 +221,15 @@ class Screen:
     def count(self, selector: Selector | None = None, text: str | None = None, id: str | None = None) -> int:
         return len(self.find(selector, text, id))
 
+    def hint(self, selector: Selector | None = None, text: str | None = None, id: str | None = None) -> str:
+        """What a failure message says of this screen: the elements that read most like what was
+        looked for, else the first few (:func:`~trailblaze.device.nearest.screen_hint`); the
+        whole screen is the failed step's evidence."""
+        from trailblaze.device.nearest import screen_hint, wanted_texts
+
+        looked_for = {"text": text, "id": id, "selector": selector.model_dump(exclude_none=True) if selector else None}
+        return screen_hint(wanted_texts(looked_for), self.root, self.outline)
+
     def outline(self, limit: int = 40) -> str:
         """What is on screen, for messages: ``TextView 'Submit'``, ``View #item_list``…"""
         lines = []

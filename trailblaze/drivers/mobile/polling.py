@@ -248,7 +248,6 @@ class PollingDevice(Device):
         timeout = self.seconds(timeout_ms)
         node, screen = await self.wait_for(lambda s: s.target(target, text, id), timeout)
         if node is None:
-            raise ToolFailure(
-                f"no element matches {describe(target, text, id)} (waited {timeout:g}s); on screen: {screen.outline()}"
-            )
+            what = describe(target, text, id)
+            raise ToolFailure(f"no element matches {what} (waited {timeout:g}s); {screen.hint(target, text, id)}")
         return node

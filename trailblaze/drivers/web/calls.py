@@ -41,7 +41,7 @@ async def acting(ctx: ToolContext, what: str, timeout: float, matching: Locator 
     """Turn Playwright's errors into a step failure (element trouble) or an error (browser
     trouble). A call that timed out says how many elements ``matching`` (its selector) found —
     "0 elements matched" is a selector that is wrong, not a page that is slow — then what on
-    the page reads most like what it looked for, then the rest of the page."""
+    the page reads most like what it looked for (:func:`on_screen`)."""
     from playwright.async_api import Error
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
@@ -82,8 +82,10 @@ def error_line(exc: BaseException) -> str:
 
 
 async def on_screen(ctx: ToolContext) -> str:
-    """``nearest on screen: button 'Submit'; on screen: …``: the likeliest meant element first."""
-    from trailblaze.device.nearest import nearest_on_screen, wanted_texts
+    """``nearest on screen: button 'Submit'``, what reads most like what the call looked for, or
+    when nothing does the first elements of the page (:func:`~trailblaze.device.nearest.screen_hint`):
+    the whole page is the failed step's evidence, not the message's."""
+    from trailblaze.device.nearest import screen_hint, wanted_role, wanted_texts
 
     try:  # bounded: the message must not wait longer than the check it reports
         screen = await asyncio.wait_for(device(ctx).view_hierarchy(), OUTLINE_S)
@@ -91,9 +93,7 @@ async def on_screen(ctx: ToolContext) -> str:
         return f"on screen: (could not read the page within {OUTLINE_S:g}s)"
     except Exception as exc:  # the page went away meanwhile, say: the message still says what failed
         return f"on screen: (could not read the page: {one_line(error_line(exc))})"
-    nearest = nearest_on_screen(wanted_texts(ctx.call.args), screen)
-    first = f"nearest on screen: {', '.join(nearest)}; " if nearest else ""
-    return f"{first}on screen: {screen.outline(limit=25)}"
+    return screen_hint(wanted_texts(ctx.call.args), screen, role=wanted_role(ctx.call.args))
 
 
 async def count(matching: Locator) -> int | None:

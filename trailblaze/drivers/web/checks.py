@@ -118,14 +118,15 @@ async def _laid_out_until_hidden(ctx: ToolContext, selector: NodeSelector, what:
 
 
 async def _still_visible(ctx: ToolContext, visible: Locator, what: str, timeout: float) -> str:
-    """``text 'Loading…': still visible after 2s (1 element visible: 'Loading…'); on screen: …``"""
+    """``text 'Loading…': still visible after 2s (1 element visible: 'Loading…')``: the elements
+    themselves say what is on screen, so the rest of the page stays in the step's evidence."""
     try:  # bounded, as every read of the page for a message
         texts = await asyncio.wait_for(visible.all_inner_texts(), calls.OUTLINE_S)
     except Exception:
         texts = []
     shown = ", ".join(repr(" ".join(t.split())[:80]) for t in texts[:5] if t.strip())
     seen = f" ({calls.elements(len(texts))} visible{': ' + shown if shown else ''})" if texts else ""
-    return f"{what}: still visible after {timeout:g}s{seen}; {await calls.on_screen(ctx)}"
+    return f"{what}: still visible after {timeout:g}s{seen}"
 
 
 @tool(name="web_verifyTextNotVisible", verification=True, groups=["verification"], platforms=WEB)

@@ -307,7 +307,7 @@ class WebDevice(Device):
     @action
     async def fill(self, selector: str, value: str, timeout_ms: int | None = None) -> None:
         timeout = self._seconds(timeout_ms)
-        async with self._selecting(f"fill {selector!r}", timeout):
+        async with self._selecting(f"fill {selector!r}", selector, timeout):
             await self.page.locator(selector).fill(value, timeout=timeout * 1000)
 
     @action
@@ -334,7 +334,7 @@ class WebDevice(Device):
         if state not in SELECTOR_STATES:
             raise ValueError(f"state must be one of {', '.join(SELECTOR_STATES)}, got {state!r}")
         timeout = self._seconds(timeout_ms)
-        async with self._selecting(f"{selector!r} {state}", timeout):
+        async with self._selecting(f"{selector!r} {state}", selector, timeout):
             await self.page.wait_for_selector(selector, state=state, timeout=timeout * 1000)  # type: ignore[arg-type]
 
     def _seconds(self, timeout_ms: int | None) -> float:
@@ -346,18 +346,21 @@ class WebDevice(Device):
         return max(timeout_ms, 1) / 1000
 
     @contextlib.asynccontextmanager
-    async def _selecting(self, what: str, timeout: float) -> AsyncIterator[None]:
+    async def _selecting(self, what: str, selector: str, timeout: float) -> AsyncIterator[None]:
         """Playwright's errors for a selector string: a bad selector is the caller's mistake
-        (ValueError), no element in time or several where one is needed fail the check."""
+        (ValueError), no element in time or several where one is needed fail the check (saying
+        what on the page reads most like the selector)."""
         from playwright.async_api import Error
+
+        from trailblaze.device.nearest import screen_hint
 
         try:
             yield
         except Error as exc:
             message = _first_line(exc)
             if _is_timeout(exc):
-                outline = (await self.view_hierarchy()).outline(limit=25)
-                raise ToolFailure(f"{what}: not within {timeout:g}s; on screen: {outline}") from None
+                hint = screen_hint([selector], await self.view_hierarchy())
+                raise ToolFailure(f"{what}: not within {timeout:g}s; {hint}") from None
             if "strict mode violation" in message:
                 raise ToolFailure(f"{what}: the selector matches several elements; make it unique") from None
             if "while parsing" in message:  # Playwright could not read the selector

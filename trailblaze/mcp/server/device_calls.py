@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply:
     """A device tool called directly by the client: executed at once through the resolver and,
     when it succeeds, recorded as a step of its own (a verification tool as a ``verify:`` step).
-    The step's text is the call's ``reason`` when it has one, else a description of the call."""
+    The step's text is the call's ``reason`` when it has one, else a description of the call. A
+    call that fails is an error reply with its message and the screen, as a ``step``'s is."""
     state = call.state
     device = state.device
     if device is None:
@@ -43,8 +44,10 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
     async with state.lock:
         task = device.task(kind, reason or name)
         result = await device.call(task, name, arguments)
-        if not result.ok:
-            raise ToolError(result.error or f"{name} failed")
+        if not result.ok:  # the message names what reads like what it looked for; the screen follows it
+            failure = Reply({"error": result.error or f"{name} failed"}, error=True)
+            await attach_screen(state, device, failure, screenshot=state.settings.auto_include_screenshot)
+            return failure
         calls = task.recording
         if reason:
             calls = [c.with_args({k: v for k, v in c.args.items() if k not in REASON_KEYS}) for c in calls]
