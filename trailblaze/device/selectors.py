@@ -77,6 +77,22 @@ def nesting_problem(raw: Any) -> str | None:
     return None
 
 
+#: how every ``…Regex`` field's description ends: what its value is
+_REGEX = "a regex in Java's syntax that matches the whole value, or the value written out exactly"
+#: how a field the phone drivers' hierarchies do not show is described
+_UNREAD = "trailblaze's phone drivers cannot read it from the screen: a selector with it fails, naming it"
+
+
+def _field(text: str, **constraints: Any) -> Any:
+    """An optional selector field, described (the description is what ``trailblaze schema``, an
+    editor and the docs' tool pages show)."""
+    return Field(default=None, description=text, **constraints)
+
+
+def _regex_field(what: str) -> Any:
+    return _field(f"{what}: {_REGEX}.")
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     #: ``…Regex`` fields matched by the page's V8 rather than by trailblaze
@@ -99,66 +115,121 @@ class _Model(BaseModel):
 
 
 class WebMatch(_Model):
-    """Web (Playwright) matcher: ARIA role/name, CSS, test id."""
+    """The ``web:`` block of a nodeSelector: an element of a page, found as upstream finds it —
+    by ``cssSelector`` alone when it is set, else by ``dataTestId`` alone, else by its role and
+    name; ``nthIndex`` then picks one of the matches."""
 
     _browser_patterns: ClassVar[frozenset[str]] = frozenset({"ariaNameRegex", "ariaDescriptorRegex"})
 
-    ariaRole: str | None = None
-    ariaNameRegex: str | None = None
-    ariaDescriptorRegex: str | None = None
-    headingLevel: int | None = None
-    cssSelector: str | None = None
-    dataTestId: str | None = None
-    nthIndex: int | None = Field(default=None, ge=-limits.MAX_COUNT, le=limits.MAX_COUNT)
+    ariaRole: str | None = _field(
+        "The element's ARIA role, explicit or implied by its tag: button, link, textbox, checkbox, heading, "
+        "row, dialog… (Playwright's get_by_role)."
+    )
+    ariaNameRegex: str | None = _field(
+        "The element's accessible name (a button's text, a field's label, an image's alt text): "
+        f"{_REGEX}. Without ariaRole: the label of a form control, or an element's text."
+    )
+    ariaDescriptorRegex: str | None = _field(
+        'A role and name as the page\'s ARIA snapshot writes them, button "Save": its role counts when '
+        "ariaRole is not set, its name when ariaNameRegex is not. Text not of that form is a name."
+    )
+    headingLevel: int | None = _field(
+        "The level of a heading (1 for <h1>…); without ariaRole the element is a heading of that level."
+    )
+    cssSelector: str | None = _field(
+        'A CSS selector, with Playwright\'s additions (:text-is("…"), :has(…)). When set it alone finds '
+        "the element: the role, name and test id are not looked at."
+    )
+    dataTestId: str | None = _field(
+        "The element's test id, its data-testid attribute. When set (and cssSelector is not) it alone "
+        "finds the element."
+    )
+    nthIndex: int | None = _field(
+        "Which of the elements the block matches, 0-based in the page's order (-1: the last), as "
+        "Playwright's nth(): an element added before it makes it find another.",
+        ge=-limits.MAX_COUNT,
+        le=limits.MAX_COUNT,
+    )
 
 
 class AndroidAccessibilityMatch(_Model):
-    classNameRegex: str | None = None
-    resourceIdRegex: str | None = None
-    uniqueId: str | None = None
-    textRegex: str | None = None
-    contentDescriptionRegex: str | None = None
-    hintTextRegex: str | None = None
-    labeledByTextRegex: str | None = None
-    stateDescriptionRegex: str | None = None
-    paneTitleRegex: str | None = None
-    isEnabled: bool | None = None
-    isClickable: bool | None = None
-    isCheckable: bool | None = None
-    isChecked: bool | None = None
-    isSelected: bool | None = None
-    isFocused: bool | None = None
-    isEditable: bool | None = None
-    isScrollable: bool | None = None
-    isPassword: bool | None = None
-    isHeading: bool | None = None
-    isMultiLine: bool | None = None
-    inputType: int | None = None
-    collectionItemRowIndex: int | None = None
-    collectionItemColumnIndex: int | None = None
+    """The ``androidAccessibility:`` block of a nodeSelector, what trailblaze records on Android:
+    an element by the attributes of its accessibility node, each matched against that attribute
+    alone (an element without it does not match)."""
+
+    classNameRegex: str | None = _regex_field("The view's class, android.widget.Button")
+    resourceIdRegex: str | None = _regex_field(
+        "The view's resource id, com.example:id/submit, or its short name after :id/, submit"
+    )
+    uniqueId: str | None = _field(f"Upstream's id of the accessibility node; {_UNREAD}.")
+    textRegex: str | None = _regex_field("The view's own text (not its hint or content description)")
+    contentDescriptionRegex: str | None = _regex_field(
+        "The view's content description, what TalkBack reads for an icon or image"
+    )
+    hintTextRegex: str | None = _regex_field("A text field's hint, shown while it is empty")
+    labeledByTextRegex: str | None = _field(f"The text of the view that labels this one; {_UNREAD}.")
+    stateDescriptionRegex: str | None = _field(f"The view's state description (On, 50 percent); {_UNREAD}.")
+    paneTitleRegex: str | None = _field(f"The title of the pane the view is; {_UNREAD}.")
+    isEnabled: bool | None = _field("Whether the view is enabled.")
+    isClickable: bool | None = _field("Whether the view is clickable.")
+    isCheckable: bool | None = _field("Whether the view can be checked: a checkbox, a switch, a radio button.")
+    isChecked: bool | None = _field("Whether the view is checked.")
+    isSelected: bool | None = _field("Whether the view is selected (a tab, a list item).")
+    isFocused: bool | None = _field("Whether the view has the input focus.")
+    isEditable: bool | None = _field(
+        "Whether the view takes typed text, judged by its class: an EditText, AutoCompleteTextView or "
+        "TextView (on iOS a text field, text view or search field)."
+    )
+    isScrollable: bool | None = _field("Whether the view scrolls.")
+    isPassword: bool | None = _field("Whether the view is a password field.")
+    isHeading: bool | None = _field(f"Whether the view is marked as a heading; {_UNREAD}.")
+    isMultiLine: bool | None = _field(f"Whether the text field takes several lines; {_UNREAD}.")
+    inputType: int | None = _field(f"The text field's input type (Android's InputType, a number); {_UNREAD}.")
+    collectionItemRowIndex: int | None = _field(f"The view's row in a list or grid; {_UNREAD}.")
+    collectionItemColumnIndex: int | None = _field(f"The view's column in a grid; {_UNREAD}.")
+
+
+#: how the Maestro blocks' text fields match
+_MAESTRO_TEXT = (
+    "Text the element shows: its text, its hint or its accessibility text, each tried; "
+    f"{_REGEX} (an element without any counts as empty text)."
+)
 
 
 class AndroidMaestroMatch(_Model):
-    textRegex: str | None = None
-    resourceIdRegex: str | None = None
-    accessibilityTextRegex: str | None = None
-    classNameRegex: str | None = None
-    hintTextRegex: str | None = None
-    clickable: bool | None = None
-    enabled: bool | None = None
-    focused: bool | None = None
-    checked: bool | None = None
-    selected: bool | None = None
+    """The ``androidMaestro:`` block of a nodeSelector: an Android element matched as Maestro
+    matches it (a text against the text, hint and content description; a missing attribute
+    counts as empty, so ``.*`` matches it)."""
+
+    textRegex: str | None = _field(_MAESTRO_TEXT)
+    resourceIdRegex: str | None = _regex_field(
+        "The view's resource id, com.example:id/submit, or its short name after :id/ (none counts as empty)"
+    )
+    accessibilityTextRegex: str | None = _regex_field("The view's content description (none counts as empty)")
+    classNameRegex: str | None = _regex_field("The view's class, android.widget.Button")
+    hintTextRegex: str | None = _regex_field("A text field's hint (none counts as empty)")
+    clickable: bool | None = _field("Whether the view is clickable.")
+    enabled: bool | None = _field("Whether the view is enabled.")
+    focused: bool | None = _field("Whether the view has the input focus.")
+    checked: bool | None = _field("Whether the view is checked.")
+    selected: bool | None = _field("Whether the view is selected.")
 
 
 class IosMaestroMatch(_Model):
-    textRegex: str | None = None
-    resourceIdRegex: str | None = None
-    accessibilityTextRegex: str | None = None
-    classNameRegex: str | None = None
-    hintTextRegex: str | None = None
-    focused: bool | None = None
-    selected: bool | None = None
+    """The ``iosMaestro:`` block of a nodeSelector, what trailblaze records on iOS: an element
+    of WebDriverAgent's source matched as Maestro matches it (a missing attribute counts as
+    empty)."""
+
+    textRegex: str | None = _field(
+        "Text the element shows: its text (a text field's value; anything else's label, else its value), "
+        f"its placeholder or its accessibility label, each tried; {_REGEX}."
+    )
+    resourceIdRegex: str | None = _regex_field("The element's accessibility identifier (its name in the source)")
+    accessibilityTextRegex: str | None = _regex_field("The element's accessibility label")
+    classNameRegex: str | None = _regex_field("The element's type, XCUIElementTypeButton")
+    hintTextRegex: str | None = _regex_field("A text field's placeholder")
+    focused: bool | None = _field("Whether the element has the input focus.")
+    selected: bool | None = _field("Whether the element is selected.")
 
 
 DRIVER_BLOCKS = ("web", "androidAccessibility", "androidMaestro", "iosMaestro", "iosAxe", "compose")
@@ -170,21 +241,45 @@ class NodeSelector(_Model):
     ``index`` counts among all matches sorted top-to-bottom, then left-to-right.
     """
 
-    web: WebMatch | None = None
-    androidAccessibility: AndroidAccessibilityMatch | None = None
-    androidMaestro: AndroidMaestroMatch | None = None
-    iosMaestro: IosMaestroMatch | None = None
+    web: WebMatch | None = _field("The element on a web page, by what Playwright finds it by.")
+    androidAccessibility: AndroidAccessibilityMatch | None = _field(
+        "The element on Android, by its accessibility node's attributes (what trailblaze records there)."
+    )
+    androidMaestro: AndroidMaestroMatch | None = _field("The element on Android, matched as Maestro matches.")
+    iosMaestro: IosMaestroMatch | None = _field(
+        "The element on iOS, matched as Maestro matches (what trailblaze records there)."
+    )
     # Upstream matchers no driver here implements yet; kept so such files load unchanged.
-    iosAxe: dict[str, Any] | None = None
-    compose: dict[str, Any] | None = None
-    below: NodeSelector | None = None
-    above: NodeSelector | None = None
-    leftOf: NodeSelector | None = None
-    rightOf: NodeSelector | None = None
-    childOf: NodeSelector | None = None
-    containsChild: NodeSelector | None = None
-    containsDescendants: list[NodeSelector] | None = None
-    index: int | None = Field(default=None, ge=0, le=limits.MAX_COUNT)
+    iosAxe: dict[str, Any] | None = _field(
+        "Upstream's AXe matcher for iOS. The file loads, but no driver here matches it: a call with it fails."
+    )
+    compose: dict[str, Any] | None = _field(
+        "Upstream's matcher for Compose Desktop. The file loads, but no driver here matches it: a call with it fails."
+    )
+    below: NodeSelector | None = _field(
+        "Only elements wholly below the first element this selector matches (their top at or under its bottom)."
+    )
+    above: NodeSelector | None = _field(
+        "Only elements wholly above the first element this selector matches (their bottom at or over its top)."
+    )
+    leftOf: NodeSelector | None = _field("Only elements wholly left of the first element this selector matches.")
+    rightOf: NodeSelector | None = _field("Only elements wholly right of the first element this selector matches.")
+    childOf: NodeSelector | None = _field(
+        "Only elements inside an element this selector matches (a row, a dialog, a card), at any depth."
+    )
+    containsChild: NodeSelector | None = _field(
+        "Only elements holding an element this selector matches: on the web at any depth, on a phone as a "
+        "direct child (containsDescendants looks deeper)."
+    )
+    containsDescendants: list[NodeSelector] | None = _field(
+        "Only elements holding, at any depth, an element each of these selectors matches."
+    )
+    index: int | None = _field(
+        "Which of the matches, 0-based, counted over all of them sorted top to bottom, then left to right; "
+        "applied last. An element added above it makes it find another.",
+        ge=0,
+        le=limits.MAX_COUNT,
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -210,32 +305,61 @@ class NodeSelector(_Model):
 
 
 class SizeSelector(_Model):
-    width: int | None = None
-    height: int | None = None
-    tolerance: int | None = None
+    """An element's size on a phone's screen, in pixels."""
+
+    width: int | None = _field("The element's width, in pixels.")
+    height: int | None = _field("The element's height, in pixels.")
+    tolerance: int | None = _field("How many pixels the width and height may be off by (default 0).")
+
+
+#: what the legacy selector's fields that only phones read add to their description
+_PHONES = "Phones only: on the web a legacy selector takes textRegex, idRegex and css."
 
 
 class ElementSelector(_Model):
-    """The legacy ``selector:`` (Maestro's element selector)."""
+    """The legacy ``selector:`` (Maestro's element selector), as older recordings hold it. A
+    phone matches every field; on the web it is read as a nodeSelector — ``textRegex`` the
+    accessible name, ``idRegex`` the element's id, ``css`` CSS — and any other field is an
+    error."""
 
-    textRegex: str | None = None
-    idRegex: str | None = None
-    accessibilityTextRegex: str | None = None
-    size: SizeSelector | None = None
-    traits: list[str] | None = None
-    index: int | str | None = None
-    enabled: bool | None = None
-    selected: bool | None = None
-    checked: bool | None = None
-    focused: bool | None = None
-    css: str | None = None
-    below: ElementSelector | None = None
-    above: ElementSelector | None = None
-    leftOf: ElementSelector | None = None
-    rightOf: ElementSelector | None = None
-    containsChild: ElementSelector | None = None
-    containsDescendants: list[ElementSelector] | None = None
-    childOf: ElementSelector | None = None
+    textRegex: str | None = _field(
+        "Text the element shows — on a phone its text, hint or accessibility text, each tried; on the web its "
+        f"accessible name: {_REGEX}."
+    )
+    idRegex: str | None = _field(
+        "The element's id — a resource id (whole, or its short name after :id/) on Android, the accessibility "
+        f"identifier on iOS: {_REGEX}. On the web, an element's HTML id, written out (no pattern)."
+    )
+    accessibilityTextRegex: str | None = _field(
+        f"The element's accessibility text (Android's content description, iOS's label): {_REGEX}. {_PHONES}"
+    )
+    size: SizeSelector | None = _field(f"The element's size, within a tolerance. {_PHONES}")
+    traits: list[str] | None = _field(
+        "What the element must be, each of: TEXT (it has text), LONG_TEXT (200 characters or more), SQUARE "
+        f"(width and height within 3 pixels). {_PHONES}"
+    )
+    index: int | str | None = _field(
+        "Which of the matches, 0-based, sorted top to bottom, then left to right (a number, or a number "
+        f"written as text, as Maestro writes it). {_PHONES}"
+    )
+    enabled: bool | None = _field(f"Whether the element is enabled. {_PHONES}")
+    selected: bool | None = _field(f"Whether the element is selected. {_PHONES}")
+    checked: bool | None = _field(f"Whether the element is checked. {_PHONES}")
+    focused: bool | None = _field(f"Whether the element has the input focus. {_PHONES}")
+    css: str | None = _field("A CSS selector. The web only: a phone refuses a selector with it.")
+    below: ElementSelector | None = _field(f"Only elements wholly below the first element this matches. {_PHONES}")
+    above: ElementSelector | None = _field(f"Only elements wholly above the first element this matches. {_PHONES}")
+    leftOf: ElementSelector | None = _field(f"Only elements wholly left of the first element this matches. {_PHONES}")
+    rightOf: ElementSelector | None = _field(f"Only elements wholly right of the first element this matches. {_PHONES}")
+    containsChild: ElementSelector | None = _field(
+        f"Only elements with a direct child this selector matches. {_PHONES}"
+    )
+    containsDescendants: list[ElementSelector] | None = _field(
+        f"Only elements holding, at any depth, an element each of these selectors matches. {_PHONES}"
+    )
+    childOf: ElementSelector | None = _field(
+        f"Only elements inside an element this selector matches, at any depth. {_PHONES}"
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -43,14 +43,15 @@ VIEWER_FOLDER = Path("data", "trace-viewer")
 def settings_model() -> type[Any]:
     """The model of ``html:`` in trailblaze.yaml (made on first use: pydantic is not imported
     at start-up)."""
-    from pydantic import BaseModel, ConfigDict
+    from pydantic import BaseModel, ConfigDict, Field
 
     class HtmlSettings(BaseModel):
         model_config = ConfigDict(extra="forbid")
 
-        #: where the report goes (relative to trailblaze.yaml); set: a report on every run
-        path: str | None = None
-        title: str = "trailblaze report"
+        path: str | None = Field(
+            default=None, description="where the report goes (relative to trailblaze.yaml); set: one on every run"
+        )
+        title: str = Field(default="trailblaze report", description="the report's title")
 
     return HtmlSettings
 

@@ -23,6 +23,32 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 #: kept in the file beside a call's arguments, never passed to the tool
 _REASON = {"type": "string", "description": "Why this call was made (kept in the file, not passed to the tool)."}
 
+#: what each key of a trail file means, where it is not a model's field (the file's own shape)
+KEYS = {
+    "config": "The trail's settings: its title, id, tags, args, target, devices, timeout…",
+    "trailhead": "The step that brings the app to where the trail starts (a launch, a sign-in), run before the "
+    "trail's steps: a recording of exactly one call per device.",
+    "trailhead.step": "What the trailhead does, in plain language.",
+    "trailhead.recording": "The one call per device classifier that does it.",
+    "trail": "The steps, in order: `- step:` does something, `- verify:` checks something.",
+    "step": "What the step does, in plain language: what reports show, and what an agent works from when the step "
+    "has no recording, or (with --self-heal) when its recording fails.",
+    "verify": "What the step checks, in plain language; its recording may hold only checks and queries (tools "
+    "that change nothing).",
+    "recording": "The calls that do the step, by device classifier (web, android, ios, android-phone…; a "
+    "classifier also finds its shorter prefix's). Absent: an agent must work the step out (trailblaze record); "
+    "a classifier with no calls: nothing to do there.",
+    "recordable": "false: an agent works the step out on every run and it is never recorded, for a step that "
+    "needs judgement a recording cannot replay (run it with --self-heal).",
+    "maxRetries": "How many more times the step's recording is replayed when it fails, before the step fails.",
+    "legacy.config": "The trail's settings: the keys of the current format's config:.",
+    "legacy.tools": "Tool calls without step text, run as a step of their own.",
+    "legacy.prompts": "Steps: `- step:` or `- verify:` each, with its recording under `tools:`.",
+    "legacy.recording": "The step's recording: its calls under `tools:`, for the device the file is for (its "
+    "name, android-phone.trail.yaml, else config.platform; else any device).",
+    "legacy.recording.tools": "The step's tool calls.",
+}
+
 
 def config_schema(parser: Parser | None) -> dict[str, Any]:
     """The schema of trailblaze.yaml, with every plugin's settings and sections."""
@@ -82,26 +108,41 @@ def trail_schema(tools: Iterable[ToolSpec]) -> dict[str, Any]:
         "additionalProperties": {"anyOf": [{"$ref": "#/$defs/calls"}, {"$ref": "#/$defs/call"}]},
     }
     step_common = {
-        "recording": {"$ref": "#/$defs/recording"},
-        "recordable": {"type": "boolean"},
-        "maxRetries": {"type": "integer", "minimum": 0},
+        "recording": {"$ref": "#/$defs/recording", "description": KEYS["recording"]},
+        "recordable": {"type": "boolean", "default": True, "description": KEYS["recordable"]},
+        "maxRetries": {"type": "integer", "minimum": 0, "default": 0, "description": KEYS["maxRetries"]},
     }
     defs["step"] = {
         "type": "object",
+        "description": "One step: `step:` (something to do) or `verify:` (something to check).",
         "oneOf": [{"required": ["step"]}, {"required": ["verify"]}],
-        "properties": {"step": {"type": "string"}, "verify": {"type": "string"}, **step_common},
+        "properties": {
+            "step": {"type": "string", "description": KEYS["step"]},
+            "verify": {"type": "string", "description": KEYS["verify"]},
+            **step_common,
+        },
         "additionalProperties": False,
     }
     defs["current"] = {
         "type": "object",
+        "description": "A trail file: its settings, a trailhead, and its steps.",
         "properties": {
-            "config": {"$ref": "#/$defs/config"},
+            "config": {"$ref": "#/$defs/config", "description": KEYS["config"]},
             "trailhead": {
                 "type": "object",
-                "properties": {"step": {"type": "string"}, "recording": {"$ref": "#/$defs/recording"}},
+                "description": KEYS["trailhead"],
+                "properties": {
+                    "step": {"type": "string", "description": KEYS["trailhead.step"]},
+                    "recording": {"$ref": "#/$defs/recording", "description": KEYS["trailhead.recording"]},
+                },
                 "additionalProperties": False,
             },
-            "trail": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/step"}},
+            "trail": {
+                "type": "array",
+                "minItems": 1,
+                "items": {"$ref": "#/$defs/step"},
+                "description": KEYS["trail"],
+            },
         },
         "required": ["trail"],
         "additionalProperties": False,
@@ -122,10 +163,10 @@ def _call_schema(tools: Iterable[ToolSpec], defs: dict[str, Any]) -> dict[str, A
     for spec in sorted(tools, key=lambda s: s.name):
         arguments = _hoist_defs(spec.name, dict(spec.input_schema or {"type": "object"}), defs)
         arguments["properties"] = {"reason": _REASON, "reasoning": _REASON, **arguments.get("properties", {})}
-        if spec.description:
-            arguments.setdefault("description", spec.description)
+        description = arguments.pop("description", None) or spec.description or f"The tool {spec.name}."
         no_required = not arguments.get("required")
-        properties[spec.name] = {"anyOf": [arguments, {"type": "null"}]} if no_required else arguments
+        call = {"anyOf": [arguments, {"type": "null"}]} if no_required else arguments
+        properties[spec.name] = {"description": description, **call}  # where an editor looks for it
         names.append(spec.name)
     return {
         "anyOf": [
@@ -163,15 +204,16 @@ def _legacy_schema() -> dict[str, Any]:
         "type": "object",
         "oneOf": [{"required": ["step"]}, {"required": ["verify"]}],
         "properties": {
-            "step": {"type": "string"},
-            "verify": {"type": "string"},
+            "step": {"type": "string", "description": KEYS["step"]},
+            "verify": {"type": "string", "description": KEYS["verify"]},
             "recording": {
                 "type": "object",
-                "properties": {"tools": {"$ref": "#/$defs/calls"}},
+                "description": KEYS["legacy.recording"],
+                "properties": {"tools": {"$ref": "#/$defs/calls", "description": KEYS["legacy.recording.tools"]}},
                 "additionalProperties": False,
             },
-            "recordable": {"type": "boolean"},
-            "maxRetries": {"type": "integer", "minimum": 0},
+            "recordable": {"type": "boolean", "default": True, "description": KEYS["recordable"]},
+            "maxRetries": {"type": "integer", "minimum": 0, "default": 0, "description": KEYS["maxRetries"]},
         },
         "additionalProperties": False,
     }
@@ -180,10 +222,15 @@ def _legacy_schema() -> dict[str, Any]:
         "minProperties": 1,
         "maxProperties": 1,
         "properties": {
-            "config": {"$ref": "#/$defs/config"},
-            "tools": {"$ref": "#/$defs/calls"},
-            "prompts": {"type": "array", "items": prompt},
+            "config": {"$ref": "#/$defs/config", "description": KEYS["legacy.config"]},
+            "tools": {"$ref": "#/$defs/calls", "description": KEYS["legacy.tools"]},
+            "prompts": {"type": "array", "items": prompt, "description": KEYS["legacy.prompts"]},
         },
         "additionalProperties": False,
     }
-    return {"type": "array", "items": item}
+    return {
+        "type": "array",
+        "description": "A trail file in upstream's legacy format: a list of `- config:`, `- tools:` and "
+        "`- prompts:` items.",
+        "items": item,
+    }

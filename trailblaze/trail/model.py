@@ -22,13 +22,22 @@ class ArgDecl(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["string", "integer", "number", "boolean"] = "string"
-    default: Any = None
-    description: str | None = None
+    type: Literal["string", "integer", "number", "boolean"] = Field(
+        default="string",
+        description="The value's type: a --arg value is converted to it (a boolean: true/false, yes/no, 1/0).",
+    )
+    default: Any = Field(
+        default=None, description="The value when --arg does not give one; without a default, --arg must."
+    )
+    description: str | None = Field(default=None, description="What the argument is for, for people reading the trail.")
 
     @property
     def required(self) -> bool:
         return "default" not in self.model_fields_set
+
+
+#: how the keys only upstream's files use are described
+_KEPT = "kept in the file; trailblaze does not use it"
 
 
 class TrailConfig(BaseModel):
@@ -36,24 +45,74 @@ class TrailConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str | None = None
-    title: str | None = None
-    description: str | None = None
-    target: str | None = None
-    devices: dict[str, str] = Field(default_factory=dict)
-    skip: dict[str, str] | None = None
-    tags: list[str] = Field(default_factory=list)
-    priority: str | int | None = None
-    context: str | None = None
-    memory: dict[str, Any] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    args: dict[str, ArgDecl] = Field(default_factory=dict)
-    timeout: float | None = Field(
-        default=None, gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False, description="seconds actions and assertions wait"
+    id: str | None = Field(
+        default=None,
+        description="What reports, -k, --shard and --last-failed know the trail by; default: its path under "
+        "trails_dir, without .trail.yaml.",
     )
-    app: str | None = None
-    platform: str | None = None
-    driver: str | None = None
+    title: str | None = Field(
+        default=None, description="What the trail checks, in a line: the terminal and reports show it (default: id)."
+    )
+    description: str | None = Field(default=None, description=f"What the trail checks, at more length; {_KEPT}.")
+    target: str | None = Field(
+        default=None,
+        description="The app target the trail is for (trailblaze.yaml's targets:, an upstream workspace's): its "
+        "URL, apps and tools. Wins over --target and target: in trailblaze.yaml.",
+    )
+    devices: dict[str, str] = Field(
+        default_factory=dict,
+        description="The devices the trail is for: device classifier → driver (a key, or upstream's name such "
+        "as PLAYWRIGHT_NATIVE). Its first driver of this project's runs it when neither --driver nor "
+        "trailblaze.yaml's driver: or platform: says; on a platform none of the classifiers names, the trail "
+        "is skipped.",
+    )
+    skip: dict[str, str] | None = Field(
+        default=None,
+        description="Where not to run the trail: device classifier → the reason the report gives. A classifier "
+        "skips its whole platform (android-tablet: every Android device).",
+    )
+    tags: list[str] = Field(
+        default_factory=list,
+        description="Words to pick trails by (run --include-tags, --exclude-tags; pytest's -k); reports list them.",
+    )
+    priority: str | int | None = Field(default=None, description=f"Upstream's priority of the trail; {_KEPT}.")
+    context: str | None = Field(
+        default=None,
+        description="Text handed to an agent that works on this trail (record, --self-heal, trailblaze mcp), "
+        "after the target's system prompt.",
+    )
+    memory: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Values {{memory.KEY}} holds when the trail starts; rememberText and other memory tools "
+        "add to them.",
+    )
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description=f"Anything else to keep with the trail; {_KEPT}."
+    )
+    args: dict[str, ArgDecl] = Field(
+        default_factory=dict,
+        description="The trail's parameters, {{args.NAME}} in its steps and calls, given with --arg NAME=VALUE "
+        "(or trailblaze.yaml's args:).",
+    )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_WAIT_SECONDS,
+        allow_inf_nan=False,
+        description="Seconds each action and check waits for the UI: wins over --timeout and trailblaze.yaml's "
+        "timeout:, a call's timeoutMs wins over it.",
+    )
+    app: str | None = Field(default=None, description=f"The legacy format's app id; {_KEPT} (targets name apps).")
+    platform: str | None = Field(
+        default=None,
+        description="The legacy format's platform (android, ios, web): the device its recordings are for, and "
+        "the driver when neither --driver, driver: nor devices: says.",
+    )
+    driver: str | None = Field(
+        default=None,
+        description="The legacy format's driver (upstream's name, ANDROID_ONDEVICE_INSTRUMENTATION, or a key): "
+        "it runs the trail when neither --driver, driver: nor devices: says.",
+    )
 
 
 def lookup_order(classifiers: Sequence[str]) -> list[str]:

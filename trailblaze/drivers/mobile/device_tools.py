@@ -178,9 +178,11 @@ class BroadcastExtra(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    key: str
-    value: str
-    type: Literal["string", "boolean", "int", "long", "float"] = "string"
+    key: str = Field(description="The extra's name, as the receiving app reads it")
+    value: str = Field(description="Its value, written as text (true or false for a boolean)")
+    type: Literal["string", "boolean", "int", "long", "float"] = Field(
+        default="string", description="What the app receives it as: am broadcast's --es, --ez, --ei, --el or --ef"
+    )
 
 
 @tool(name="android_sendBroadcast", platforms=["android"], recordable=False, exposed_to_llm=False)

@@ -20,15 +20,31 @@ class McpServerConfig(SettingsModel):
     ``command:`` holding a slash, resolve against the folder of the file that declares them.
     """
 
-    name: str | None = Field(default=None, min_length=1)
-    command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    working_dir: str | None = None
-    script: str | None = None
-    transport: Literal["stdio", "http"] | None = None
-    url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        description="how messages and `trailblaze tools` name it (default: from its script, command or URL)",
+    )
+    command: str | None = Field(default=None, description="an executable to spawn, speaking MCP on stdio")
+    args: list[str] = Field(default_factory=list, description="the arguments of command: or script:")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="environment variables it gets (${VAR} takes trailblaze's)"
+    )
+    working_dir: str | None = Field(
+        default=None, description="where command: runs (default: the folder of the file that declares it)"
+    )
+    script: str | None = Field(
+        default=None,
+        description="a .py (this Python), .js (node) or .ts (bun, else tsx) server, run in its own folder; "
+        "Trailblaze-aware",
+    )
+    transport: Literal["stdio", "http"] | None = Field(
+        default=None, description="http: connect to url: (someone else runs it); default: stdio, or http with url:"
+    )
+    url: str | None = Field(default=None, description="the address of a server already running (Streamable HTTP)")
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="HTTP headers sent to url: (${VAR} takes trailblaze's: tokens)"
+    )
     timeout_s: WaitSeconds = Field(default=60.0, description="seconds one tools/call may take")
     startup_timeout_s: WaitSeconds = Field(default=30.0, description="seconds to spawn/connect and handshake")
 

@@ -77,10 +77,10 @@ def file_model(parser: Parser | None, keys: Collection[Any] | None = None) -> ty
 
     fields: dict[str, Any] = {}
     for name, setting in parser.settings.items():
-        fields[name] = (setting.type, setting.default)
+        fields[name] = (setting.type, _described(setting.default, setting.help))
     for name, section in parser.sections.items():
         wanted = keys is None or not section.deferred or name in keys or to_camel(name) in keys
-        fields[name] = (section.model | None, None) if wanted else (None, None)
+        fields[name] = (section.model | None, _described(None, section.help)) if wanted else (None, None)
     taken = sorted(set(fields) & set(ProjectConfig.model_fields))
     owners = {
         **{n: s.owner for n, s in parser.settings.items()},
@@ -94,14 +94,17 @@ def file_model(parser: Parser | None, keys: Collection[Any] | None = None) -> ty
         clash = sorted(set(declared) & set(core.model_fields))
         taken += [f"{within}.*.{name}" for name in clash]
         owners.update({f"{within}.*.{name}": declared[name].owner for name in clash})
-        block_keys: dict[str, Any] = {name: (s.type, _default(s.default)) for name, s in declared.items()}
+        block_keys: dict[str, Any] = {
+            name: (s.type, _described(s.default, s.help, per_block=True)) for name, s in declared.items()
+        }
         block = create_model(
             core.__name__,
             __base__=core,
             __doc__=core.__doc__,
             **block_keys,
         )
-        fields[within] = (dict[str, block], Field(default_factory=dict))  # type: ignore[valid-type]
+        described = ProjectConfig.model_fields[within].description
+        fields[within] = (dict[str, block], Field(default_factory=dict, description=described))  # type: ignore[valid-type]
     if taken:
         raise UsageError(
             "; ".join(
@@ -112,13 +115,14 @@ def file_model(parser: Parser | None, keys: Collection[Any] | None = None) -> ty
     return model
 
 
-def _default(value: Any) -> Any:
-    """A block key's default: a list or mapping is made anew for each block (as the core's
-    ``Field(default_factory=list)``, which the schema shows without a default)."""
-    if isinstance(value, list | dict):
+def _described(value: Any, help: str, *, per_block: bool = False) -> Any:
+    """A plugin's key: its default, and its help as its description (what the schema, an editor
+    and the configuration reference show). ``per_block``: a list or mapping is made anew for each
+    block (as the core's ``Field(default_factory=list)``, which the schema shows without a
+    default)."""
+    description = help or None
+    if per_block and isinstance(value, list | dict):
         import copy
 
-        from pydantic import Field
-
-        return Field(default_factory=lambda: copy.deepcopy(value))
-    return value
+        return Field(default_factory=lambda: copy.deepcopy(value), description=description)
+    return Field(default=value, description=description)

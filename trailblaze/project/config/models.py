@@ -54,14 +54,26 @@ class ToolsetConfig(SettingsModel):
     """
 
     #: upstream's toolset files name themselves; in trailblaze.yaml the key is the name
-    id: str | None = None
-    description: str = ""
-    platforms: list[str] | None = None
-    drivers: list[str] | None = None
-    always_enabled: bool = False
-    tools: list[str] = Field(default_factory=list)
-    default_meta: dict[str, Any] = Field(default_factory=dict)
-    tool_meta: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    id: str | None = Field(default=None, description="upstream's toolset files name themselves; here the key does")
+    description: str = Field(default="", description="what the toolset's tools are for")
+    platforms: list[str] | None = Field(
+        default=None, description="the platforms whose sessions it applies to (android, ios, web); default: every one"
+    )
+    drivers: list[str] | None = Field(
+        default=None, description="the drivers whose sessions it applies to (keys, upstream's names, or a platform)"
+    )
+    always_enabled: bool = Field(default=False, description="applies to every session, listed in tool_sets or not")
+    tools: list[str] = Field(
+        default_factory=list,
+        description="the tools it holds; with servers of its own, which of their tools register",
+    )
+    default_meta: dict[str, Any] = Field(
+        default_factory=dict,
+        description="trailblaze/* metadata for every tool of the toolset (what a server ships wins)",
+    )
+    tool_meta: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="trailblaze/* metadata by tool name, over default_meta (the server's wins)"
+    )
 
     @field_validator("default_meta")
     @classmethod
@@ -87,34 +99,40 @@ REGISTERED_PLATFORMS = "registered_platforms"
 class PlatformConfig(SettingsModel):
     """A target's settings for one platform (upstream's ``PlatformConfig``)."""
 
-    app_ids: list[str] = Field(default_factory=list)
-    #: toolsets sessions on this platform use (they gate which tools an agent is offered)
-    tool_sets: list[str] = Field(default_factory=list)
-    #: tools offered on this platform in addition to its toolsets'
-    tools: list[str] = Field(default_factory=list)
-    #: tools never offered on this platform
-    excluded_tools: list[str] = Field(default_factory=list)
-    #: the drivers this block is for (default: every driver of the platform)
-    drivers: list[str] | None = None
-    base_url: str | None = None
-    min_build_version: str | None = None
-    icon: str | None = None
+    app_ids: list[str] = Field(default_factory=list, description="the app's ids on this platform (package, bundle id)")
+    tool_sets: list[str] = Field(
+        default_factory=list,
+        description="toolsets sessions on this platform use (they gate which tools an agent is offered)",
+    )
+    tools: list[str] = Field(default_factory=list, description="tools offered on this platform besides its toolsets'")
+    excluded_tools: list[str] = Field(default_factory=list, description="tools never offered on this platform")
+    drivers: list[str] | None = Field(
+        default=None, description="the drivers this block is for (default: every driver of the platform)"
+    )
+    base_url: str | None = Field(default=None, description="web: the URL '/path' URLs join, when the target has none")
+    min_build_version: str | None = Field(default=None, description="upstream's; kept, not used")
+    icon: str | None = Field(default=None, description="upstream's; kept, not used")
 
 
 class TargetConfig(SettingsModel):
     """An app under test (seed 002's *target*)."""
 
-    display_name: str | None = None
-    app_id: str | None = None
-    app_ids: list[str] = Field(default_factory=list)
-    base_url: str | None = None
+    display_name: str | None = Field(default=None, description="the app's name, for people and agents")
+    app_id: str | None = Field(default=None, description="the app's id (an Android package, an iOS bundle id)")
+    app_ids: list[str] = Field(
+        default_factory=list, description="more of the app's ids (other builds, other platforms)"
+    )
+    base_url: str | None = Field(default=None, description="web: the URL '/path' URLs join in this target's sessions")
 
     _base_url = field_validator("base_url")(check_base_url)
-    tool_sets: list[str] = Field(default_factory=list)
-    #: per-platform settings: ``{android: {app_ids: [...], tool_sets: [...]}, web: {...}}``
-    platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
-    #: guidance for agents working on this app (upstream: the target's ``system_prompt_file``)
-    system_prompt: str | None = None
+    tool_sets: list[str] = Field(default_factory=list, description="toolsets this target's sessions use")
+    platforms: dict[str, PlatformConfig] = Field(
+        default_factory=dict,
+        description="settings by platform: {android: {app_ids: [...], tool_sets: [...]}, web: {...}}",
+    )
+    system_prompt: str | None = Field(
+        default=None, description="guidance for agents working on this app (upstream's system_prompt_file)"
+    )
 
     @field_validator("platforms")
     @classmethod
@@ -156,19 +174,33 @@ class ProjectConfig(SettingsModel):
     their keys of targets and toolsets to subclasses of :class:`TargetConfig` and
     :class:`ToolsetConfig`."""
 
-    trails_dir: str = "trails"
-    driver: str | None = None
-    #: seed 000's ``platform:``: the default driver for that platform when ``driver:`` is not set
-    platform: Literal["android", "ios", "web", "ANDROID", "IOS", "WEB"] | None = None
-    device: str | None = None
-    target: str | None = None
+    trails_dir: str = Field(default="trails", description="what `trailblaze run` runs when given no paths")
+    driver: str | None = Field(
+        default=None,
+        description="the driver trails run on (--driver wins); unset: platform:, else a trail's config.devices, "
+        "else web",
+    )
+    platform: Literal["android", "ios", "web", "ANDROID", "IOS", "WEB"] | None = Field(
+        default=None, description="the default driver by its platform, when driver: is not set"
+    )
+    device: str | None = Field(default=None, description="the default device id (--device wins)")
+    target: str | None = Field(
+        default=None, description="the app target of trails that name none (a trail's config.target and --target win)"
+    )
     timeout: WaitSeconds = Field(default=10.0, description="seconds actions and assertions wait for the UI")
-    plugins: list[str] = Field(default_factory=list)
-    #: tools defined in YAML: paths of ``*.tool.yaml`` files or folders of them, or inline tools
-    tools: list[str | dict[str, Any]] = Field(default_factory=list)
-    args: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    targets: dict[str, TargetConfig] = Field(default_factory=dict)
-    toolsets: dict[str, ToolsetConfig] = Field(default_factory=dict)
-    #: toolsets every session uses (a target's ``tool_sets`` add to these)
-    tool_sets: list[str] = Field(default_factory=list)
+    plugins: list[str] = Field(default_factory=list, description="plugin modules to load, as -p does")
+    tools: list[str | dict[str, Any]] = Field(
+        default_factory=list,
+        description="tools defined in YAML: *.tool.yaml files, folders of them, or tools written inline",
+    )
+    args: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="default --arg values, by the trails' argument names"
+    )
+    targets: dict[str, TargetConfig] = Field(default_factory=dict, description="the apps under test, by name")
+    toolsets: dict[str, ToolsetConfig] = Field(
+        default_factory=dict, description="named tool lists, or curated MCP servers with metadata overlays"
+    )
+    tool_sets: list[str] = Field(
+        default_factory=list, description="toolsets every session uses (a target's tool_sets add to these)"
+    )
     agent: str | None = Field(default=None, description="default agent for `record` and `run --self-heal`")
