@@ -1,6 +1,7 @@
 """The site builds with `mkdocs build --strict` (a broken link or anchor, a missing page, a page
 left out of the nav or a reference page that cannot be generated fails it), and the generated
-reference pages hold every tool, every trailblaze.yaml key, every command's help and every hook."""
+reference pages hold every tool, every trailblaze.yaml key, every trail file key and selector
+field with its description, every command's help and every hook."""
 
 from __future__ import annotations
 
@@ -90,3 +91,40 @@ def test_the_changelog_and_contributing_pages_include_the_files(site: Path) -> N
     assert "## [Unreleased]" not in text_of(site / "changelog" / "index.html")  # rendered, not quoted
     assert "Unreleased" in text_of(site / "changelog" / "index.html")
     assert "The lock file" in text_of(site / "contributing" / "index.html")
+
+
+def flat(text: str) -> str:
+    """Text as a page shows it, whitespace made single spaces (a description loses its backticks)."""
+    return " ".join(text.replace("`", "").split())
+
+
+def test_every_trail_key_is_on_writing_trails_with_its_description(site: Path) -> None:
+    page = flat(text_of(site / "writing-trails" / "index.html").split("Every key", 1)[1])
+    defs = trailblaze_json("schema")["$defs"]
+    legacy = defs["legacy"]["items"]
+    objects = [defs["current"], defs["config"], defs["ArgDecl"], defs["step"], legacy, legacy["properties"]["prompts"]]
+    objects += [defs["current"]["properties"]["trailhead"]]
+    for schema in objects:
+        for key, prop in schema.get("properties", schema.get("items", {}).get("properties", {})).items():
+            assert f"{key} " in page and flat(prop["description"]) in page, key
+
+
+def test_every_selector_field_is_on_the_tool_pages_with_its_description(site: Path) -> None:
+    pages = flat(" ".join(text_of(site / "tools" / f / "index.html") for f in ("core", "web", "mobile")))
+    defs = trailblaze_json("schema")["$defs"]
+    selectors = ("NodeSelector", "WebMatch", "AndroidAccessibilityMatch", "AndroidMaestroMatch", "IosMaestroMatch")
+    for name in (*selectors, "ElementSelector", "SizeSelector"):
+        for field, prop in defs[name]["properties"].items():
+            assert flat(prop["description"]) in pages, f"{name}.{field}"
+
+
+def test_no_table_cell_shows_a_backslash_before_a_pipe(site: Path) -> None:
+    """Tables are written for GitHub (`trail\\|config` in a cell's code): the site shows the pipe alone."""
+    cells = re.compile(r"<t[dh][^>]*>(.*?)</t[dh]>", re.DOTALL)
+    shown = [
+        f"{page.relative_to(site)}: {html.unescape(cell)}"
+        for page in site.rglob("*.html")
+        for cell in cells.findall(page.read_text(encoding="utf-8"))
+        if "\\|" in cell
+    ]
+    assert shown == []
