@@ -184,6 +184,40 @@
     });
   }
 
+  // ----- sign-in.html, account.html -----
+  // The session is the tab's (sessionStorage): every trail's fresh browser context starts signed out.
+  var PASSWORD = "sample-password";
+  var SESSION_KEY = "sample-app-user";
+
+  function setupSignIn(form) {
+    var user = byId("user");
+    var password = byId("password");
+    var error = byId("sign-in-error");
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (user.value.trim() === "" || password.value !== PASSWORD) {
+        error.hidden = false;
+        return;
+      }
+      window.sessionStorage.setItem(SESSION_KEY, user.value.trim());
+      window.location.href = "account.html";
+    });
+  }
+
+  function setupAccount() {
+    function show() {
+      var signedIn = window.sessionStorage.getItem(SESSION_KEY);
+      byId("signed-in").hidden = !signedIn;
+      byId("signed-out").hidden = !!signedIn;
+      byId("account-user").textContent = signedIn ? "Signed in as " + signedIn : "";
+    }
+    byId("sign-out").addEventListener("click", function () {
+      window.sessionStorage.removeItem(SESSION_KEY);
+      show();
+    });
+    show();
+  }
+
   var form = byId("contact-form");
   if (form) setupForm(form);
   var list = byId("items");
@@ -195,4 +229,7 @@
   if (from) setupAbout(from);
   var selected = byId("selected");
   if (selected) setupProducts(selected);
+  var signIn = byId("sign-in-form");
+  if (signIn) setupSignIn(signIn);
+  if (byId("account-page")) setupAccount();
 })();
