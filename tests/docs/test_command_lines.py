@@ -56,12 +56,23 @@ def strings_in(document: Any) -> Iterator[str]:
             yield from strings_in(value)
 
 
+def steps_in(document: Any) -> Iterator[str]:
+    """The shell of a CI workflow's ``run:`` and ``script:`` steps (a trail's texts are no shell:
+    "the app's name" is not an open quote)."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from strings_in(value) if key in ("run", "script") else steps_in(value)
+    elif isinstance(document, list):
+        for value in document:
+            yield from steps_in(value)
+
+
 def command_lines() -> list[tuple[str, list[str]]]:
     found: list[tuple[str, list[str]]] = []
     for block in blocks("sh", "console", "bash", "shell"):
         found += [(block.where, args) for args in commands_in(block.text, console=block.lang == "console")]
     for block in blocks("yaml"):  # CI workflows: `run:` and `script:` steps
-        for text in strings_in(yaml.safe_load(block.text)):
+        for text in steps_in(yaml.safe_load(block.text)):
             found += [(block.where, args) for args in commands_in(text)]
     for path in PAGES:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

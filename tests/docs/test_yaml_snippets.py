@@ -5,9 +5,12 @@ trail schema's calls."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -15,23 +18,31 @@ import pytest
 import yaml
 from conftest import cli_env
 
+from tests.docs.recipes import files_of, recipe_project
 from tests.docs.snippets import Block, blocks, ids
 
 YAML = blocks("yaml")
 
 
-def schema(*kind: str) -> dict[str, Any]:
+def schema(*kind: str, project: Path | None = None) -> dict[str, Any]:
+    """``trailblaze schema KIND`` outside any project, or in ``project`` (with its own plugin
+    module importable, as its recipe runs it)."""
     result = subprocess.run(
         [sys.executable, "-m", "trailblaze", "schema", *kind],
         capture_output=True,
         text=True,
-        env=cli_env(),
-        cwd="/",
+        env=cli_env(PYTHONPATH=str(project)) if project else cli_env(),
+        cwd=project or "/",
         timeout=120,
         check=True,
     )
     loaded: dict[str, Any] = json.loads(result.stdout)
     return loaded
+
+
+def defines_tools(page: Path) -> bool:
+    """A recipe that writes tools of its own (Python, TypeScript): its trails call them."""
+    return page.parent.name == "recipes" and any(Path(name).suffix in (".py", ".ts") for name in files_of(page))
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +53,18 @@ def trail_schema() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def config_schema() -> dict[str, Any]:
     return schema("config")
+
+
+@pytest.fixture(scope="module")
+def project_schemas(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], dict[str, Any]]:
+    """The trail schema of a recipe's project (``trailblaze init`` and its files), which knows
+    the tools the recipe writes."""
+
+    @functools.cache
+    def of(page: Path) -> dict[str, Any]:
+        return schema(project=recipe_project(page, tmp_path_factory.mktemp(page.stem)))
+
+    return of
 
 
 def is_trail(document: Any) -> bool:
@@ -71,13 +94,19 @@ def test_the_docs_have_trails_and_settings_to_check() -> None:
 
 @pytest.mark.parametrize("block", YAML, ids=ids(YAML))
 def test_every_yaml_block_parses_and_validates(
-    block: Block, trail_schema: dict[str, Any], config_schema: dict[str, Any]
+    block: Block,
+    trail_schema: dict[str, Any],
+    config_schema: dict[str, Any],
+    project_schemas: Callable[[Path], dict[str, Any]],
 ) -> None:
     """Blocks that are none of the three (a CI workflow, an MCP client's settings, a tool file)
-    only have to parse."""
+    only have to parse. A recipe's trail that calls the recipe's own tools validates against
+    its project's schema."""
     document = yaml.safe_load(block.text)
     assert document is not None, block.where
-    if is_trail(document):
+    if is_trail(document) and defines_tools(block.path):
+        assert problems(document, project_schemas(block.path)) == [], block.where
+    elif is_trail(document):
         assert problems(document, trail_schema) == [], block.where
     elif is_calls(document):
         assert problems(document, {"$defs": trail_schema["$defs"], "$ref": "#/$defs/calls"}) == [], block.where
