@@ -5,7 +5,10 @@ whose title names a file (```yaml title="trails/x.trail.yaml"```) is written the
 console sessions then run in bash, as a reader types them, and print what the page shows:
 line for line, with durations and the version left out and `…` standing for any text (a
 run's folder, the end of a long line). The workflow of the sharding recipe runs its shards
-and its merge job here, one after the other."""
+and its merge job here, one after the other.
+
+The home page's example is the trail `trailblaze init` writes, and its commands run. The code
+blocks of the recipes and of the pages a newcomer reads first fit the page (90 columns)."""
 
 from __future__ import annotations
 
@@ -24,10 +27,13 @@ import yaml
 from conftest import cli_env
 
 from tests.docs.recipes import RECIPES, WORKFLOW, files_of, page_blocks, recipe_project, sessions_of
-from tests.docs.snippets import ROOT
+from tests.docs.snippets import ROOT, blocks
 from trailblaze.drivers.web.sample_server import SampleAppServer
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+#: the pages a newcomer reads first: their code blocks fit the page too
+FIRST_READ = [ROOT / "docs" / name for name in ("index.md", "getting-started.md", "writing-trails.md", "running.md")]
+#: the widest line a code block of those pages may have: wider ones scroll sideways on the site
+COLUMNS = 90
 
 
 def same_but_times(line: str) -> str:
@@ -90,13 +96,15 @@ def test_every_recipe_has_a_question_a_few_sentences_files_and_a_command() -> No
         assert sessions_of(page) or WORKFLOW in files_of(page), f"{page.name} shows no command"
 
 
-def test_every_code_block_of_a_recipe_fits_the_page() -> None:
-    for page in RECIPES:
+def test_every_code_block_of_a_recipe_and_of_the_first_pages_fits_the_page() -> None:
+    for page in [*RECIPES, *FIRST_READ]:
         for block in page_blocks(page):
-            wide = [line for line in block.text.splitlines() if len(line) > 90]
+            wide = [line for line in block.text.splitlines() if len(line) > COLUMNS]
             assert wide == [], block.where
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.parametrize("page", [p for p in RECIPES if sessions_of(p)], ids=lambda p: p.stem)
 def test_the_recipe_runs_as_written(page: Path, tmp_path: Path, browser: str, environments: dict[str, str]) -> None:
     root = recipe_project(page, tmp_path)
@@ -116,6 +124,8 @@ def workflow_commands(step: dict[str, Any], shard: int) -> list[str]:
     return [command.replace("${{ matrix.shard }}", str(shard))] if command.startswith("trailblaze ") else []
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_the_sharded_workflow_runs_every_trail_once_and_merges_one_report(tmp_path: Path, browser: str) -> None:
     """The recipe's jobs, run here: each shard's `trailblaze` step (into the one reports/
     folder the report job downloads them to), then the report job's merge. The suite they
@@ -142,3 +152,16 @@ def test_the_sharded_workflow_runs_every_trail_once_and_merges_one_report(tmp_pa
     merged = json.loads((root / "merged.json").read_text(encoding="utf-8"))
     assert sorted(trail["id"] for trail in merged["trails"]) == sorted(every)
     assert (root / "trailblaze-report" / "index.html").is_file()
+
+
+@pytest.mark.browser
+def test_the_home_pages_example_is_the_trail_init_writes_and_its_commands_run(tmp_path: Path, browser: str) -> None:
+    """The first trail a reader sees on the site is the one `trailblaze init` wrote, and the
+    commands under it run as written."""
+    home = blocks("yaml", "sh", pages=[ROOT / "docs" / "index.md"])
+    (trail,) = [block for block in home if block.lang == "yaml"]
+    (shell,) = [block for block in home if block.lang == "sh"]
+    done = run_session(tmp_path, ["set -e", shell.text], shell_env({}))
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1].startswith("1 passed in "), done.stdout
+    assert (tmp_path / "demo" / "trails" / "example.trail.yaml").read_text(encoding="utf-8") == trail.text
