@@ -8,11 +8,23 @@ point at."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from trailblaze.device.commands import ViewNode
+
+class ViewNode(Protocol):
+    """What this module reads of a screen: :class:`trailblaze.device.commands.ViewNode`, named
+    here by its shape, as the device API's failure messages use this module."""
+
+    text: str | None
+    id: str | None
+    class_name: str | None
+    description: str | None
+
+    def walk(self) -> Iterator[ViewNode]: ...
+
+    def outline(self, limit: int = ...) -> str: ...
+
 
 #: how many names "nearest on screen" lists
 NEAREST = 3
