@@ -119,8 +119,8 @@ def test_a_workspaces_toolset_files_take_the_plugins_keys(tmp_path: Path, monkey
     assert "slack" in workspace.toolsets
     assert [str(p) for p in workspace.problems] == [
         "trails/config/toolsets/bots.yaml:2:16: mcp_servers.0.comand: unknown key (did you mean 'command'? "
-        "expected one of: args, command, env, headers, name, script, startup_timeout_s, timeout_s, transport, url, "
-        "working_dir)"
+        "expected one of: args, command, env, headers, multi_device, name, script, startup_timeout_s, timeout_s, "
+        "transport, url, working_dir)"
     ]
 
 

@@ -128,6 +128,9 @@ class Run:
     planned: list[PlannedTrail] = field(default_factory=list)
     result: RunResult = field(default_factory=RunResult)
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    #: how many sessions the run may have open at once (its devices times ``--workers``), known
+    #: once the runner has chosen its devices; 1 for ``trailblaze mcp`` and ``record``
+    lanes: int = 1
 
     @property
     def trails(self) -> list[Trail]:

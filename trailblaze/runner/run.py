@@ -128,6 +128,7 @@ class Executor:
                     )
                 )
                 lanes.extend(_Lane(driver_key, device, queue) for _ in range(slots))
+        self.run.lanes = max(1, len(lanes))  # plugins share what several sessions at once can share
         for lane in lanes:
             lane.queue.lanes_alive += 1
             self._queued.update((item.order, item.planned) for item in lane.queue.items)

@@ -5,6 +5,10 @@ It reports what it sees (request ``_meta``, raw arguments, its environment) as J
 every ``trailblaze/*`` metadata key, and misbehaves on request:
 
     probe.py [--prefix P] [--mode normal|crash-at-start|garbage|hang-at-start] [--registry JSON]
+             [--transport stdio|http --port N]
+
+With ``--transport http`` it serves MCP over Streamable HTTP at http://127.0.0.1:N/mcp (what
+``multi_device: http`` starts it with) instead of stdio.
 """
 
 # ruff: noqa: E402 - faults and the start line come before the slow imports, as in real servers
@@ -29,6 +33,8 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--prefix", default="")
 parser.add_argument("--mode", default="normal")
 parser.add_argument("--registry", default=None)
+parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+parser.add_argument("--port", type=int, default=0)
 options = parser.parse_args()
 P = options.prefix
 
@@ -94,8 +100,13 @@ async def fail(message: str) -> str:
 
 
 @server.tool(name=f"{P}crash")
-async def crash(ctx: Context) -> str:
-    """Exit the server in the middle of the call."""
+async def crash(ctx: Context, once: str = "") -> str:
+    """Exit the server in the middle of the call (with ``once``, a file: only when it does not
+    exist yet; it is made first, so the call made again survives)."""
+    if once:
+        if os.path.exists(once):
+            return "survived"
+        os.close(os.open(once, os.O_CREAT | os.O_WRONLY))
     record("crash", ctx)
     print("probe: crashing on purpose in the middle of a call", file=sys.stderr, flush=True)
     os._exit(3)
@@ -244,4 +255,7 @@ if options.registry:
 
 
 if __name__ == "__main__":
-    server.run()
+    if options.transport == "http":
+        server.run("streamable-http", host="127.0.0.1", port=options.port)
+    else:
+        server.run()

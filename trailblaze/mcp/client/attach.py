@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from trailblaze.core.errors import ErrorList, InfrastructureError, TrailblazeError, UsageError
 from trailblaze.core.pathnames import path_component
 from trailblaze.device import masking
-from trailblaze.device.drivernames import upstream_key
+from trailblaze.device.drivernames import DriverContext, upstream_key
 from trailblaze.mcp.client import rpc
-from trailblaze.mcp.client.declarations import DriverContext, ServerDecl, group_by_spawn, session_declarations
+from trailblaze.mcp.client.declarations import ServerDecl, group_by_spawn, session_declarations
 from trailblaze.mcp.client.tool import CallContext, McpTool, names_context, user_schema
 from trailblaze.tools import metadata
 from trailblaze.tools.model import ToolMetadata, ToolSpec
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from trailblaze.api.session import Session
     from trailblaze.mcp.client.connection import Connection
+    from trailblaze.mcp.client.shared import SharedServer
 
 STATE_KEY = "mcp_toolsets"
 
@@ -58,7 +59,7 @@ async def attach(session: Session) -> list[Connection]:
         return []
     from trailblaze.mcp.client import prefork
 
-    if any(prefork.eligible(d) for d in decls):
+    if any(prefork.eligible(d) and not shares_server(session, d) for d in decls):
         try:
             helper = prefork.acquire()  # it imports the SDK while we do: start it first
         except OSError:
@@ -77,18 +78,39 @@ async def attach(session: Session) -> list[Connection]:
     def redact(line: str) -> str:
         return masking.redact(line, session.secrets)
 
-    connections = [
-        Connection(
-            group[0], server_environment(session, group[0], server.url, token), folder / _log_name(group[0]), redact
+    connections: list[Connection | None] = [None] * len(groups)
+    acquired: list[tuple[ServerDecl, SharedServer]] = []
+
+    async def open_one(index: int, decl: ServerDecl) -> None:
+        if shares_server(session, decl):
+            from trailblaze.mcp.client import shared
+
+            environment = shared_environment(decl, server.url)
+            host = await shared.acquire(session.run.id, decl, environment, shared_log(session, decl))
+            acquired.append((decl, host))
+            host.watch(session.mark_broken)  # it died: the session's next trail gets a fresh one
+            reached = replace(decl, kind="http", url=host.url, headers=())
+            connection = connections[index] = Connection(reached, shared=host)
+        else:
+            environment = server_environment(session, decl, server.url, token)
+            connection = connections[index] = Connection(decl, environment, folder / _log_name(decl), redact)
+        await connection.start()
+
+    async def release_all() -> None:
+        from trailblaze.mcp.client import shared
+
+        await asyncio.gather(
+            *(shared.release(session.run.id, decl, host) for decl, host in acquired), return_exceptions=True
         )
-        for group in groups
-    ]
 
     async def close_all() -> None:
-        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+        await asyncio.gather(*(c.close() for c in connections if c is not None), return_exceptions=True)
 
+    session.exit_stack.push_async_callback(release_all)  # after the connections to them are closed
     session.exit_stack.push_async_callback(close_all)
-    results = await asyncio.gather(*(c.start() for c in connections), return_exceptions=True)
+    results = await asyncio.gather(
+        *(open_one(index, group[0]) for index, group in enumerate(groups)), return_exceptions=True
+    )
     failures: list[TrailblazeError] = []
     for result in results:
         if isinstance(result, asyncio.CancelledError):
@@ -101,10 +123,11 @@ async def attach(session: Session) -> list[Connection]:
         raise failures[0] if len(failures) == 1 else ErrorList(failures)
     calls = CallContext(server, token)
     registered: dict[str, ServerDecl] = {}
-    for group, connection in zip(groups, connections, strict=True):
+    opened = [c for c in connections if c is not None]
+    for group, connection in zip(groups, opened, strict=True):
         _register(session, group, connection, calls, registered)
-    session.state[STATE_KEY] = connections
-    return connections
+    session.state[STATE_KEY] = opened
+    return opened
 
 
 async def _detach(session: Session) -> None:
@@ -133,6 +156,30 @@ def server_environment(
         "TRAILBLAZE_CALLBACK_URL": url,
         "TRAILBLAZE_CALLBACK_TOKEN": token,
     }
+
+
+def shares_server(session: Session, decl: ServerDecl) -> bool:
+    """Whether the session reaches ``decl`` on the run's one HTTP server: the entry says
+    ``multi_device: http`` and the run has several sessions at once (one session keeps stdio)."""
+    return decl.multi_device == "http" and decl.kind == "stdio" and session.run.lanes > 1
+
+
+def shared_environment(decl: ServerDecl, url: str, inherited: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A shared server's environment: what a stdio server gets but what names one session or
+    device (those come with each call, in its ``_meta``)."""
+    return {
+        **(os.environ if inherited is None else inherited),
+        **dict(decl.env),
+        "TRAILBLAZE_TOOLSET_FILE": decl.toolset_file,
+        "TRAILBLAZE_CALLBACK_URL": url,
+        "TRAILBLAZE_MCP_TRANSPORT": "http",
+    }
+
+
+def shared_log(session: Session, decl: ServerDecl) -> Path:
+    """Where a shared server's output goes: ``.trailblaze/logs/run-<run id>/<server>.http.log``."""
+    folder = session.run.config.root / ".trailblaze" / "logs" / f"run-{session.run.id}"
+    return folder / (path_component(decl.label, fallback="server") + ".http.log")
 
 
 def _log_name(decl: ServerDecl) -> str:

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types
@@ -30,6 +30,9 @@ from trailblaze.mcp.client.declarations import ServerDecl
 from trailblaze.mcp.client.prefork import eligible
 from trailblaze.mcp.client.stdio import StdioTransport
 from trailblaze.tools.agentschema import MCP_NAME
+
+if TYPE_CHECKING:
+    from trailblaze.mcp.client.shared import SharedServer
 
 REGISTRY_URI = "trailblaze://registry"
 _LIST_PAGES = 100
@@ -46,8 +49,12 @@ class Connection:
         env: Mapping[str, str] | None = None,
         log_path: Path | None = None,
         redact: Callable[[str], str] | None = None,
+        *,
+        shared: SharedServer | None = None,
     ) -> None:
         self.decl = decl
+        #: the run's server this connection reaches over HTTP (``multi_device: http``), if any
+        self.shared = shared
         self.env = dict(env or {})
         self.log = ProcessLog(log_path, redact=redact) if decl.kind == "stdio" else None
         self.transport: StdioTransport | None = None
@@ -68,6 +75,8 @@ class Connection:
         return self.decl.label
 
     def tail(self) -> str:
+        if self.shared is not None:
+            return self.shared.tail()
         return self.log.describe() if self.log is not None else ""
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -265,6 +274,12 @@ class Connection:
 
     async def _settle(self, timeout: float = 2.0) -> None:
         """A closed pipe comes before the exit status: wait a moment for it, to report it."""
+        shared = self.shared
+        if shared is not None:  # a closed connection comes before the exit status, over HTTP too
+            with anyio.move_on_after(timeout):
+                while shared.returncode is None:  # noqa: ASYNC110 - no exit event
+                    await anyio.sleep(0.01)
+            return
         transport = self.transport
         if transport is None or transport.process is None:
             return
@@ -273,6 +288,8 @@ class Connection:
                 await anyio.sleep(0.01)
 
     def _dead(self) -> bool:
+        if self.shared is not None and self.shared.gone:
+            return True
         transport = self.transport
         return transport is not None and (transport.fault is not None or transport.returncode is not None)
 
@@ -287,8 +304,12 @@ class Connection:
             return f"MCP server {self.decl.where} {transport.fault} {when}{self.tail()}"
         if transport is not None and transport.returncode is not None:
             return f"MCP server {self.decl.where} exited with code {transport.returncode} {when}{self.tail()}"
+        shared = self.shared
+        if shared is not None and shared.returncode is not None:
+            code = shared.returncode
+            return f"MCP server {self.decl.where} (shared over HTTP) exited with code {code} {when}{self.tail()}"
         if self.decl.kind == "http":
-            return f"MCP server {self.decl.where} at {self.decl.url} closed the connection {when}"
+            return f"MCP server {self.decl.where} at {self.decl.url} closed the connection {when}{self.tail()}"
         return f"MCP server {self.decl.where} closed the connection {when}{self.tail()}"
 
     def _startup_timeout_message(self) -> str:

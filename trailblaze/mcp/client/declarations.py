@@ -58,6 +58,8 @@ class ServerDecl:
     #: TRAILBLAZE_TOOLSET_FILE: the script, else the file that declares the server
     toolset_file: str = ""
     toolset: str | None = None
+    #: ``multi_device: http``: a run with several sessions at once shares one server over HTTP
+    multi_device: Literal["http"] | None = None
     toolset_config: ToolsetConfig | None = field(default=None, compare=False)
     #: what sets ``timeout_s``, as a message about a call that ran out of it names it
     timeout_from: str = field(default="timeout_s in trailblaze.yaml", compare=False)
@@ -181,6 +183,7 @@ def resolve(
         startup_timeout_s=server.startup_timeout_s,
         toolset_file=str(config.path.resolve()) if config.path else str(base),
         toolset=toolset,
+        multi_device=server.multi_device,
         toolset_config=config.project.toolsets.get(toolset) if toolset else None,
     )
     if server.url:

@@ -45,6 +45,11 @@ class McpServerConfig(SettingsModel):
     headers: dict[str, str] = Field(
         default_factory=dict, description="HTTP headers sent to url: (${VAR} takes trailblaze's: tokens)"
     )
+    multi_device: Literal["http"] | None = Field(
+        default=None,
+        description="http: when a run has several sessions at once (devices, --workers), start this server once, "
+        "with --transport http --port N appended, and share it; default: one stdio process per session",
+    )
     timeout_s: WaitSeconds = Field(default=60.0, description="seconds one tools/call may take")
     startup_timeout_s: WaitSeconds = Field(default=30.0, description="seconds to spawn/connect and handshake")
 
@@ -59,6 +64,10 @@ class McpServerConfig(SettingsModel):
             raise ValueError("transport: http needs url: (Trailblaze connects; it does not spawn)")
         if self.url and (self.args or self.env or self.working_dir):
             raise ValueError("args:, env: and working_dir: are for spawned servers (command: or script:), not url:")
+        if self.url and self.multi_device:
+            raise ValueError(
+                "multi_device: is for spawned servers (command: or script:); a url: server is shared already"
+            )
         if self.headers and not self.url:
             raise ValueError("headers: is for transport: http servers (url:)")
         if self.script and self.working_dir:
