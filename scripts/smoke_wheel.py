@@ -10,7 +10,8 @@ and with no checkout on any path (PYTHONPATH and TRAILBLAZE_* cleared), runs:
 - the getting-started page's commands: `trailblaze init my-project`, then `trailblaze run`,
   `validate` and `run --html` in it;
 - each example under plugins-examples/ that runs from its folder (the TypeScript tools one, the
-  MCP toolsets one with its JavaScript server, the sample tools one installed as a package);
+  MCP toolsets one with its JavaScript server, over stdio and shared over HTTP by two workers,
+  the sample tools one installed as a package);
 - upstream's playwright-native scripted tools, unchanged, in a trail run on its sample app;
 - `trailblaze mcp` answering `tools/list` to the MCP SDK's client;
 - `trailblaze sdk install` in a workspace, and the SDK's npm package (`npm pack` of `trailblaze sdk
@@ -127,11 +128,16 @@ def typescript_tools(smoke: Smoke) -> None:
 
 
 def mcp_toolsets(smoke: Smoke) -> None:
-    """plugins-examples/mcp-toolsets: a Python and a JavaScript MCP server, no npm install."""
+    """plugins-examples/mcp-toolsets: a Python and a JavaScript MCP server, no npm install; over
+    stdio, then with two workers each started once over HTTP (``multi_device: http``)."""
     example = copy_example(smoke, "mcp-toolsets")
     out = smoke.run("trailblaze", "run", cwd=example)
     if "2 passed" not in out:
         raise Failed(out)
+    out = smoke.run("trailblaze", "run", "--workers", "2", cwd=example)
+    logs = sorted(p.name for p in (example / ".trailblaze" / "logs").glob("run-*/*.http.log"))
+    if "2 passed" not in out or logs != ["js_tools_server.http.log", "python_tools_server.http.log"]:
+        raise Failed(f"{out}\nHTTP servers' logs: {logs}")
 
 
 def plugin_packages(smoke: Smoke) -> None:

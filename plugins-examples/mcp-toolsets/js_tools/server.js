@@ -1,7 +1,9 @@
 // Example MCP toolset in JavaScript, on @trailblaze/scripting.
 // Trailblaze spawns it (`script: js_tools/server.js`, run with node and the SDK trailblaze carries,
 // so no `npm install` is needed) and speaks MCP over stdio. Logs go to stderr (console.log too: stdout is the MCP
-// connection), which Trailblaze keeps in .trailblaze/logs/.
+// connection), which Trailblaze keeps in .trailblaze/logs/. With several sessions at once and `multi_device: http`
+// it is started once as `server.js --transport http --port N`: trailblaze.run() then serves every session over
+// Streamable HTTP, and each call's client (`client` below) is that call's session and device.
 
 import { trailblaze, z } from "@trailblaze/scripting";
 

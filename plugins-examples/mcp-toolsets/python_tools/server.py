@@ -1,7 +1,11 @@
 """Example MCP toolset in Python, on the ``mcp`` SDK's MCPServer, for trailblaze.
 
 Trailblaze spawns it (``script: python_tools/server.py`` in trailblaze.yaml) with the same
-Python it runs on, talks MCP over stdio, and registers its tools next to the built-in ones.
+Python it runs on, talks MCP over stdio, and registers its tools next to the built-in ones. With
+``multi_device: http`` and several sessions at once (``trailblaze run --workers 2``) it is
+started once, as ``server.py --transport http --port N``, and serves them all over Streamable
+HTTP: each call says which session and device it is for in its ``_meta``, and
+``TrailblazeClient.from_context(ctx)`` reads it from there.
 It shows the three things an MCP toolset can do for Trailblaze:
 
 * ``_meta`` tags on a tool (``trailblaze/isDelegating``, ``trailblaze/supportedPlatforms``…);
@@ -12,6 +16,7 @@ It shows the three things an MCP toolset can do for Trailblaze:
 
 from __future__ import annotations
 
+import argparse
 import json
 from typing import Any
 
@@ -85,4 +90,11 @@ def registry() -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    options = argparse.ArgumentParser()
+    options.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    options.add_argument("--port", type=int, default=0)
+    given = options.parse_args()
+    if given.transport == "http":
+        server.run("streamable-http", host="127.0.0.1", port=given.port)
+    else:
+        server.run()

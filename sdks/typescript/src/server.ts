@@ -1,4 +1,6 @@
-// `trailblaze.run()`: the declared tools as a standard MCP server over stdio. Each call gets its
+// `trailblaze.run()`: the declared tools as a standard MCP server over stdio — or, started with
+// `--transport http --port N` (what Trailblaze appends for `multi_device: http`), over Streamable
+// HTTP at http://127.0.0.1:N/mcp, one server for every session of a run. Each call gets its
 // context from the request's `_meta`, its arguments checked against the tool's schema, and its
 // result shaped for Trailblaze:
 //
@@ -11,13 +13,22 @@
 //   ReferenceError… — a bug — or an error of Trailblaze itself), 3 for misuse (bad arguments,
 //   an unknown tool). That is the exit code the trail's run ends with.
 
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { normalizeObjectSchema, safeParse, getParseErrorMessage } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
-import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode as McpErrorCode,
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
 import { TrailblazeClient, TrailblazeToolError } from "./client.js";
@@ -29,7 +40,17 @@ export interface RunOptions {
   /** The server's name in `initialize` (default `trailblaze-scripting`). */
   name?: string;
   version?: string;
+  /**
+   * `stdio` (the default), or `http`: Streamable HTTP on 127.0.0.1, path `/mcp`, each client its
+   * own MCP session. Default: `--transport http` in the process's arguments, else stdio.
+   */
+  transport?: "stdio" | "http";
+  /** The port for `http` (default: `--port N` in the process's arguments). */
+  port?: number;
 }
+
+/** Where the HTTP transport answers MCP (as the Python SDK's default). */
+export const HTTP_PATH = "/mcp";
 
 /** A tool as the server serves it. */
 export interface ServedTool {
@@ -52,8 +73,9 @@ let started: Promise<void> | undefined;
 let held: RunOptions | undefined;
 
 /**
- * Serve the tools declared with `trailblaze.tool(name, spec, handler)` over stdio. Resolves once
- * the server is connected; it then answers until stdin closes. Under `trailblaze-scripting
+ * Serve the tools declared with `trailblaze.tool(name, spec, handler)` over stdio (or, with
+ * `--transport http --port N` or `options.transport`, over Streamable HTTP). Resolves once
+ * the server is connected (listening); over stdio it then answers until stdin closes. Under `trailblaze-scripting
  * serve`, which starts the server itself once every file is loaded, it only notes the options.
  */
 export async function run(options: RunOptions = {}): Promise<void> {
@@ -77,12 +99,23 @@ export function holdRun(): () => RunOptions {
 /** Start the server with the imperative tools declared so far and `more`. */
 export function start(options: RunOptions, more: ServedTool[]): Promise<void> {
   if (started !== undefined) return started;
-  keepStdoutForMcp();
   const tools = new Map<string, ServedTool>();
   for (const served of [...takePendingTools().map(imperative), ...more]) {
     if (tools.has(served.name)) throw new Error(`two tools are named ${JSON.stringify(served.name)}`);
     tools.set(served.name, served);
   }
+  const chosen = { ...transportFromArgs(process.argv.slice(2)), ...definedOnly(options) };
+  if (chosen.transport === "http") {
+    started = serveHttp(() => mcpServer(options, tools), chosen.port);
+  } else {
+    keepStdoutForMcp();
+    started = mcpServer(options, tools).connect(new StdioServerTransport());
+  }
+  return started;
+}
+
+/** One MCP server over the tools (over HTTP, one for each client's session). */
+function mcpServer(options: RunOptions, tools: Map<string, ServedTool>): Server {
   const server = new Server(
     { name: options.name ?? "trailblaze-scripting", version: options.version ?? "0.1.0" },
     { capabilities: { tools: {} } },
@@ -104,8 +137,100 @@ export function start(options: RunOptions, more: ServedTool[]): Promise<void> {
       content: [];
     };
   });
-  started = server.connect(new StdioServerTransport());
-  return started;
+  return server;
+}
+
+/** `--transport stdio|http` and `--port N` (also `--name=value`) among a process's arguments. */
+export function transportFromArgs(args: readonly string[]): Pick<RunOptions, "transport" | "port"> {
+  const found: Pick<RunOptions, "transport" | "port"> = {};
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i]!.split("=", 2) as [string, string | undefined];
+    if (flag !== "--transport" && flag !== "--port") continue;
+    const value = inline ?? args[++i];
+    if (flag === "--transport") {
+      if (value !== "stdio" && value !== "http") throw new Error(`--transport must be stdio or http, not ${value}`);
+      found.transport = value;
+    } else {
+      const port = Number(value);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, not ${value}`);
+      found.port = port;
+    }
+  }
+  return found;
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Streamable HTTP on 127.0.0.1:`port`: each client's `initialize` opens an MCP session of its
+ * own (a server over the same tools), later requests name it in `mcp-session-id`. Calls carry
+ * their session and device in `_meta`, so one process serves every session of a run. Resolves
+ * once it listens; SIGTERM closes it.
+ */
+function serveHttp(newServer: () => Server, port: number | undefined): Promise<void> {
+  if (port === undefined) return Promise.reject(new Error("--transport http needs --port N"));
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error(`trailblaze-scripting: ${req.method} ${req.url}: ${describeThrown(error)}`);
+      if (!res.headersSent) reply(res, 500, McpErrorCode.InternalError, "internal error");
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== HTTP_PATH) {
+      res.writeHead(404).end();
+      return;
+    }
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    const id = req.headers["mcp-session-id"];
+    const known = typeof id === "string" ? sessions.get(id) : undefined;
+    if (known !== undefined) return known.handleRequest(req, res, body);
+    if (typeof id === "string" || req.method !== "POST" || !isInitializeRequest(body)) {
+      reply(res, 404, -32001, "Session not found: start with initialize");
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await newServer().connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  process.once("SIGTERM", () => {
+    for (const transport of sessions.values()) void transport.close();
+    http.close(() => process.exit(0));
+    http.closeAllConnections();
+  });
+  return new Promise((resolveListening, reject) => {
+    http.once("error", reject);
+    http.listen(port, "127.0.0.1", () => {
+      console.error(`trailblaze-scripting: MCP over Streamable HTTP at http://127.0.0.1:${port}${HTTP_PATH}`);
+      resolveListening();
+    });
+  });
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined; // the transport answers a parse error itself
+  }
+}
+
+function reply(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
 /** One call: context, checks, the handler, and its result or failure shaped for Trailblaze. */
