@@ -106,7 +106,7 @@ async def _interleaved(runs: int, calls: int) -> tuple[list[float], list[float]]
     from mcp import Client, StdioServerParameters
 
     from tests.support.project import make_project, write
-    from trailblaze.runner.replay import ToolRunner
+    from trailblaze.runner.toolrunner import ToolRunner
     from trailblaze.tools.model import ToolCall
     from trailblaze.trail.loader import load_trail
 

@@ -86,7 +86,7 @@ def first_call(root: Path, tool: str) -> float:
     from tests.support.project import make_project
     from trailblaze.api.driver import DriverOptions
     from trailblaze.api.session import Run, RunOptions, Session
-    from trailblaze.runner.replay import ToolRunner
+    from trailblaze.runner.toolrunner import ToolRunner
     from trailblaze.tools.model import ToolCall
     from trailblaze.trail.loader import load_trail
 
@@ -164,7 +164,7 @@ async def _later_calls(root: Path, runs: int, calls: int) -> dict[str, list[floa
     from tests.support.project import make_project
     from trailblaze.api.driver import DriverOptions
     from trailblaze.api.session import Run, RunOptions, Session
-    from trailblaze.runner.replay import ToolRunner
+    from trailblaze.runner.toolrunner import ToolRunner
     from trailblaze.tools.model import ToolCall
     from trailblaze.trail.loader import load_trail
 

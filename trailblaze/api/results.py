@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from trailblaze.core.errors import ExitCode, Status
+# Status is part of this module's API: a result's status, as plugins and the results JSON name it
+from trailblaze.core.errors import ExitCode
+from trailblaze.core.errors import Status as Status
 from trailblaze.core.limits import one_line
 
 if TYPE_CHECKING:

@@ -61,10 +61,10 @@ def driver_names(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     return [CompletionItem(name) for name in names if name.lower().startswith(wanted)]
 
 
-def driver_type() -> click.ParamType:
+def driver_type() -> click.ParamType[Any]:
     """``--driver``'s type: any text (the runner checks it), completed with driver names."""
 
-    class DriverName(click.ParamType):
+    class DriverName(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.4 on
         name = "key"
 
         def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:

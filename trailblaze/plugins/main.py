@@ -26,13 +26,13 @@ if TYPE_CHECKING:
 LISTING = ("tools", "devices")
 
 
-def seconds_type() -> click.ParamType:
+def seconds_type() -> click.ParamType[float]:
     """A number of seconds > 0 and at most an hour (:data:`~trailblaze.core.limits.MAX_WAIT_SECONDS`):
     not nan, not inf (``--timeout nan`` compared false with every bound and let every wait end at
     once; ``1e308`` became ``Infinity`` in Playwright's JSON)."""
     import click
 
-    class Seconds(click.ParamType):
+    class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.4 on
         name = "seconds"
 
         def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
@@ -47,11 +47,11 @@ def seconds_type() -> click.ParamType:
     return Seconds()
 
 
-def name_value_type() -> click.ParamType:
+def name_value_type() -> click.ParamType[tuple[str, str]]:
     """``NAME=VALUE`` (``--arg``), as a pair."""
     import click
 
-    class NameValue(click.ParamType):
+    class NameValue(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.4 on
         name = "name=value"
 
         def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[str, str]:

@@ -74,7 +74,8 @@ def _read_results(path: Path) -> dict[str, Any]:
     problem = _results_problem(document)
     if problem is not None:
         raise UsageError(f"not a results JSON document ({problem})", Location(str(path)))
-    return document
+    results: dict[str, Any] = document
+    return results
 
 
 def _maybe_results(path: Path) -> dict[str, Any] | None:

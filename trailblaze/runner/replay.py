@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.api.results import Status, StepResult, ToolReport, TrailResult, trace_group
+from trailblaze.api.results import StepResult, ToolReport, TrailResult, trace_group
 from trailblaze.api.session import PlannedTrail, Session
-from trailblaze.core.errors import ErrorList, ExitCode, ToolFailure, TrailblazeError, UsageError
+from trailblaze.core.errors import ErrorList, ExitCode, Status, ToolFailure, TrailblazeError, UsageError
 from trailblaze.core.interpolate import resolver, substitute
 from trailblaze.core.limits import one_line
 from trailblaze.runner import evidence

@@ -341,7 +341,7 @@ def _compose(text: str, path: str | None) -> Node:
     from ruamel.yaml.error import YAMLError
 
     try:
-        node = YAML(typ="rt").compose(text)
+        node: Node | None = YAML(typ="rt").compose(text)
     except YAMLError as exc:
         raise UsageError(f"invalid YAML: {exc}", Location(path)) from None
     if node is None:
@@ -381,7 +381,8 @@ def _value_node(mapping: Node, key: str) -> Node | None:
 
     for k, v in mapping.value:
         if isinstance(k, ScalarNode) and k.value == key:
-            return v
+            found: Node = v
+            return found
     return None
 
 
@@ -397,7 +398,7 @@ def _content_end(text: str, node: Node) -> int:
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     if isinstance(node, ScalarNode):
-        end = node.end_mark.index
+        end: int = node.end_mark.index
         if node.style in ("|", ">"):
             segment = text[node.start_mark.index : end]
             end = node.start_mark.index + len(segment.rstrip())

@@ -227,7 +227,7 @@ def _plain_is_safe(text: str) -> bool:
         data = load_text(f"k: {text}\nl: [{text}, {text}]\nm: {{{text}: {text}}}\n").data
     except UsageError:
         return False
-    return data == {"k": text, "l": [text, text], "m": {text: text}}
+    return bool(data == {"k": text, "l": [text, text], "m": {text: text}})
 
 
 _ESCAPES = {

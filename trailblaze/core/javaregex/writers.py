@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from trailblaze.core.javaregex.errors import JavaRegexError
 from trailblaze.core.javaregex.sets import CharSet, Prop, Ranges, complement, intersect, normalize
@@ -278,9 +278,8 @@ def _flat(expr: CharSet) -> tuple[Ranges, list[Prop], bool] | None:
     return None
 
 
-def _complex_set(expr: CharSet, write: object) -> str:
+def _complex_set(expr: CharSet, write: Callable[[CharSet], str]) -> str:
     """A set no single bracket class spells: unions as alternatives, intersections as lookaheads."""
-    assert callable(write)
     if expr.op == "union":
         return "(?:" + "|".join(write(part) for part in expr.parts) + ")"
     if expr.op == "and":

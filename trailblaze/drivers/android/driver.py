@@ -131,7 +131,7 @@ def pick_serial(client: AdbClient, wanted: str | None) -> str:
         entries = client.list()
     except AdbError as exc:
         raise InfrastructureError(f"the adb server at {client.address} cannot list devices: {exc}") from None
-    states = {e.serial: e.state for e in entries}
+    states: dict[str, str] = {e.serial: e.state for e in entries}
     listing = ", ".join(f"{serial} ({state})" for serial, state in states.items()) or "none"
     if wanted is None:
         online = [serial for serial, state in states.items() if state == "device"]

@@ -37,8 +37,9 @@ from trailblaze.drivers.mobile.device import MobileDevice
 from trailblaze.drivers.mobile.gestures import Fingers
 
 if TYPE_CHECKING:
+    from appium.webdriver.webdriver import WebDriver as Remote
+
     from trailblaze.api.results import RemoteSession
-    from trailblaze.drivers.appium.client import Remote
     from trailblaze.drivers.mobile.worker import DeviceWorker
     from trailblaze.trail.model import Trail
 

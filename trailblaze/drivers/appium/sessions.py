@@ -23,7 +23,8 @@ from trailblaze.core.errors import InfrastructureError
 from trailblaze.device import masking
 
 if TYPE_CHECKING:
-    from trailblaze.drivers.appium.client import Remote
+    from appium.webdriver.webdriver import WebDriver as Remote
+
     from trailblaze.drivers.appium.clouds import Cloud
     from trailblaze.drivers.appium.settings import CapabilitySet, Hub
 

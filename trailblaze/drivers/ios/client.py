@@ -60,8 +60,9 @@ def client_errors() -> tuple[type[BaseException], ...]:
     return (WDAError, HTTPError, OSError)
 
 
-def request_error() -> type[WDARequestError]:
-    return WDARequestError
+def request_error() -> type[Exception]:
+    error: type[Exception] = WDARequestError
+    return error
 
 
 def error_message(exc: BaseException) -> str:

@@ -481,7 +481,7 @@ def _maestro_predicate(m: AndroidMaestroMatch | IosMaestroMatch) -> Callable[[Vi
     return predicate
 
 
-_TRAITS = {
+_TRAITS: dict[str, Callable[[ViewNode], bool]] = {
     "TEXT": lambda n: bool(n.text),
     "LONG_TEXT": lambda n: bool(n.text) and len(n.text or "") >= 200,
     "SQUARE": lambda n: n.bounds is not None and abs(n.bounds.width - n.bounds.height) <= 3,

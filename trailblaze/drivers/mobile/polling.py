@@ -168,7 +168,8 @@ class PollingDevice(Device):
     async def act(self, fn: Callable[..., T], *args: Any) -> T:
         """Run an action, then let the screen settle; keep the settled hierarchy for the next poll."""
         self._snapshot = None
-        result, snapshot = await self.call(self._act_and_settle, fn, args)
+        settled: tuple[T, Snapshot | None] = await self.call(self._act_and_settle, fn, args)
+        result, snapshot = settled
         if snapshot is not None:
             self._snapshot = snapshot
         return result

@@ -35,7 +35,10 @@ from trailblaze.device.selectors import NodeSelector, WebMatch
 from trailblaze.drivers.web import aria, elements
 
 if TYPE_CHECKING:
-    from playwright.async_api import Locator, Page
+    from playwright.async_api import Frame, FrameLocator, Locator, Page
+
+    #: where a lookup starts: the page, a frame, or an element found before
+    Base = Page | Frame | FrameLocator | Locator
 
     from trailblaze.drivers.web.elements import PageElement
 
@@ -76,19 +79,25 @@ def _pattern_value(pattern: javaregex.JsPattern) -> str:
     return f"/{pattern.source}/{pattern.flags}"
 
 
-def by_role(base: Any, role: str, name: str | None = None, level: int | None = None) -> Locator:
+def by_role(base: Base, role: str, name: str | None = None, level: int | None = None) -> Locator:
     """Elements with this ARIA role and (:func:`name_match`) name."""
     options: dict[str, Any] = {} if level is None else {"level": level}
+    # a trail's role is any text: Playwright's typing lists the ARIA roles it knows, and an
+    # unknown role finds nothing (the trail's check names it) rather than failing here
+    get_by_role: Any = base.get_by_role
+    found: Locator
     if name is None:
-        return base.get_by_role(role, **options)
+        found = get_by_role(role, **options)
+        return found
     match = name_match(name)
     if isinstance(match, str):
-        return base.get_by_role(role, name=match, exact=True, **options)
+        found = get_by_role(role, name=match, exact=True, **options)
+        return found
     level_part = "" if level is None else f"[level={level}]"
     return base.locator(f"internal:role={role}{level_part}[name={_pattern_value(match)}]")
 
 
-def by_text(base: Any, text: str) -> Locator:
+def by_text(base: Base, text: str) -> Locator:
     """Elements whose text matches ``text`` (:func:`name_match`)."""
     match = name_match(text)
     if isinstance(match, str):
@@ -96,7 +105,7 @@ def by_text(base: Any, text: str) -> Locator:
     return base.locator(f"internal:text={_pattern_value(match)}")
 
 
-def by_label(base: Any, text: str) -> Locator:
+def by_label(base: Base, text: str) -> Locator:
     """Form controls whose label matches ``text`` (:func:`name_match`)."""
     match = name_match(text)
     if isinstance(match, str):
@@ -171,7 +180,7 @@ def playwright_selector(locator: Locator) -> str:
     return text if isinstance(text, str) else repr(locator)
 
 
-def _web_block(base: Any, match: WebMatch) -> Locator:
+def _web_block(base: Base, match: WebMatch) -> Locator:
     # upstream's order (nodeSelectorToReadinessLocator): a CSS selector alone, else a test id
     # alone, else role and name; the first of them that is set decides
     if match.cssSelector:

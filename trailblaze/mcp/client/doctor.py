@@ -133,7 +133,8 @@ def sdk_version(folder: Path) -> str:
             continue
         if isinstance(data, dict) and isinstance(data.get("version"), str):
             typescript = data.get("typescript")
-            return data["version"] + (f" (TypeScript {typescript})" if isinstance(typescript, str) else "")
+            version: str = data["version"]
+            return version + (f" (TypeScript {typescript})" if isinstance(typescript, str) else "")
     return "(version unknown)"
 
 
