@@ -38,6 +38,7 @@ from trailblaze.tools.agentschema import AgentNames, agent_schema
 if TYPE_CHECKING:
     import httpx
 
+    from trailblaze.api.agentlog import AgentLog
     from trailblaze.api.session import Session
     from trailblaze.project.config import Config
     from trailblaze.tools.model import ToolSpec
@@ -117,37 +118,51 @@ class OpenAIAgent(Agent):
     # -- one step ---------------------------------------------------------------------------------
 
     async def solve(self, task: StepTask) -> Verdict:
-        offer = Offer.of(task.tools_in_groups(self.llm.groups), task.session.info.platform)
-        offered, tools = offer.tools, offer.schemas
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self._system_prompt(task)},
             {"role": "user", "content": await self._step_message(task)},
         ]
         usage = Usage(model=self.model)
+        log = task.log
         for _ in range(self.llm.max_turns):
-            reply = await self._complete(messages, tools, usage)
+            # offered anew every turn: the agent may enable tool categories during its step (``toolbox``)
+            offer = Offer.of(task.tools_in_groups(self.llm.groups), task.session.info.platform)
+            reply = await self._complete(messages, offer.schemas, usage, log)
             calls = reply.get("tool_calls") or []
             messages.append(_assistant_message(reply))
+            thought = str(reply.get("content") or "")
             if not calls:
+                log.iteration(completion=thought, calls=[], response_type="no_tool")
                 messages.append(
                     {"role": "user", "content": "Call a tool to act, or objectiveStatus when the step is done."}
                 )
                 continue
+            done: list[dict[str, Any]] = []
             for call in calls:
-                verdict = await self._run_call(task, call, offered, messages)
+                verdict = await self._run_call(task, call, offer.tools, messages, done)
                 if verdict is not None:
+                    log.iteration(completion=thought, calls=done, response_type=verdict.status)
                     verdict.usage = usage
                     return verdict
+            log.iteration(completion=thought, calls=done, response_type="tool_call")
             _forget_screens(messages)
             messages.append({"role": "user", "content": await self._screen_message(task)})
-        return Verdict("failed", f"the step was not finished after {self.llm.max_turns} LLM turns", usage)
+        return Verdict(
+            "failed", f"the step was not finished after {self.llm.max_turns} LLM turns", usage, error_kind="turn_limit"
+        )
 
     async def _run_call(
-        self, task: StepTask, call: dict[str, Any], offered: dict[str, ToolSpec], messages: list[dict[str, Any]]
+        self,
+        task: StepTask,
+        call: dict[str, Any],
+        offered: dict[str, ToolSpec],
+        messages: list[dict[str, Any]],
+        done: list[dict[str, Any]],
     ) -> Verdict | None:
         function = call.get("function") or {}
         name = str(function.get("name") or "")
         content: str
+        args: Any = function.get("arguments")
         try:
             args = jsonsource.parse(function.get("arguments") or "{}")
             if not isinstance(args, dict):
@@ -158,6 +173,7 @@ class OpenAIAgent(Agent):
             if name == OBJECTIVE_STATUS:
                 verdict = objective_verdict(args)
                 if verdict is not None:
+                    done.append({"tool": name, "args": args, "ok": True, "result": verdict.status})
                     return verdict
                 content = "noted; go on with the step"
             elif name not in offered:
@@ -165,6 +181,8 @@ class OpenAIAgent(Agent):
             else:
                 result = await task.call(offered[name].name, args)
                 content = result.describe()
+        ok = not content.startswith(("error:", "failed:"))
+        done.append({"tool": name, "args": args, "ok": ok, "result": content})
         messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "content": content[:MAX_RESULT_CHARS]})
         return None
 
@@ -193,7 +211,11 @@ class OpenAIAgent(Agent):
 
     # -- HTTP ----------------------------------------------------------------------------------------
 
-    async def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: Usage) -> Any:
+    async def _complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: Usage, log: AgentLog | None = None
+    ) -> Any:
+        import time
+
         import httpx
 
         assert self._client is not None, "start() was not called"
@@ -203,6 +225,7 @@ class OpenAIAgent(Agent):
         if self.llm.temperature is not None:
             body["temperature"] = self.llm.temperature
         url = f"{self.base_url}/chat/completions"
+        started = time.monotonic()
         for attempt in range(_RETRIES + 1):
             try:
                 response = await self._client.post(url, json=body)
@@ -227,9 +250,28 @@ class OpenAIAgent(Agent):
         usage.turns += 1
         usage.model = data.get("model") or usage.model
         counts = data.get("usage") or {}
-        usage.prompt_tokens += int(counts.get("prompt_tokens") or 0)
-        usage.completion_tokens += int(counts.get("completion_tokens") or 0)
+        prompt_tokens, completion_tokens = _count(counts, "prompt_tokens"), _count(counts, "completion_tokens")
+        usage.prompt_tokens += prompt_tokens
+        usage.completion_tokens += completion_tokens
+        if log is not None:
+            log.sampling(
+                messages=messages,
+                completion=reply,
+                model=usage.model,
+                duration_ms=(time.monotonic() - started) * 1000,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                strategy="DIRECT",
+                tools=[t["function"]["name"] for t in tools],
+            )
         return reply
+
+
+def _count(counts: Any, key: str) -> int:
+    try:
+        return int(counts.get(key) or 0)
+    except (TypeError, ValueError, AttributeError):
+        return 0
 
 
 def objective_verdict(args: Any) -> Verdict | None:
@@ -241,7 +283,7 @@ def objective_verdict(args: Any) -> Verdict | None:
     if status == "COMPLETE":
         return Verdict("complete", explanation)
     if status == "FAILED":
-        return Verdict("failed", explanation or "the model reported the step as failed")
+        return Verdict("failed", explanation or "the model reported the step as failed", error_kind="objective_failed")
     return None
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from trailblaze.core.registry import Registry
 
 if TYPE_CHECKING:
+    from trailblaze.api.agentlog import AgentLog
     from trailblaze.api.session import Session
     from trailblaze.device.commands import ViewNode
     from trailblaze.project.config import Config
@@ -70,6 +71,9 @@ class Verdict:
     status: VerdictStatus
     explanation: str = ""
     usage: Usage = field(default_factory=Usage)
+    #: why a ``failed`` step failed, in a word the agent metrics count (``objective_failed``: the
+    #: agent said so; ``turn_limit``: it ran out of turns); None: ``failed``
+    error_kind: str | None = None
 
 
 @dataclass(slots=True)
@@ -111,6 +115,7 @@ class StepTask(abc.ABC):
     #: the tools the agent may call for this step (exposed to LLMs, for this driver, narrowed
     #: by ``llm.groups``; verification tools only on ``verify:`` steps)
     tools: Sequence[ToolSpec]
+    _agent_log: AgentLog | None = None
 
     @property
     def context(self) -> str | None:
@@ -123,6 +128,22 @@ class StepTask(abc.ABC):
     @property
     def verify_only(self) -> bool:
         return self.kind == "verify"
+
+    @property
+    def log(self) -> AgentLog:
+        """Where the agent writes its iterations and LLM completions
+        (:class:`~trailblaze.api.agentlog.AgentLog`); Trailblaze writes the tool executions and
+        the run's record. A task Trailblaze did not give a log counts without writing."""
+        log = self._agent_log
+        if log is None:
+            from trailblaze.api.agentlog import AgentLog
+
+            log = self._agent_log = AgentLog()
+        return log
+
+    @log.setter
+    def log(self, value: AgentLog) -> None:
+        self._agent_log = value
 
     def tools_in_groups(self, groups: Sequence[str] | None) -> Sequence[ToolSpec]:
         """The step's tools narrowed to ``groups`` (an LLM agent's setting, ``llm.groups``):

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from trailblaze.trail.model import Trail
 
 #: what a piece of evidence is: a screenshot, the screen's hierarchy (ARIA snapshot on the web,
-#: view hierarchy on phones), the page's console messages, a Playwright trace
-ArtifactKind = Literal["screenshot", "hierarchy", "console", "trace"]
+#: view hierarchy on phones), the page's console messages, a Playwright trace, what an agent did
+#: (:mod:`trailblaze.api.agentlog`: JSON Lines, shared by the trail's agent runs)
+ArtifactKind = Literal["screenshot", "hierarchy", "console", "trace", "agent-log"]
 #: Version of the results JSON document.
 RESULTS_VERSION = 1
 #: the exit code of a trail in a document written before trails carried their own
@@ -98,6 +99,8 @@ class AgentReport:
     turns: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: the run's id in the step's ``agent-log`` artifact (None: not written)
+    run: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +112,7 @@ class AgentReport:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "run": self.run,
         }
 
     @classmethod
@@ -121,6 +125,7 @@ class AgentReport:
             turns=int(data.get("turns") or 0),
             prompt_tokens=int(data.get("prompt_tokens") or 0),
             completion_tokens=int(data.get("completion_tokens") or 0),
+            run=data.get("run") if isinstance(data.get("run"), str) else None,
         )
 
 

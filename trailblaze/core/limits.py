@@ -71,7 +71,9 @@ SELECTOR_CHARS = Limit(
 )
 #: bytes of an MCP server's stderr log before it is rotated (one older log is kept)
 LOG_BYTES = Limit(
-    "TRAILBLAZE_MAX_LOG_BYTES", 5 * 1024 * 1024, "bytes of an MCP server's stderr log, and of web: server:'s output"
+    "TRAILBLAZE_MAX_LOG_BYTES",
+    5 * 1024 * 1024,
+    "bytes of an MCP server's stderr log, of web: server:'s output, and of an agent log",
 )
 #: characters of a step's text an agent gives ``trailblaze mcp`` (an objective, a call's reason,
 #: ``trailEdit``'s prompt)

@@ -216,14 +216,17 @@ def trailblaze_register_commands(cli: click.Group) -> None:
     @cli.command(
         "show-report",
         epilog="\b\nExamples:\n  trailblaze show-report\n"
-        "  trailblaze show-report out/report.html --port 9323 --no-open",
+        "  trailblaze show-report out/report.html --port 9323 --no-open\n"
+        "  trailblaze show-report .trailblaze/mcp",
     )
     @click.argument("path", required=False, type=click.Path(path_type=Path), default=DEFAULT_FOLDER)
     @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
     @click.option("--no-open", is_flag=True, help="Print the address; do not open a browser.")
     def show_report(path: Path, port: int, no_open: bool) -> int:
         """Serve an HTML report (a folder with index.html, or the page itself) on 127.0.0.1 and
-        open it in a browser; Ctrl-C stops. Without a terminal, or in CI, only prints the address."""
+        open it in a browser; Ctrl-C stops. Without a terminal, or in CI, only prints the address.
+        An MCP session's folder (.trailblaze/mcp/SESSION, or .trailblaze/mcp for the newest) shows
+        what trailblaze's agent did in it."""
         from trailblaze.reports.server import serve
 
         return serve(path, port, open_browser=not no_open, echo=click.echo)

@@ -14,6 +14,10 @@ platform's ``tools:``, and whatever no toolset lists (a plugin's own tools) — 
 ``excluded_tools:``. A session that names no such toolset is offered everything, as before.
 Toolsets that bring MCP servers (a plugin's key that brings tools) filter their servers' tools
 instead (see :mod:`trailblaze.mcp.client`).
+
+A tool an MCP server pushes into a toolset (``_meta["trailblaze/toolset"]``, seed 003) belongs to
+that toolset: on a session that names toolsets it is offered to agents only when its toolset
+applies (named, or ``always_enabled``), as a listed tool is (:func:`pushed_hidden`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from trailblaze.device.drivernames import DriverContext
     from trailblaze.project.config import Config, TargetConfig, ToolsetConfig
+    from trailblaze.tools.model import ToolSpec
 
 
 @functools.cache
@@ -90,3 +95,21 @@ def hidden_tools(
     offered |= set(block.tools) if block is not None else set()
     gated = {tool for t in listing.values() for tool in t.tools}
     return frozenset((gated - offered) | excluded)
+
+
+def pushed_hidden(
+    config: Config,
+    target: TargetConfig | None,
+    driver: DriverContext,
+    specs: Iterable[ToolSpec],
+    extra: dict[str, ToolsetConfig] | None = None,
+) -> frozenset[str]:
+    """The tools of ``specs`` pushed into a toolset (their ``toolset`` metadata) that does not
+    apply to this session; none when the session names no toolset (everything is offered then)."""
+    named = named_toolsets(config, target, driver)
+    if not named:
+        return frozenset()
+    applies = {*named, *applying(known_toolsets(config, extra), named, driver)}
+    return frozenset(
+        spec.name for spec in specs if spec.metadata.toolset is not None and spec.metadata.toolset not in applies
+    )

@@ -36,6 +36,8 @@ from typing import Any
 
 from trailblaze.api.results import trace_group
 from trailblaze.core.reportfiles import HTML_GENERATOR
+from trailblaze.reports.agentview import CSS as AGENT_CSS
+from trailblaze.reports.agentview import step_view as agent_view
 
 #: screenshots larger than this are linked instead of inlined
 MAX_INLINE_IMAGE = 2_000_000
@@ -63,7 +65,7 @@ def render(
         f'<html lang="en"><head><meta charset="utf-8">{HTML_GENERATOR}',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title>",
-        f"<style>{_CSS}</style>",
+        f"<style>{_CSS}{AGENT_CSS}</style>",
         "</head><body>",
         f"<header><h1>{_e(title)}</h1>{_summary(report, counts)}</header>",
         _filters(counts, tags),
@@ -227,6 +229,7 @@ def _step(step: Mapping[str, Any], base: Path | None, above: str = "", trace: st
         if isinstance(agent, Mapping)
         else ""
     )
+    agent_line += agent_view(step, base)
     evidence = _evidence(_artifacts(step), base) + _not_saved(step)
     attempts = step.get("attempts")
     retry = (

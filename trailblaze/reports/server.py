@@ -11,6 +11,10 @@ folder — a symbolic link is followed only when it ends inside the folder, a fo
 listed (404), a FIFO or device is never opened — and only to requests that pass the guard
 ``trailblaze mcp --http`` uses (:mod:`trailblaze.core.localguard`): a ``Host`` that is not a local
 name on its port is refused with 421 (DNS rebinding), an ``Origin`` of a page elsewhere with 403.
+
+A folder without a report but with an agent log — an MCP session's, ``.trailblaze/mcp/<session>``,
+or ``.trailblaze/mcp`` for the newest session — is shown as the agent view of its runs
+(:func:`trailblaze.reports.agentview.write_session_page`).
 """
 
 from __future__ import annotations
@@ -84,7 +88,17 @@ def page_of(path: Path) -> tuple[Path, str]:
     """The folder to serve and the page in it: ``path`` is a report's folder or its page."""
     if path.is_dir():
         if not (path / "index.html").is_file():
-            raise UsageError(f"no report in {path} (no index.html): write one with `trailblaze run --html`")
+            from trailblaze.reports.agentview import write_session_page
+
+            try:
+                page = write_session_page(path)  # an MCP session's folder: the agent view of its runs
+            except OSError as exc:
+                raise UsageError(f"cannot write the agent view into {path}: {exc.strerror or exc}") from None
+            if page is not None:
+                return page.parent, page.name
+            raise UsageError(
+                f"no report in {path} (no index.html, no agent log): write one with `trailblaze run --html`"
+            )
         return path, "index.html"
     if path.is_file():
         return path.parent, path.name

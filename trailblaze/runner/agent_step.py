@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.api.agent import Agent, AgentSettings, CallResult, StepTask, Verdict
-from trailblaze.api.results import AgentReport
+from trailblaze.api.results import AgentReport, Artifact
 from trailblaze.core.errors import ToolFailure
 from trailblaze.core.interpolate import references
 from trailblaze.device import masking
@@ -70,14 +70,17 @@ def offered_tools(
 def session_hidden(session: Session) -> frozenset[str]:
     """The tools the session's toolsets keep from agents."""
     from trailblaze.device.drivernames import DriverContext
-    from trailblaze.project.toolsets import hidden_tools
+    from trailblaze.project.toolsets import hidden_tools, pushed_hidden
 
     project = session.run.project
     driver = session.driver
     context = DriverContext(driver.key, driver.platform, tuple(driver.aliases), project.drivers.expand)
     workspace = session.workspace
     target = project.target_config(session.target, workspace)
-    return hidden_tools(session.run.config, target, context, workspace.toolsets if workspace is not None else None)
+    extra = workspace.toolsets if workspace is not None else None
+    config = session.run.config
+    pushed = pushed_hidden(config, target, context, session.registry, extra)
+    return hidden_tools(config, target, context, extra) | pushed
 
 
 async def agent_for(session: Session, name: str) -> Agent:
@@ -151,6 +154,23 @@ class AgentStep(StepTask):
         return CallResult(True, recorded=[call])
 
     async def call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
+        """:meth:`_call`, written to the agent's log as one tool execution."""
+        import time
+
+        started = time.monotonic()
+        result = await self._call(name, args)
+        spec = self.session.registry.get(name)
+        self.log.tool(
+            name=name,
+            args=dict(args or {}),
+            ok=result.ok,
+            result=result.output if result.ok else result.error,
+            duration_ms=(time.monotonic() - started) * 1000,
+            transport="MCP" if spec is not None and spec.server_info is not None else "DIRECT",
+        )
+        return result
+
+    async def _call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
         arguments = dict(args or {})
         spec, problem = self._check(name)
         if problem is not None or spec is None:
@@ -259,12 +279,19 @@ class Solved:
     report: AgentReport
     #: tools the agent ran that no recording can hold (:attr:`AgentStep.needs_agent`)
     needs_agent: list[str]
+    #: the agent's log and the screenshot of where it left the screen, for the step's result
+    artifacts: list[Artifact] = field(default_factory=list)
 
 
 async def solve_step(agent: Agent, session: Session, trail: Trail, step: Step, text: str, runner: ToolRunner) -> Solved:
     """Have ``agent`` work out ``step``; the recording has the step's references put back."""
+    from trailblaze.runner.agentrun import new_log, solve_logged
+    from trailblaze.runner.evidence import relative_to_run, trail_folder
+
     task = AgentStep(session, trail, step, text, runner)
-    verdict = await agent.solve(task)
+    folder = trail_folder(session, trail)
+    log = new_log(folder, session, task, agent)
+    verdict, record = await solve_logged(agent, task, session)
     recording = with_references(task.recording, step, trail, session.memory)
     usage = verdict.usage
     report = AgentReport(
@@ -275,8 +302,15 @@ async def solve_step(agent: Agent, session: Session, trail: Trail, step: Step, t
         turns=usage.turns,
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
+        run=log.run if log.path is not None else None,
     )
-    return Solved(verdict, recording, report, list(dict.fromkeys(task.needs_agent)))
+    artifacts: list[Artifact] = []
+    if folder is not None and log.path is not None and log.error is None:
+        root = session.run.options.artifacts_dir
+        artifacts.append(relative_to_run(Artifact("agent-log", str(log.path)), root))
+        if record.get("screenshot"):
+            artifacts.append(relative_to_run(Artifact("screenshot", str(folder / record["screenshot"])), root))
+    return Solved(verdict, recording, report, list(dict.fromkeys(task.needs_agent)), artifacts)
 
 
 def with_references(calls: Sequence[ToolCall], step: Step, trail: Trail, memory: Mapping[str, Any]) -> list[ToolCall]:

@@ -52,6 +52,7 @@ class Healer:
         agent = await agent_for(self.session, self.agent_name)
         solved = await solve_step(agent, self.session, self.trail, step, text, runner)
         result.agent = solved.report
+        result.artifacts.extend(solved.artifacts)
         if solved.verdict.status != "complete":
             why = solved.verdict.explanation or solved.verdict.status
             result.error = f"{failure}; self-heal by {agent.name} did not succeed: {why}"

@@ -218,6 +218,7 @@ class TrailRecorder(TrailReplay):
         agent = await agent_for(self.session, self.record.agent)
         solved = await solve_step(agent, self.session, self.trail, step, text, runner)
         result.agent = solved.report
+        result.artifacts.extend(solved.artifacts)
         verdict = solved.verdict
         if verdict.status == "complete":
             if step.recordable and solved.needs_agent:

@@ -299,7 +299,7 @@ def test_config_toolbox_and_modes_change_the_tools(project: Project) -> None:
     assert {t["name"] for t in verification["tools"]} >= {"web_verifyTextVisible", "web_verifyValue"}
     assert out["get"]["values"]["mode"] == "MCP_CLIENT_AS_AGENT"
     assert out["set"] == {"key": "mode", "value": "TRAILBLAZE_AS_AGENT", "changed": True, "note": None}
-    assert out["agent_tools"] == [*SESSION_TOOLS, "runPrompt"]
+    assert out["agent_tools"] == [*SESSION_TOOLS, "runPrompt", "getAgentMetrics", "clearAgentMetrics"]
     assert "MCP_CLIENT_AS_AGENT" in out["primitive_refused"]
     assert "is not one of MCP_CLIENT_AS_AGENT, TRAILBLAZE_AS_AGENT" in out["bad_value"]
     assert "unknown config key 'colour'" in out["bad_key"]

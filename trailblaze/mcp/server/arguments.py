@@ -139,6 +139,11 @@ class StepArgs(_Args):
         description="Tool calls to run directly, no LLM: YAML as in a trail's recording, e.g. "
         "'- web_click: {ref: e12}\\n- web_type: {ref: e13, text: Ada}'",
     )
+    categories: list[Category] | None = Field(
+        None,
+        description="Tool categories trailblaze's agent starts with (TRAILBLAZE_AS_AGENT); it can enable more of "
+        "these and the session's own with its toolbox. Default: every category",
+    )
     fast: bool = Field(False, description="Leave out the screenshot (the text summary stays)")
     screenshot: bool = Field(False, description="Save a screenshot after the step and return it")
     snapshotDetails: str | None = Field(None, description="Accepted for compatibility; the summary is always compact")
@@ -205,6 +210,23 @@ class ToolboxArgs(_Args):
     detail: bool | None = Field(None, description="LIST: include each tool's parameters")
     target: str | None = Field(None, description="Accepted for compatibility: tools are the connected session's")
     platform: str | None = Field(None, description="Accepted for compatibility: tools are the connected device's")
+
+
+class MetricsScope(enum.StrEnum):
+    SESSION = "SESSION"
+    ALL = "ALL"
+
+
+class GetAgentMetricsArgs(_Args):
+    """How trailblaze's agent has done: this session's runs and the server's."""
+
+
+class ClearAgentMetricsArgs(_Args):
+    """Start the agent metrics over."""
+
+    scope: MetricsScope = Field(
+        MetricsScope.ALL, description="ALL (default): every count of the server; SESSION: this session's runs only"
+    )
 
 
 class TrailEditArgs(_Args):

@@ -107,6 +107,15 @@ SESSION_TOOLS: dict[str, tuple[str, str]] = {
         "Run steps in plain language on the connected device with trailblaze's own agent "
         "(TRAILBLAZE_AS_AGENT mode); each is recorded as a trail step. Prefer few, complete steps.",
     ),
+    "getAgentMetrics": (
+        "GetAgentMetricsArgs",
+        "How trailblaze's agent has done (step and runPrompt in TRAILBLAZE_AS_AGENT mode), for this session "
+        "and the whole server: runs, successes, failures and errors by kind, iterations, tokens, LLM time.",
+    ),
+    "clearAgentMetrics": (
+        "ClearAgentMetricsArgs",
+        "Start the agent metrics over: scope ALL (default) clears every count, SESSION this session's runs.",
+    ),
 }
 #: the session tools' names: the device's own tools of the same name are not offered beside them
 SESSION_TOOL_NAMES = frozenset(SESSION_TOOLS)

@@ -36,6 +36,7 @@ from trailblaze.agents.openai_chat import (
 )
 from trailblaze.agents.screen import render_screen
 from trailblaze.api.agent import Agent, AgentSettings, StepTask, Usage, Verdict
+from trailblaze.api.agentlog import AgentLog
 from trailblaze.core import jsonsource
 from trailblaze.core.errors import InfrastructureError
 
@@ -79,24 +80,31 @@ class SamplingAgent(Agent):
     # -- with tool_use ----------------------------------------------------------------------------------
 
     async def _solve_with_tools(self, task: StepTask) -> Verdict:
-        offer = Offer.of(task.tools_in_groups(llm_config(task.session.run.config).groups), _platform(task))
-        offered = offer.tools
-        tools = [_mcp_tool(schema) for schema in offer.schemas]
         messages = [_user(f"The step: {task.text}\n\n{await _screen(task)}")]
         usage = Usage()
+        log = task.log
         for _ in range(MAX_TURNS):
-            result = await self._sample(messages, _system(task), tools, usage)
+            # offered anew every turn: the agent may enable tool categories during its step (``toolbox``)
+            offer = _offer(task)
+            offered = offer.tools
+            tools = [_mcp_tool(schema) for schema in offer.schemas]
+            result = await self._sample(messages, _system(task), tools, usage, log)
             blocks = _blocks(result)
             uses = [b for b in blocks if isinstance(b, types.ToolUseContent)]
             messages.append(types.SamplingMessage(role="assistant", content=blocks))
+            thought = _text_of(result)
             if not uses:
+                log.iteration(completion=thought, calls=[], response_type="no_tool")
                 messages.append(_user("Call a tool to act, or objectiveStatus when the step is done."))
                 continue
             results: list[types.ToolResultContent] = []
+            done: list[dict[str, Any]] = []
             for use in uses:
                 if use.name == OBJECTIVE_STATUS:
                     verdict = objective_verdict(use.input)
                     if verdict is not None:
+                        done.append({"tool": use.name, "args": dict(use.input), "ok": True, "result": verdict.status})
+                        log.iteration(completion=thought, calls=done, response_type=verdict.status)
                         verdict.usage = usage
                         return verdict
                     text = "noted; go on with the step"
@@ -104,35 +112,41 @@ class SamplingAgent(Agent):
                     text = f"error: {use.name!r} is not one of the tools offered for this step"
                 else:
                     text = (await task.call(offered[use.name].name, dict(use.input))).describe()
+                done.append({"tool": use.name, "args": dict(use.input), "ok": _ok(text), "result": text})
                 results.append(
                     types.ToolResultContent(
                         tool_use_id=use.id, content=[types.TextContent(text=text[:MAX_RESULT_CHARS])]
                     )
                 )
+            log.iteration(completion=thought, calls=done, response_type="tool_call")
             _forget_screens(messages)
             results[-1].content.append(types.TextContent(text=await _screen(task)))
             messages.append(types.SamplingMessage(role="user", content=list(results)))
-        return Verdict("failed", f"the step was not finished after {MAX_TURNS} sampling turns", usage)
+        return _turn_limit(usage)
 
     # -- with JSON text ---------------------------------------------------------------------------------
 
     async def _solve_with_json(self, task: StepTask) -> Verdict:
-        offer = Offer.of(task.tools_in_groups(llm_config(task.session.run.config).groups), _platform(task))
-        offered = offer.tools
-        catalog = "\n".join(json.dumps(schema["function"], ensure_ascii=False) for schema in offer.schemas)
-        system = _system(task) + JSON_RULES + catalog
         messages = [_user(f"The step: {task.text}\n\n{await _screen(task)}")]
         usage = Usage()
+        log = task.log
         for _ in range(MAX_TURNS):
-            result = await self._sample(messages, system, None, usage)
+            offer = _offer(task)
+            offered = offer.tools
+            catalog = "\n".join(json.dumps(schema["function"], ensure_ascii=False) for schema in offer.schemas)
+            system = _system(task) + JSON_RULES + catalog
+            result = await self._sample(messages, system, None, usage, log)
             reply = _text_of(result)
             messages.append(types.SamplingMessage(role="assistant", content=types.TextContent(text=reply)))
             decision = _json_object(reply)
+            calls: list[dict[str, Any]] = []
             if decision is None:
                 feedback = "error: answer with exactly one JSON object, as the rules say"
             elif "status" in decision:
                 verdict = objective_verdict(decision)
                 if verdict is not None:
+                    calls.append({"tool": OBJECTIVE_STATUS, "args": decision, "ok": True, "result": verdict.status})
+                    log.iteration(completion=reply, calls=calls, response_type=verdict.status)
                     verdict.usage = usage
                     return verdict
                 feedback = 'error: status must be "COMPLETE" or "FAILED"'
@@ -143,24 +157,57 @@ class SamplingAgent(Agent):
                     feedback = f"error: {name!r} is not one of the tools offered for this step"
                 else:
                     feedback = (await task.call(offered[name].name, args)).describe()
+                calls.append({"tool": name, "args": args, "ok": _ok(feedback), "result": feedback})
+            log.iteration(completion=reply, calls=calls, response_type="tool_call" if calls else "no_tool")
             _forget_screens(messages)
             messages.append(_user(f"{feedback[:MAX_RESULT_CHARS]}\n\n{await _screen(task)}"))
-        return Verdict("failed", f"the step was not finished after {MAX_TURNS} sampling turns", usage)
+        return _turn_limit(usage)
 
     # -- the request ------------------------------------------------------------------------------------
 
     async def _sample(
-        self, messages: list[types.SamplingMessage], system: str, tools: list[types.Tool] | None, usage: Usage
+        self,
+        messages: list[types.SamplingMessage],
+        system: str,
+        tools: list[types.Tool] | None,
+        usage: Usage,
+        log: AgentLog | None = None,
     ) -> types.CreateMessageResult | types.CreateMessageResultWithTools:
+        import time
+
         from mcp.shared.exceptions import MCPError
 
+        started = time.monotonic()
         try:
             result = await self.sample(messages, system, tools)
         except MCPError as exc:
             raise InfrastructureError(f"the client's LLM did not answer the sampling request: {exc.message}") from None
         usage.turns += 1
         usage.model = result.model or usage.model
+        if log is not None:
+            sent = [{"role": "system", "content": system}, *(m.model_dump(mode="json") for m in messages)]
+            log.sampling(
+                messages=sent,
+                completion=result.model_dump(mode="json", exclude_none=True),
+                model=result.model,
+                duration_ms=(time.monotonic() - started) * 1000,
+                strategy="MCP_SAMPLING",
+                tools=[t.name for t in tools or []],
+            )
         return result
+
+
+def _offer(task: StepTask) -> Offer:
+    return Offer.of(task.tools_in_groups(llm_config(task.session.run.config).groups), _platform(task))
+
+
+def _ok(text: str) -> bool:
+    return not text.startswith(("error:", "failed:"))
+
+
+def _turn_limit(usage: Usage) -> Verdict:
+    why = f"the step was not finished after {MAX_TURNS} sampling turns"
+    return Verdict("failed", why, usage, error_kind="turn_limit")
 
 
 def _system(task: StepTask) -> str:

@@ -13,6 +13,7 @@ from trailblaze.mcp.server.ask_tool import ask
 from trailblaze.mcp.server.calls import Handler
 from trailblaze.mcp.server.config_tools import config, toolbox
 from trailblaze.mcp.server.device_tool import device
+from trailblaze.mcp.server.metrics_tools import clear_agent_metrics, get_agent_metrics
 from trailblaze.mcp.server.step_tools import run_prompt, step
 from trailblaze.mcp.server.trail_tools import session, trail
 
@@ -25,4 +26,6 @@ HANDLERS: dict[str, Handler] = {
     "config": config,
     "toolbox": toolbox,
     "runPrompt": run_prompt,
+    "getAgentMetrics": get_agent_metrics,
+    "clearAgentMetrics": clear_agent_metrics,
 }

@@ -25,6 +25,7 @@ from trailblaze.mcp.server.categories import (
     same_action_as,
 )
 from trailblaze.mcp.server.device import DeviceSession, run_options
+from trailblaze.mcp.server.metrics import AgentMetrics
 from trailblaze.mcp.server.recording import Recording
 from trailblaze.mcp.server.settings import Mode, Settings
 from trailblaze.tools.registry import ToolRegistry
@@ -139,6 +140,8 @@ class ClientState:
     closed: bool = False
     #: the server's devices in use, shared by its sessions (``--max-sessions``)
     slots: DeviceSlots = field(default_factory=DeviceSlots)
+    #: this session's agent runs (``getAgentMetrics``)
+    metrics: AgentMetrics = field(default_factory=AgentMetrics)
 
     def __post_init__(self) -> None:
         self.settings.mode = self.defaults.mode

@@ -20,7 +20,7 @@ from trailblaze.mcp.server.calls import (
     parse_args,
 )
 from trailblaze.mcp.server.catalog import tool_name
-from trailblaze.mcp.server.categories import for_navigation
+from trailblaze.mcp.server.categories import NAVIGATION_HINT, Category, offered
 from trailblaze.mcp.server.device_calls import call_outcome, check_step_text, cut, parse_tool_calls, record_step
 from trailblaze.mcp.server.settings import (
     LlmCallStrategy,
@@ -29,11 +29,12 @@ from trailblaze.mcp.server.settings import (
 from trailblaze.mcp.server.state import ClientState
 from trailblaze.pluginmanager import DEFAULT_PLUGINS
 from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep
-from trailblaze.tools.model import ToolCall
+from trailblaze.tools.model import ToolCall, ToolImplementation
 from trailblaze.trail.model import Step, StepKind
 
 if TYPE_CHECKING:
     from trailblaze.api.agent import Agent, CallResult, Usage
+    from trailblaze.api.agentlog import AgentLog
     from trailblaze.mcp.server.device import DeviceSession
     from trailblaze.tools.model import ToolSpec
 
@@ -58,7 +59,9 @@ async def step(call: Call, arguments: dict[str, Any]) -> Reply:
             reply = await _direct_step(state, device, args.objective, calls, verify)
         else:
             navigation = args.hint is A.Hint.NAVIGATION
-            reply = await _agent_step(call, device, args.objective, verify, args.context, navigation=navigation)
+            reply = await _agent_step(
+                call, device, args.objective, verify, args.context, navigation=navigation, categories=args.categories
+            )
         await attach_screen(state, device, reply, screenshot=args.screenshot and not args.fast)
     return reply
 
@@ -125,7 +128,11 @@ async def _agent_step(
     report: CallsMade | None = None,
     *,
     navigation: bool = False,
+    categories: Sequence[Category] | None = None,
 ) -> Reply:
+    from trailblaze.mcp.server.metrics import count
+    from trailblaze.runner.agentrun import new_log, solve_logged
+
     state = call.state
     kind: StepKind = "verify" if verify else "step"
     agent = await session_agent(call, device)
@@ -134,8 +141,14 @@ async def _agent_step(
         async def report(calls: int, message: str) -> None:
             await call.progress(calls, None, message)
 
-    task = _ReportingStep(device, device.new_step(kind, objective), report, context, navigation)
-    verdict = await agent.solve(task)
+    start, allowed = _step_categories(state, navigation, categories)
+    task = _ReportingStep(device, device.new_step(kind, objective), report, context, start, allowed)
+    log = new_log(state.artifacts_dir, device.live, task, agent, strategy=state.settings.llm_call_strategy.value)
+    try:
+        verdict, _ = await solve_logged(agent, task, device.live)
+    finally:
+        if log.record is not None:
+            count(state.metrics, log.record)
     passed = verdict.status == "complete"
     recorded = (
         record_step(state, device, kind, objective, task.recording, task.needs_agent)
@@ -150,6 +163,8 @@ async def _agent_step(
             "status": verdict.status,
             "explanation": verdict.explanation,
             **usage_dict(verdict.usage),
+            "iterations": log.iterations,
+            "log": _shown_log(state, log),
         },
         "recorded": recorded,
     }
@@ -203,38 +218,150 @@ def _within_step(call: Call, done: int, total: int) -> CallsMade:
 
 
 class _ReportingStep(AgentStep):
-    """The agent's step, reporting after every call it makes (``report(calls so far, message)``)."""
+    """The agent's step, reporting after every call it makes (``report(calls so far, message)``),
+    offering the tools of its enabled categories — and, when the outer agent allowed more than
+    it started with, ``toolbox`` to enable them (seed 001: the subagent swaps categories as it
+    discovers what it needs)."""
 
     def __init__(
-        self, device: DeviceSession, step: Step, report: CallsMade, context: str | None, navigation: bool
+        self,
+        device: DeviceSession,
+        step: Step,
+        report: CallsMade,
+        context: str | None,
+        enabled: frozenset[Category],
+        allowed: frozenset[Category],
     ) -> None:
         assert device.runner is not None
         super().__init__(device.live, device.trail, step, step.text or "", device.runner)
         self._report = report
         self._calls = 0
         self._extra_context = context
-        self._navigation = navigation
+        self.enabled = enabled
+        self.allowed = allowed
+        #: started with some categories only: its toolbox answers
+        self._limited = Category.ALL not in enabled
         self.tools = self._narrowed(self.tools)
 
     def tools_in_groups(self, groups: Sequence[str] | None) -> list[ToolSpec]:
         return self._narrowed(super().tools_in_groups(groups))
 
     def _narrowed(self, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
-        if not self._navigation:
-            return list(tools)
-        kept = for_navigation(tools, DEFAULT_PLUGINS)
-        return [t for t in tools if t.name == OBJECTIVE_STATUS or t in kept]
+        kept = [t for t in tools if t.name == OBJECTIVE_STATUS or offered(t, self.enabled, DEFAULT_PLUGINS)]
+        return [*kept, inner_toolbox()] if self._can_enable() else kept
+
+    def _can_enable(self) -> bool:
+        return Category.ALL not in self.enabled and bool(_expanded(self.allowed) - self.enabled)
 
     @property
     def context(self) -> str | None:
         parts = [p for p in (self.trail.config.context, self._extra_context) if p]
         return "\n".join(parts) or None
 
+    async def _call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
+        if name == INNER_TOOLBOX and self._limited:
+            return self._toolbox(dict(args or {}))
+        return await super()._call(name, args)
+
+    def _toolbox(self, args: dict[str, Any]) -> CallResult:
+        from trailblaze.api.agent import CallResult
+
+        action = str(args.get("action") or "LIST").strip().upper()
+        wanted = args.get("categories") or []
+        names = [str(c).strip().upper() for c in (wanted if isinstance(wanted, list) else [wanted])]
+        unknown = [n for n in names if n not in Category.__members__ or n == Category.ALL]
+        if action not in ("LIST", "ENABLE", "DISABLE") or unknown:
+            return CallResult(False, error=f"use action LIST, ENABLE or DISABLE with categories among {_listed(self)}")
+        chosen = frozenset(Category(n) for n in names)
+        if action == "ENABLE":
+            refused = chosen - _expanded(self.allowed)
+            if refused:
+                return CallResult(
+                    False,
+                    error=f"{', '.join(sorted(refused))} is not allowed in this step: the categories allowed are "
+                    f"{_listed(self)}",
+                )
+            self.enabled = self.enabled | chosen
+        elif action == "DISABLE":
+            self.enabled = self.enabled - chosen
+        return CallResult(True, {"enabled": sorted(self.enabled), "allowed": _listed(self)})
+
     async def call(self, name: str, args: Mapping[str, Any] | None = None) -> CallResult:
         result = await super().call(name, args)
         self._calls += 1
         await self._report(self._calls, f"{name}: {'ok' if result.ok else result.error}")
         return result
+
+
+#: the tool trailblaze's agent enables categories with, inside a ``step``
+INNER_TOOLBOX = "toolbox"
+
+
+def inner_toolbox() -> ToolSpec:
+    """``toolbox`` as trailblaze's agent is offered it within a step (never recorded: it changes
+    which tools the agent sees, not the device)."""
+    from trailblaze.tools.model import ToolMetadata, ToolSpec
+
+    return ToolSpec(
+        name=INNER_TOOLBOX,
+        description="Enable or disable tool categories for this step when you need tools you were not offered: "
+        "ENABLE with categories (e.g. VERIFICATION, MEMORY, NAVIGATION); LIST shows what is enabled and allowed.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["LIST", "ENABLE", "DISABLE"]},
+                "categories": {"type": "array", "items": {"type": "string", "enum": [c.value for c in _CHOOSABLE]}},
+            },
+            "required": ["action"],
+        },
+        metadata=ToolMetadata(recordable=False),
+        implementation=_NeverRun(),
+        source="trailblaze",
+    )
+
+
+_CHOOSABLE = [c for c in Category if c is not Category.ALL]
+
+
+def _expanded(categories: frozenset[Category]) -> frozenset[Category]:
+    return frozenset(_CHOOSABLE) if Category.ALL in categories else categories
+
+
+def _listed(task: _ReportingStep) -> list[str]:
+    return sorted(_expanded(task.allowed))
+
+
+def _step_categories(
+    state: ClientState, navigation: bool, categories: Sequence[Category] | None
+) -> tuple[frozenset[Category], frozenset[Category]]:
+    """The categories trailblaze's agent starts a step with, and those it may enable: the
+    step's ``categories`` (what the outer agent picked), within the session's own categories
+    (``toolbox``/``toolProfile``) and those; ``hint="NAVIGATION"`` starts with interaction and
+    navigation. Without either, every category, as before toolbox was offered."""
+    if categories:
+        start = frozenset(categories)
+        return start, start | state.enabled
+    if navigation:
+        return NAVIGATION_HINT, NAVIGATION_HINT | state.enabled
+    return frozenset({Category.ALL}), frozenset({Category.ALL})
+
+
+class _NeverRun(ToolImplementation):
+    def validate(self, args: Mapping[str, Any]) -> Any:
+        return args
+
+    async def invoke(self, ctx: Any, args: Mapping[str, Any]) -> Any:
+        raise AssertionError("toolbox is answered by the step, never run as a device tool")
+
+
+def _shown_log(state: ClientState, log: AgentLog) -> str | None:
+    """Where the agent log is, from the project's folder (None when it was not written)."""
+    if log.path is None or log.error is not None:
+        return None
+    try:
+        return log.path.relative_to(state.project.config.root).as_posix()
+    except ValueError:
+        return str(log.path)
 
 
 async def session_agent(call: Call, device: DeviceSession) -> Agent:
