@@ -295,6 +295,12 @@ def bench_mcp_call(runs: int) -> list[Figure]:
     return mcp_toolsets.bench_call(runs)
 
 
+def bench_mcp_multi_device(runs: int) -> list[Figure]:
+    import mcp_multi_device
+
+    return mcp_multi_device.bench(runs)
+
+
 def bench_scripted(runs: int) -> list[Figure]:
     import scripted_tools
 
@@ -461,6 +467,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "appium": (bench_appium, 60),
     "mcp-connect": (bench_mcp_connect, 5),
     "mcp-call": (bench_mcp_call, 5),
+    "mcp-multi-device": (bench_mcp_multi_device, 3),
     "scripted": (bench_scripted, 7),
     "mcp-server-startup": (bench_mcp_server_startup, 11),
     "mcp-server-call": (bench_mcp_server_call, 5),
