@@ -34,6 +34,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "retries",
     "selection",
     "trail_files",
+    "maestro_flows",
     "core_tools",
     "web_playwright",
     "mobile_tools",

@@ -113,7 +113,7 @@ def test_nested_commands_are_read_too() -> None:
         ({"launchApp": {"appId": "a", "clearKeychain": True}}, "cannot clear the iOS keychain"),
         ({"stopApp": None}, "stopApp: needs an appId"),
         ({"runFlow": "other.yaml"}, "runFlow with a flow file is not supported"),
-        ({"runFlow": {"when": {"true": "${x}"}, "commands": []}}, "a 'true:' condition evaluates JavaScript"),
+        ({"runFlow": {"when": {"true": "${x}"}, "commands": []}}, "a 'true:' condition with ${…} evaluates JavaScript"),
         ({"repeat": {"commands": []}}, "repeat needs times: or while:"),
         ({"repeat": {"times": "many", "commands": []}}, "repeat times 'many' is not a whole number"),
         ({"extendedWaitUntil": {"timeout": 100}}, "extendedWaitUntil needs one of visible: or notVisible:"),

@@ -68,6 +68,9 @@ class Arguments(BaseModel):
 
     label: str | None = None
     optional: StrictBool = False
+    #: where the command is written (``flows/login.yaml:12``), when trailblaze read it from a flow
+    #: file and ran it inside another command (``runFlow``, ``repeat``): failure messages name it
+    at: str | None = None
 
 
 class Selector(Arguments):
@@ -195,12 +198,20 @@ class Condition(Arguments):
     notVisible: Selector | None = None
     true: str | None = None
 
-    @field_validator("true")
+    @field_validator("true", mode="before")
     @classmethod
-    def _no_script(cls, value: str | None) -> str | None:
-        if value is not None:
-            raise ValueError("a 'true:' condition evaluates JavaScript, which this project does not run")
+    def _no_script(cls, value: Any) -> Any:
+        if isinstance(value, bool | int | float):
+            return str(value).lower()
+        if isinstance(value, str) and "${" in value:
+            raise ValueError("a 'true:' condition with ${…} evaluates JavaScript, which this project does not run")
         return value
+
+    @property
+    def literal_holds(self) -> bool:
+        """Whether a ``true:`` value holds, by JavaScript's truthiness of the text Maestro
+        hands it (``false``, ``0``, ``null``, ``undefined`` and blank do not)."""
+        return self.true is None or self.true.strip() not in ("", "false", "0", "null", "undefined")
 
     @field_validator("platform")
     @classmethod

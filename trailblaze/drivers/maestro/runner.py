@@ -4,7 +4,8 @@ Everything goes through the device's own commands (:class:`~trailblaze.drivers.m
 and its selector engine, so waiting, settling and failure messages are those of every other
 mobile tool. Where Maestro and this project differ, the difference is stated here:
 
-* lookups (``tapOn``, ``assertVisible``…) wait up to the step's timeout, not Maestro's 17 s;
+* lookups (``tapOn``, ``assertVisible``…) wait up to the step's timeout, not Maestro's 17 s
+  (those of an ``optional: true`` command at most 7 s, as Maestro's);
 * ``eraseText`` without a count clears the field (Maestro erases 50 characters);
 * ``scrollUntilVisible`` stops when the element is on screen (``visibilityPercentage`` and
   ``centerElement`` are accepted and not measured);
@@ -40,8 +41,12 @@ if TYPE_CHECKING:
 
 #: the pause between the taps of a double tap (Maestro's DEFAULT_REPEAT_DELAY)
 REPEAT_DELAY_MS = 100
-#: ``repeat: {while: …}`` without ``times`` stops failing after this many rounds
+#: ``repeat: {while: …}`` without ``times`` stops failing after this many rounds, or once it
+#: has gone on this many seconds (Maestro's own loop has no end)
 MAX_WHILE_ROUNDS = 1000
+MAX_WHILE_SECONDS = 300
+#: the longest a lookup of an ``optional: true`` command waits (Maestro's 7 s)
+OPTIONAL_LOOKUP_MS = 7000
 #: how long ``waitForAnimationToEnd`` waits when no timeout is given (Maestro's default)
 ANIMATION_TIMEOUT_MS = 15000
 _FIRST_NAMES = ("Ada", "Grace", "Alan", "Katherine", "Linus", "Margaret", "Dennis", "Barbara", "Edsger", "Frances")
@@ -55,10 +60,12 @@ class MaestroRunner:
         self.ctx = ctx
         self.device = device
         self.done: list[str] = []
+        self._optional = False  # inside an ``optional: true`` command: lookups wait less
 
     @property
     def timeout_ms(self) -> int:
-        return int(self.ctx.timeout * 1000)
+        wait = int(self.ctx.timeout * 1000)
+        return min(wait, OPTIONAL_LOOKUP_MS) if self._optional else wait
 
     async def run(self, commands: list[Command]) -> list[str]:
         for command in commands:
@@ -67,13 +74,18 @@ class MaestroRunner:
 
     async def run_one(self, command: Command) -> None:
         handler = getattr(self, f"_{command.name}")
+        outer = self._optional
+        self._optional = outer or command.optional
         try:
             note = await handler(command.args, command)
         except ToolFailure as exc:
             if command.optional:
                 self.done.append(f"{command.describe()}: skipped (optional): {exc}")
                 return
-            raise ToolFailure(f"Maestro {command.describe()}: {exc}") from None
+            at = getattr(command.args, "at", None)
+            raise ToolFailure(f"Maestro {command.describe()}{f' ({at})' if at else ''}: {exc}") from None
+        finally:
+            self._optional = outer
         self.done.append(f"{command.describe()}: {note}" if note else command.describe())
 
     # -- taps ---------------------------------------------------------------------------------------
@@ -279,11 +291,15 @@ class MaestroRunner:
     async def _repeat(self, args: m.Repeat, command: Command) -> str:
         times = m.repeat_times(args.times) if args.times is not None else None
         rounds = 0
+        deadline = time.monotonic() + MAX_WHILE_SECONDS
         while times is None or rounds < times:
             if args.while_ is not None and not await self._holds(args.while_):
                 break
-            if times is None and rounds >= MAX_WHILE_ROUNDS:
-                raise ToolFailure(f"its while: condition still held after {MAX_WHILE_ROUNDS} rounds")
+            if times is None and (rounds >= MAX_WHILE_ROUNDS or time.monotonic() > deadline):
+                raise ToolFailure(
+                    f"its while: condition still held after {rounds} rounds (a loop stops at "
+                    f"{MAX_WHILE_ROUNDS} rounds or {MAX_WHILE_SECONDS} s)"
+                )
             for inner in command.inner:
                 await self.run_one(inner)
             rounds += 1
@@ -303,6 +319,8 @@ class MaestroRunner:
         return ""  # pragma: no cover - the loop returns or raises
 
     async def _holds(self, condition: m.Condition) -> bool:
+        if not condition.literal_holds:
+            return False
         if condition.platform is not None and condition.platform != self.device.device.platform:
             return False
         if condition.visible is not None and not await self.device.is_visible(selector=condition.visible.element()):

@@ -223,13 +223,18 @@ class PollingDevice(Device):
 
     async def wait_for(self, probe: Callable[[Screen], T | None], timeout: float) -> tuple[T | None, Screen]:
         """Poll until ``probe`` returns something other than None, or ``timeout`` seconds pass.
-        Returns the probe's result (None on timeout) and the last screen it looked at."""
+        Returns the probe's result (None on timeout) and the last screen it looked at. A wait
+        with a timeout looks at a fresh screen at least once: the first look may be at the
+        screen kept from the last action, and may itself outlast the timeout (the first
+        case-insensitive match of a process builds its tables)."""
         deadline = time.monotonic() + timeout
         screen = await self.screen()
+        first = True
         while True:
             found = probe(screen)
-            if found is not None or time.monotonic() >= deadline:
+            if found is not None or (time.monotonic() >= deadline and not (first and timeout > 0)):
                 return found, screen
+            first = False
             await asyncio.sleep(self.poll_interval)
             screen = await self.screen(fresh=True)
 

@@ -1,0 +1,81 @@
+"""Maestro flow files run as they are: ``trailblaze run``/``validate`` on the flows in
+``tests/maestro_flows/flows/`` (written to Maestro's grammar), in a subprocess — the app flows on
+the Android and iOS stand-ins through uiautomator2 and facebook-wda, the web flows in Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliRunner, Project
+from tests.standins.adb_host import AdbHostStandIn
+from tests.standins.android_phone import FakeAndroid
+from tests.standins.wda import FakeIphone, WdaStandIn
+
+FLOWS = Path(__file__).parent / "flows"
+
+
+def copy_flows(project: Project, which: str) -> Path:
+    target = project.root / "flows"
+    shutil.copytree(FLOWS / which, target)
+    return target
+
+
+def test_app_flows_on_android(cli: CliRunner, adb: AdbHostStandIn, phone: FakeAndroid, project: Project) -> None:
+    project.write("trailblaze.yaml", "driver: android\ntimeout: 2\n")
+    copy_flows(project, "app")
+    listed = cli("validate", "flows")
+    assert listed.returncode == 0, listed.output
+    assert "2 trails valid" in listed.output  # the sub-flow in subflows/ is no flow of its own
+
+    result = cli("run", "flows", "--json", "r.json", "--junit", "r.xml", "-e", "NAME=Grace")
+    assert result.returncode == 1, result.output
+    trails = {t["id"]: t for t in result.json("r.json")["trails"]}
+    assert set(trails) == {"Submit the form", "Missing button"}
+    passed, failed = trails["Submit the form"], trails["Missing button"]
+    assert passed["status"] == "passed", passed
+    assert passed["tags"] == ["forms", "smoke"]
+    assert phone.app.submissions == 1
+    assert not phone.app.ui.subscribe  # `when: {platform: iOS}` did not hold
+    assert failed["status"] == "failed"
+    # the failing command's line in the flow file, and what was on screen
+    assert "flows/missing_button.yaml:7:" in result.output
+    assert "Sign out" in failed["error"] and "on screen:" in failed["error"]
+    cases = {c.get("name"): c for c in ET.parse(result.cwd / "r.xml").getroot().iter("testcase")}
+    assert set(cases) == {"Submit the form", "Missing button"}
+    assert cases["Missing button"].find("failure") is not None
+
+    only = cli("run", "flows", "--exclude-tags", "failing", "-e", "NAME=Grace")
+    assert only.returncode == 0, only.output
+    assert "Missing button" not in only.output
+
+
+def test_app_flow_on_ios(cli: CliRunner, wda_server: WdaStandIn, iphone: FakeIphone, project: Project) -> None:
+    project.write("trailblaze.yaml", "timeout: 2\n")
+    copy_flows(project, "app")
+    result = cli("run", "flows", "--driver", "ios", "--device", wda_server.url, "-k", "submit", "--json", "r.json")
+    assert result.returncode == 0, result.output
+    (trail,) = result.json("r.json")["trails"]
+    assert (trail["id"], trail["driver"]) == ("Submit the form", "ios-wda")
+    assert iphone.app.submissions == 1
+    assert iphone.app.ui.subscribe  # `when: {platform: iOS}` held here: its command ran
+
+
+@pytest.mark.browser
+def test_web_flows_in_chromium_follow_the_workspace_config(cli: CliRunner, project: Project, browser: str) -> None:
+    copy_flows(project, "web")
+    result = cli("run", "flows", "-e", "WHO=Grace", "--json", "r.json")
+    assert result.returncode == 0, result.output
+    trails = result.json("r.json")["trails"]
+    # config.yaml: extra/* too, the wip flow left out, "Runs first" first
+    assert [t["id"] for t in trails] == ["Runs first", "Fill the web form"]
+    assert all(t["driver"] == "playwright-native" for t in trails)
+
+    wrong = Path(project.root / "flows" / "sign_up.yaml")
+    wrong.write_text(wrong.read_text().replace("Name: ${WHO}", "Name: Nobody"))
+    failed = cli("run", "flows/sign_up.yaml", "-e", "WHO=Grace")
+    assert failed.returncode == 1
+    assert "flows/sign_up.yaml:15:" in failed.output and "Nobody" in failed.output
