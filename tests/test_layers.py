@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "trailblaze"
 #: lowest first. A module belongs to the first entry naming it or a package holding it
 #: (``trailblaze`` itself, the public API, only by that exact name).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("core", ("trailblaze.core", "trailblaze._relocated")),
+    ("core", ("trailblaze.core",)),
     ("device", ("trailblaze.device",)),
     ("tools", ("trailblaze.tools",)),
     ("trail", ("trailblaze.trail",)),
@@ -31,8 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("agents", ("trailblaze.agents",)),
     ("mcp client", ("trailblaze.mcp.client",)),
     ("runner", ("trailblaze.runner",)),
-    # mergereports: the old path's names, from three places, kept for one release
-    ("reports", ("trailblaze.reports", "trailblaze.mergereports")),
+    ("reports", ("trailblaze.reports",)),
     ("mcp server", ("trailblaze.mcp.server",)),
     ("cli", ("trailblaze.cli", "trailblaze.__main__")),
     ("public API", ("trailblaze",)),
@@ -47,9 +46,6 @@ FACE_NAMES_ANYONE_MAY_IMPORT = {"__version__"}
 
 #: at most this many modules directly in trailblaze/
 MAX_TOP_LEVEL = 8
-#: top-level modules kept for one release at an old path (their names went to several places,
-#: so the _relocated table cannot alias them)
-NOT_YET_IN_A_FOLDER = {"mergereports.py"}
 
 MAX_LINES = 600
 
@@ -207,7 +203,7 @@ def test_the_check_catches_a_circle_under_type_checking(tmp_path: Path) -> None:
 
 def test_few_modules_directly_in_the_package() -> None:
     top = {p.name for p in PACKAGE.glob("*.py")}
-    assert len(top - NOT_YET_IN_A_FOLDER) <= MAX_TOP_LEVEL, sorted(top - NOT_YET_IN_A_FOLDER)
+    assert len(top) <= MAX_TOP_LEVEL, sorted(top)
 
 
 def test_no_module_over_600_lines() -> None:

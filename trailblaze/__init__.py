@@ -13,11 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import _relocated
-
 __version__ = "0.1.0"
-# the import paths modules had before the layer folders (a DeprecationWarning, for one release)
-_relocated.install()
 
 _EXPORTS = {
     "Parser": "trailblaze.core.argparsing",

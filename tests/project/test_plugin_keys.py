@@ -4,7 +4,6 @@ MCP servers and ``sample-app``, so a third-party plugin declares its keys the sa
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -124,18 +123,8 @@ def test_a_workspaces_toolset_files_take_the_plugins_keys(tmp_path: Path, monkey
     ]
 
 
-def test_names_that_moved_to_their_plugins_still_import_for_one_release() -> None:
-    from trailblaze.drivers.web.settings import SAMPLE_APP
-    from trailblaze.mcp.client import settings
+def test_the_names_plugins_own_are_not_in_the_core() -> None:
+    import trailblaze.project.config as config
 
-    with pytest.warns(DeprecationWarning, match=r"McpServerConfig has moved to trailblaze\.mcp\.client\.settings"):
-        from trailblaze.project.config import McpServerConfig
-    assert McpServerConfig is settings.McpServerConfig
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import trailblaze.project.config as config
-
-        assert (config.McpServers, config.server_entries) == (settings.McpServers, settings.server_entries)
-        assert config.SAMPLE_APP == SAMPLE_APP
-    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
-        config.nothing  # noqa: B018 - the lookup is the check
+    for name in ("McpServerConfig", "McpServers", "server_entries", "SAMPLE_APP"):
+        assert not hasattr(config, name), name

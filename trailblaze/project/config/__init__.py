@@ -19,14 +19,11 @@ Built-in plugins declare their keys as any plugin does: the web driver's (``base
 ``headless``, ``browser``, ``web:``, the ``sample-app`` name) in
 :mod:`trailblaze.plugins.web_playwright`, MCP servers (``mcp_servers:`` at the top level, in
 targets and in toolsets, :mod:`trailblaze.mcp.client.settings`) in
-:mod:`trailblaze.plugins.mcp_toolsets`. Their names that used to be here (``McpServerConfig``,
-``McpServers``, ``server_entries``, ``SAMPLE_APP``) still are, with a DeprecationWarning, for
-one release.
+:mod:`trailblaze.plugins.mcp_toolsets`.
 """
 
 from __future__ import annotations
 
-from trailblaze._relocated import moved_name
 from trailblaze.project.config.loading import file_model, load_config
 from trailblaze.project.config.models import (
     PLATFORM_KEYS,
@@ -41,12 +38,6 @@ from trailblaze.project.config.models import (
 from trailblaze.project.config.runtime import Config
 from trailblaze.project.config.urls import BaseUrl, base_url_problem, check_base_url, url_problem
 from trailblaze.project.projectfile import CONFIG_NAME, find_config, plugins_listed_in
-
-
-def __getattr__(name: str) -> object:
-    """The names that moved to the plugins that own them, for one release."""
-    return moved_name(__name__, name)
-
 
 __all__ = [
     "CONFIG_NAME",
