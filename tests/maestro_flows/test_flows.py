@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, Project
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
+from tests.standins.sample_app import SAMPLE_APP
 from tests.standins.wda import FakeIphone, WdaStandIn
+from tests.support.cli import CliRunner, Project
+from tests.support.project import make_project, run, write
 
 FLOWS = Path(__file__).parent / "flows"
 
@@ -52,6 +54,15 @@ def test_app_flows_on_android(cli: CliRunner, adb: AdbHostStandIn, phone: FakeAn
     assert only.returncode == 0, only.output
     assert "Missing button" not in only.output
 
+    # the flow as a trail: its commands the recordings of its steps, replayed as they are
+    converted = cli("record", "--from-maestro", "flows/submit_form.yaml", "-e", "NAME=Lin")
+    assert converted.returncode == 0, converted.output
+    assert "wrote flows/submit_form.trail.yaml (13 steps)" in converted.output
+    replayed = cli("run", "flows/submit_form.trail.yaml", "--json", "t.json")
+    assert replayed.returncode == 0, replayed.output
+    assert replayed.json("t.json")["trails"][0]["title"] == "Submit the form"
+    assert phone.app.submissions == 3
+
 
 def test_app_flow_on_ios(cli: CliRunner, wda_server: WdaStandIn, iphone: FakeIphone, project: Project) -> None:
     project.write("trailblaze.yaml", "timeout: 2\n")
@@ -79,3 +90,25 @@ def test_web_flows_in_chromium_follow_the_workspace_config(cli: CliRunner, proje
     failed = cli("run", "flows/sign_up.yaml", "-e", "WHO=Grace")
     assert failed.returncode == 1
     assert "flows/sign_up.yaml:15:" in failed.output and "Nobody" in failed.output
+
+
+def test_a_repeat_while_that_never_ends_is_stopped(
+    adb: AdbHostStandIn, phone: FakeAndroid, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Maestro's own loop has no end; here one stops at MAX_WHILE_ROUNDS (1000) rounds, fewer
+    for the test, with a message saying where and why."""
+    from trailblaze.drivers.maestro import runner
+
+    monkeypatch.setattr(runner, "MAX_WHILE_ROUNDS", 25)
+    write(
+        tmp_path,
+        "trails/forever.yaml",
+        f"appId: {SAMPLE_APP}\n---\n- launchApp\n- assertVisible: Home\n- repeat:\n    while:\n      visible: Home\n"
+        "    commands:\n      - tapOn: Home\n",
+    )
+    project = make_project(tmp_path, "driver: android\ntimeout: 2\n", ("no:terminal",))
+    result = run(project)
+    (trail,) = result.trails
+    assert trail.status == "failed"
+    assert trail.error is not None and "trails/forever.yaml:5" in trail.error
+    assert "still held after 25 rounds (a loop stops at 25 rounds or 300 s)" in trail.error

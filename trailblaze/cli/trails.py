@@ -60,6 +60,10 @@ def record(paths: tuple[Path, ...], plugin_args: tuple[str, ...], config: Path |
     from trailblaze.runner.record import record_options, record_trails
 
     project = _project("record", options)
+    if project.config.getoption("from_maestro", False):  # declared by the maestro_flows plugin
+        from trailblaze.cli.maestro import record_from_maestro
+
+        return record_from_maestro(project, paths)
     run_opts = run_options(project.config, paths)
     return int(record_trails(project, run_opts, record_options(project, run_opts)).exit_code)
 

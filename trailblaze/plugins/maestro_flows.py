@@ -40,6 +40,13 @@ def trailblaze_addoption(parser: Parser) -> None:
         help="A value for ${NAME} in Maestro flows (repeatable), as Maestro's -e.",
         commands=("run", "validate", "record"),
     )
+    group.addoption(
+        "--from-maestro",
+        is_flag=True,
+        help="Write each Maestro flow named as a trail (NAME.trail.yaml beside NAME.yaml), its commands the "
+        "recordings of its steps; no device is opened.",
+        commands=("record",),
+    )
 
 
 @hookimpl

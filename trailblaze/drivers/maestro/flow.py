@@ -372,7 +372,7 @@ class _Expander:
             self.problem(f"{name}: no flow file {file_name} (looked for {target})", location)
             return None
         try:
-            sub = load_flow(target, sub_flow=True)
+            sub = load_flow(Path(_shown(str(target))), sub_flow=True)  # named as the user would
         except UsageError as exc:
             self.problems.append(exc)
             return None
@@ -468,14 +468,24 @@ def describe(command: Any) -> str:
     if isinstance(command, str):
         return command
     ((name, value),) = command.items()
+    if not isinstance(value, dict):
+        return f"{name}: {_inline(value)}" if value is not None else name
+    if value.get("label"):
+        return str(value["label"])
+    if name in _NESTING:
+        shown = {k: v for k, v in value.items() if k not in ("commands", "at")}
+        count = len(value.get("commands") or [])
+        return f"{name} ({''.join(f'{k}: {_inline(v)}, ' for k, v in shown.items())}{count} commands)"
+    shown = {k: v for k, v in value.items() if k != "at"}
+    return f"{name}: " + ", ".join(f"{k}: {_inline(v)}" for k, v in shown.items())
+
+
+def _inline(value: Any) -> str:
+    """A value as YAML's flow style would show it (``{visible: OK}``, ``true``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, dict):
-        if value.get("label"):
-            return str(value["label"])
-        shown = {k: v for k, v in value.items() if k not in ("commands", "at", "appId") or name not in _NESTING}
-        if name in _NESTING:
-            count = len(value.get("commands") or [])
-            shown = {k: v for k, v in shown.items() if k not in ("commands", "at")}
-            inner = ", ".join(f"{k}: {v}" for k, v in shown.items())
-            return f"{name} ({inner + ', ' if inner else ''}{count} commands)"
-        return f"{name}: " + ", ".join(f"{k}: {v}" for k, v in shown.items())
-    return f"{name}: {value}" if value is not None else name
+        return "{" + ", ".join(f"{k}: {_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return str(value)

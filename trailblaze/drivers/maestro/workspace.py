@@ -80,7 +80,8 @@ def _holds_flows(folder: Path, mtime: int) -> bool:
     from trailblaze.drivers.maestro.flow import looks_like_flow
 
     try:
-        return any(entry.is_file() and looks_like_flow(Path(entry.path)) for entry in os.scandir(folder))
+        with os.scandir(folder) as entries:
+            return any(entry.is_file() and looks_like_flow(Path(entry.path)) for entry in entries)
     except OSError:
         return False
 
