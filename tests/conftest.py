@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
 import sys
-import textwrap
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import hypothesis
 import pytest
 
+from tests.support.cli import ROOT, CliProcess, CliResult, CliRunner, Project, cli_env
+
+# kept while other work in progress still imports them from here; tests import tests.support.cli
+from tests.support.cli import processes_with as processes_with
 from tests.support.cli_zygote import CliZygote
 
 # A run started in the background by a non-interactive shell (as some CI runners do) inherits
@@ -35,8 +35,6 @@ hypothesis.settings.load_profile("trailblaze")
 #: the adb, phone and WebDriverAgent stand-ins (fixtures ``phone``, ``adb``, ``iphone``, ``wda_server``)
 pytest_plugins = ("tests.standins.fixtures",)
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with a test marked ``slow`` go first, each file kept whole and in its order.
@@ -49,36 +47,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 SHARED_UPSTREAM = ROOT.parent / "shared" / "upstream-format"
-
-
-@dataclass
-class CliResult:
-    returncode: int
-    stdout: str
-    stderr: str
-    cwd: Path
-
-    @property
-    def output(self) -> str:
-        return self.stdout + self.stderr
-
-    def json(self, name: str = "results.json") -> Any:
-        return json.loads((self.cwd / name).read_text(encoding="utf-8"))
-
-
-CliRunner = Callable[..., CliResult]
-#: the ``cli_process`` fixture: start ``python -m trailblaze ARGS``, get the Popen
-CliProcess = Callable[..., subprocess.Popen[str]]
-
-
-def cli_env(autoload: bool = False, **extra: str) -> dict[str, str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env.pop("FORCE_COLOR", None)
-    if not autoload:
-        env["TRAILBLAZE_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    env.update(extra)
-    return env
 
 
 @pytest.fixture(scope="session")
@@ -127,23 +95,6 @@ def cli(tmp_path: Path, cli_zygote: CliZygote) -> CliRunner:
         return CliResult(proc.returncode, proc.stdout, proc.stderr, where)
 
     return run
-
-
-class Project:
-    """A throwaway trailblaze project in a temporary folder."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.write("trailblaze.yaml", "base_url: sample-app\ntimeout: 5\n")
-
-    def write(self, relative: str, text: str) -> Path:
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-        return path
-
-    def trail(self, name: str, text: str) -> Path:
-        return self.write(f"trails/{name}.trail.yaml", text)
 
 
 @pytest.fixture
@@ -221,22 +172,3 @@ def cli_process(tmp_path: Path) -> Iterator[CliProcess]:
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
-
-
-def processes_with(marker: str) -> list[str]:
-    """Command lines of live processes whose environment carries ``marker`` (our descendants:
-    Playwright's driver and Chromium inherit the environment, whatever their process group)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if f"TRAILBLAZE_TEST_MARKER={marker}".encode() not in (entry / "environ").read_bytes():
-                continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if state != "Z" and command:  # an empty command line: past exit's point of no return
-            found.append(command)
-    return found

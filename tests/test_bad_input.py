@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import cli_env
 
+from tests.support.cli import cli_env
 from tests.support.forked_cli import Command, run_all
 
 CORPUS = Path(__file__).parent / "bad_input"

@@ -21,8 +21,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import CliProcess, CliRunner, Project, cli_env, processes_with
 
+from tests.support.cli import CliProcess, CliRunner, Project, cli_env, processes_with
 from trailblaze import __version__
 
 PASSING = """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, Project, cli_env
+from tests.support.cli import CliRunner, Project, cli_env
 from tests.support.cli_zygote import PRELOAD, SWITCH, CliZygote
 
 TRAIL = """

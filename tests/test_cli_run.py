@@ -12,7 +12,8 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import CliResult, CliRunner, Project, cli_env
+
+from tests.support.cli import CliResult, CliRunner, Project, cli_env
 
 pytestmark = pytest.mark.browser
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner
 
 import trailblaze
+from tests.support.cli import CliRunner
 from trailblaze import hookspecs
 from trailblaze.core.argparsing import Parser
 from trailblaze.pluginmanager import DEFAULT_PLUGINS, ESSENTIAL_PLUGINS, collect_options, get_plugin_manager

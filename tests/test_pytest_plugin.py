@@ -14,7 +14,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli_env
+
+from tests.support.cli import ROOT, cli_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

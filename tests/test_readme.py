@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli_env
+
+from tests.support.cli import ROOT, cli_env
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 #: the example of "In 30 seconds": its trail, then its console session

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner
+
+from tests.support.cli import CliRunner
 
 NULL = ("-p", "tests.support.null_driver")
 

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliProcess, CliRunner, Project
 
+from tests.support.cli import ROOT, CliProcess, CliRunner, Project
 from trailblaze.drivers.web.sample_server import SampleAppServer
 from trailblaze.trail.loader import load_trail
 

@@ -7,7 +7,8 @@ import subprocess
 from collections.abc import Callable
 
 import pytest
-from conftest import CliRunner, Project
+
+from tests.support.cli import CliRunner, Project
 
 pytestmark = pytest.mark.browser
 

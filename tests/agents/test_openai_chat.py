@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import CliRunner, Project
 from fake_openai import MODEL, FakeOpenAI, Ref, Reply
+
+from tests.support.cli import CliRunner, Project
 
 pytestmark = pytest.mark.browser
 

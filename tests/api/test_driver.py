@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
-from conftest import CliRunner, Project
-
+from tests.support.cli import CliRunner, Project
 from trailblaze.api.driver import Device, Driver
 from trailblaze.device.commands import DeviceInfo
 from trailblaze.drivers.web.driver import PlaywrightDriver

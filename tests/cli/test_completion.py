@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import CliRunner, Project
+
+from tests.support.cli import CliRunner, Project
 
 
 def complete(cli: CliRunner, words: str, **env: str) -> list[tuple[str, str]]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import CliRunner, Project
-
+from tests.support.cli import CliRunner, Project
 from trailblaze.cli.crashlog import write_crash_log
 
 CRASHER = """

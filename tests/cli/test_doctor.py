@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, CliRunner, Project
+
+from tests.support.cli import CliResult, CliRunner, Project
 
 pytestmark = pytest.mark.usefixtures("browser")
 

@@ -6,10 +6,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from conftest import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.cli import CliRunner
 from trailblaze.cli.scaffold import IGNORED, ignore_what_runs_leave
 
 LINES = st.lists(

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project
 from pydantic import BaseModel, ConfigDict
 
 import trailblaze
+from tests.support.cli import CliRunner, Project
 from trailblaze.core.argparsing import Parser
 from trailblaze.core.errors import ErrorList, UsageError
 from trailblaze.pluginmanager import collect_options, get_plugin_manager

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliProcess, CliRunner, Project, processes_with
+
+from tests.support.cli import CliProcess, CliRunner, Project, processes_with
 
 HUNG = Path(__file__).parents[1] / "mcp_toolsets" / "servers" / "hung.py"
 NULL = ("-p", "tests.support.null_driver")
@@ -174,7 +175,7 @@ def test_a_child_that_left_its_process_group_does_not_survive_a_passing_run(
 def test_kill_9_of_trailblaze_leaves_nothing(
     project: Project, marker: str, notes: Notes, cleanup: Any, state: str, prefork: str
 ) -> None:
-    from conftest import cli_env
+    from tests.support.cli import cli_env
 
     _project(project, "block: {}")
     proc = subprocess.Popen(

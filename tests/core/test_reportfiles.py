@@ -10,11 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_shard import NULL, null_project
 
+from tests.support.cli import CliRunner
 from trailblaze.api.results import RunResult, StepResult, TrailResult
 from trailblaze.core.errors import UsageError
 from trailblaze.core.reportfiles import HTML_PAGE, JUNIT_XML, RESULTS_JSON, ReportKind, ReportPaths

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, Project
+from tests.support.cli import CliRunner, Project
 from tests.support.project import make_project, write
 from trailblaze.core.errors import ErrorList, UsageError
 from trailblaze.runner.checks import collect_trails

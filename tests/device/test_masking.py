@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CliProcess, CliResult, CliRunner, Project
 from fake_openai import FakeOpenAI, Ref, Reply
+
+from tests.support.cli import CliProcess, CliResult, CliRunner, Project
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -7,9 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import cli_env
-
 from tests.docs.snippets import ROOT, Block, blocks
+from tests.support.cli import cli_env
 
 RECIPES = sorted(path for path in (ROOT / "docs" / "recipes").glob("*.md") if path.name != "index.md")
 WORKFLOW = ".github/workflows/trails.yml"

@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import cli_env
 
 from tests.docs.recipes import RECIPES, WORKFLOW, files_of, page_blocks, recipe_project, sessions_of
 from tests.docs.snippets import ROOT, blocks
+from tests.support.cli import cli_env
 from trailblaze.drivers.web.sample_server import SampleAppServer
 
 #: the pages a newcomer reads first: their code blocks fit the page too

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli_env
 
 from tests.docs.snippets import ROOT
+from tests.support.cli import cli_env
 
 pytestmark = pytest.mark.slow
 

@@ -16,10 +16,10 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from conftest import cli_env
 
 from tests.docs.recipes import files_of, recipe_project
 from tests.docs.snippets import Block, blocks, ids
+from tests.support.cli import cli_env
 
 YAML = blocks("yaml")
 

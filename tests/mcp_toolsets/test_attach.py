@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project
+
+from tests.support.cli import CliRunner, Project
 
 from .conftest import Recorded, alive
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project
+
+from tests.support.cli import CliRunner, Project
 
 from .conftest import Recorded
 

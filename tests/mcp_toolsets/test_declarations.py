@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project
 
+from tests.support.cli import CliRunner, Project
 from tests.support.config import load_config
 from trailblaze.core.errors import ErrorList, InfrastructureError, UsageError
 from trailblaze.mcp.client import declarations

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT, CliRunner
 
+from tests.support.cli import ROOT, CliRunner
 from trailblaze.project.scriptedtools import PACKAGED_SDK
 
 EXAMPLE = ROOT / "plugins-examples" / "mcp-toolsets"

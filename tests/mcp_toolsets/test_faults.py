@@ -10,7 +10,8 @@ import re
 import sys
 
 import pytest
-from conftest import CliResult, CliRunner, Project
+
+from tests.support.cli import CliResult, CliRunner, Project
 
 from .conftest import SERVERS
 

@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CliProcess, CliRunner, Project
+
+from tests.support.cli import CliProcess, CliRunner, Project
 
 from .conftest import Recorded, alive
 

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import CliRunner, Project
-
+from tests.support.cli import CliRunner, Project
 from trailblaze.tools.model import ToolMetadata
 
 

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project
+
+from tests.support.cli import CliRunner, Project
 
 pytestmark = pytest.mark.usefixtures("browser")
 

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project, cli_env
+
+from tests.support.cli import CliRunner, Project, cli_env
 
 pytestmark = pytest.mark.slow
 

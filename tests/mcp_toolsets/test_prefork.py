@@ -12,8 +12,8 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import CliProcess, CliRunner, Project, processes_with
 
+from tests.support.cli import CliProcess, CliRunner, Project, processes_with
 from trailblaze.mcp.client import prefork
 from trailblaze.mcp.client.pipes import PipeWriter
 

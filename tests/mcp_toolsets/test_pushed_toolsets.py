@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import Project
 
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.mcp.server.support import ok, stdio
+from tests.support.cli import Project
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 

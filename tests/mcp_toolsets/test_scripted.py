@@ -9,10 +9,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, CliRunner, processes_with
 
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
+from tests.support.cli import ROOT, CliRunner, processes_with
 from trailblaze.project.scriptedtools import PACKAGED_SDK
 
 pytestmark = pytest.mark.slow

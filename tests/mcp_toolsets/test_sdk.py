@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, CliRunner, Project, cli_env
 
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import CliResult, CliRunner, Project, cli_env
 from trailblaze.project.scriptedtools import PACKAGED_SDK
 
 pytestmark = pytest.mark.slow

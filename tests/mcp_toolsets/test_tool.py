@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.cli import CliRunner, Project
 from trailblaze.mcp.client.tool import ref_cycle
 
 from .conftest import Recorded

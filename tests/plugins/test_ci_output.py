@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project
 
 from tests.support.ci_project import ci_project
+from tests.support.cli import CliRunner, Project
 from trailblaze.plugins.github_report import _cell, annotation, escape_data, escape_property
 
 pytestmark = pytest.mark.slow

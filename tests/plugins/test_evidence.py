@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, CliRunner, Project
 
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import CliResult, CliRunner, Project
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -265,7 +265,7 @@ def _run_on_a_full_disk(project: Project, *args: str) -> CliResult:
     import subprocess
     import sys
 
-    from conftest import cli_env
+    from tests.support.cli import cli_env
 
     (project.root / "evidence").mkdir(exist_ok=True)
     command = " ".join(["exec", sys.executable, "-m", "trailblaze", "run", *args])

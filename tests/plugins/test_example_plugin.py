@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliResult, CliRunner, Project
+
+from tests.support.cli import ROOT, CliResult, CliRunner, Project
 
 pytestmark = pytest.mark.slow
 

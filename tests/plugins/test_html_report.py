@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import CliProcess, CliRunner, Project
 
 from tests.support.ci_project import ci_project
+from tests.support.cli import CliProcess, CliRunner, Project
 from trailblaze.drivers.web.browser import CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser

@@ -7,8 +7,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from conftest import CliRunner
 from test_shard import NULL, null_project
+
+from tests.support.cli import CliRunner
 
 PACKAGE = Path(__file__).resolve().parents[2] / "trailblaze"
 

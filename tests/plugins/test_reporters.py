@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliResult, CliRunner, Project, cli_env
+
+from tests.support.cli import ROOT, CliResult, CliRunner, Project, cli_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -6,9 +6,9 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import CliRunner, Project
 
 from tests.support.ci_project import ci_project
+from tests.support.cli import CliRunner, Project
 
 pytestmark = pytest.mark.browser
 

@@ -7,11 +7,11 @@ import io
 import re
 from types import SimpleNamespace
 
-from conftest import CliRunner, Project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from tests.support.cli import CliRunner, Project
 from trailblaze.api.results import AgentReport, Attempt, RunResult, StepResult, ToolReport, TrailResult
 from trailblaze.core.errors import Location
 from trailblaze.plugins.github_report import GithubReport, job_summary

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, CliRunner
+from tests.support.cli import ROOT, CliRunner
 from tests.support.project import write
 from trailblaze.project.editorsdk import BANNER, UPSTREAM_BANNERS
 from trailblaze.project.scriptedtools import PACKAGED_SDK

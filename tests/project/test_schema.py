@@ -10,7 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from conftest import ROOT, CliRunner, Project
+
+from tests.support.cli import ROOT, CliRunner, Project
 
 EXAMPLES = sorted((ROOT / "trails").rglob("*.yaml"))
 
@@ -20,7 +21,7 @@ def trail_schema(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     import subprocess
     import sys
 
-    from conftest import cli_env
+    from tests.support.cli import cli_env
 
     out = subprocess.run(
         [sys.executable, "-m", "trailblaze", "schema", "trail"],

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project
+
+from tests.support.cli import CliRunner, Project
 
 #: the share of properties that must be described
 FLOOR = 0.95
@@ -42,7 +43,7 @@ def schemas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     import subprocess
     import sys
 
-    from conftest import cli_env
+    from tests.support.cli import cli_env
 
     root = tmp_path_factory.mktemp("schema")
     (root / "trailblaze.yaml").write_text("base_url: sample-app\n", encoding="utf-8")

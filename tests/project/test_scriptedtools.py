@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 from tests.support.project import write
 from trailblaze.core.errors import TrailblazeError
 from trailblaze.project.scriptedtools import CACHE_FOLDER, PACKAGED_SDK, _cached, read_folder, script_files

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner
 from tests.drivers.maestro.test_runner import replay
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import CliRunner
 from tests.support.project import make_project, write
 from trailblaze.project.workspace import find_workspace, load_workspace
 

@@ -12,10 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from conftest import CliProcess, CliRunner, Project
 from fake_openai import FakeOpenAI, Ref, Reply
 
 from tests.mcp.server.support import ok, stdio
+from tests.support.cli import CliProcess, CliRunner, Project
 from trailblaze.drivers.web.browser import CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project
 
+from tests.support.cli import CliRunner, Project
 from trailblaze.drivers.web.browser import CHROMIUM_ARGS
 from trailblaze.reports.html import render
 

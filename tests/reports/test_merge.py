@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, CliResult, CliRunner, Project, cli_env
 from test_shard import NULL, null_project
 
 from tests.support.ci_project import ci_project
+from tests.support.cli import ROOT, CliResult, CliRunner, Project, cli_env
 
 pytestmark = pytest.mark.slow
 

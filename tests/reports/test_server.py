@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CliProcess
+
+from tests.support.cli import CliProcess
 
 SECRET = "the host's own file"
 

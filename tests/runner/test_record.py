@@ -9,8 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project
 from fake_openai import FakeOpenAI, Ref, Reply
+
+from tests.support.cli import CliRunner, Project
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

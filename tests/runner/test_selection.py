@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import CliRunner, Project
 from test_shard import NULL, null_project
 
 from tests.support.ci_project import ci_project
+from tests.support.cli import CliRunner, Project
 from trailblaze.core.errors import UsageError
 from trailblaze.runner.selection import keyword_matcher, split_tags
 

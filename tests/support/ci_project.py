@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from conftest import Project
+from tests.support.cli import Project
 
 FLAKY_TOOLS = '''
 from pathlib import Path

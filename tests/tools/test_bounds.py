@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import CliRunner
-
+from tests.support.cli import CliRunner
 from trailblaze.core.limits import MAX_PAUSE_SECONDS, MAX_WAIT_SECONDS
 
 #: numbers that bound nothing: a value compared with another, and a wait clamped as upstream's is

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import CliRunner, Project
+from tests.support.cli import CliRunner, Project
 
 COUNTED_TOOLS = '''
 from __future__ import annotations

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import CliRunner, Project
 
+from tests.support.cli import CliRunner, Project
 from trailblaze.runner.project import Project as TrailblazeProject
 from trailblaze.runner.project import load_project
 from trailblaze.tools.model import ToolSpec

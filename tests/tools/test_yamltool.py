@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRunner, Project
+from tests.support.cli import CliRunner, Project
 from tests.support.project import make_project, run, write
 from trailblaze.core.errors import ErrorList
 from trailblaze.tools.yamlcompose import composed_spec, fill

@@ -9,10 +9,10 @@ import socket
 import time
 from pathlib import Path
 
-from tests.conftest import CliProcess, CliRunner, Project
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import CliProcess, CliRunner, Project
 
 LEGACY_FORMS = "legacy_v1/android-ondevice-instrumentation/forms/text-input/android-phone.trail.yaml"
 

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import CliProcess, CliRunner, Project
 from tests.drivers.android.test_end_to_end import form_project
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import CliProcess, CliRunner, Project
 
 REMOTE_SERIAL = "10.0.0.5:5555"
 

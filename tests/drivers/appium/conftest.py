@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Project
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.appium_server import AppiumStandIn
+from tests.support.cli import Project
 
 ANDROID_CAPS = """\
     platformName: Android

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Project
 from tests.drivers.appium.conftest import open_driver, use_appium
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.appium_server import AppiumStandIn
 from tests.standins.fixtures import run
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import Project
 from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
 
 SUBMIT = {"androidAccessibility": {"resourceIdRegex": ".*submit_button"}}

@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from tests.conftest import CliProcess, CliRunner, Project
 from tests.drivers.appium.conftest import use_appium
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.appium_server import AppiumStandIn
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import CliProcess, CliRunner, Project
 
 FORM = f"""
 config:

@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import CliRunner, Project
 from tests.drivers.appium.conftest import open_driver, use_appium
 from tests.standins.fixtures import run
+from tests.support.cli import CliRunner, Project
 
 pytestmark = pytest.mark.slow
 

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import CliRunner, Project
 from tests.drivers.ios.test_end_to_end import TRAIL
 from tests.standins.wda import FakeIphone, WdaStandIn
+from tests.support.cli import CliRunner, Project
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import socket
 
-from tests.conftest import CliRunner, Project
 from tests.standins.sample_app import SAMPLE_APP
 from tests.standins.wda import FakeIphone, WdaStandIn
+from tests.support.cli import CliRunner, Project
 
 TRAIL = f"""
 config:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.conftest import CliRunner, Project
+from tests.support.cli import CliRunner, Project
 from trailblaze.drivers.maestro.commands import parse_commands
 from trailblaze.drivers.mobile.matching import MaestroSelector
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import CliRunner
+from tests.support.cli import CliRunner
 
 
 def test_validate_names_only_the_app_target_tools(cli: CliRunner, upstream_format: Path) -> None:

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, Project, cli_env
+
+from tests.support.cli import CliResult, Project, cli_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

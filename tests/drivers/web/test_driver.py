@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CliProcess, Project, cli_env, processes_with
 
+from tests.support.cli import CliProcess, Project, cli_env, processes_with
 from trailblaze.core.errors import InfrastructureError, ToolFailure, UsageError
 from trailblaze.drivers.web.browser import compile_cache_dir, headless_shell, node_compile_cache, system_chromium
 from trailblaze.drivers.web.device import WebDevice

@@ -11,8 +11,8 @@ import time
 import uuid
 
 import pytest
-from conftest import CliProcess, CliRunner, Project, cli_env, processes_with
 
+from tests.support.cli import CliProcess, CliRunner, Project, cli_env, processes_with
 from trailblaze.cli.main import _may_run_web_trails
 from trailblaze.drivers.web import early
 from trailblaze.drivers.web.driver import PlaywrightDriver

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, CliRunner
+
+from tests.support.cli import ROOT, CliRunner
 
 pytestmark = pytest.mark.browser
 

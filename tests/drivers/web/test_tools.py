@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliResult, CliRunner, Project, cli_env
+
+from tests.support.cli import CliResult, CliRunner, Project, cli_env
 
 from .support import ref_of
 

@@ -16,8 +16,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import CliProcess, CliRunner, Project, processes_with
 
+from tests.support.cli import CliProcess, CliRunner, Project, processes_with
 from trailblaze.drivers.web.webserver import WebServerConfig, under_ci
 
 HELLO = """

@@ -16,9 +16,9 @@ from typing import Any
 
 import mcp_types as types
 import yaml
-from conftest import cli_env
 from mcp import Client, StdioServerParameters
 
+from tests.support.cli import cli_env
 from tests.support.cli_zygote import Relay
 
 _relay: Relay | None = None

@@ -12,11 +12,11 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from conftest import Project
 
 from tests.fake_openai import FakeOpenAI, Ref, Reply
 from tests.mcp.server.support import failed, ok, stdio
 from tests.mcp.server.test_agents import SamplingClient
+from tests.support.cli import Project
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 

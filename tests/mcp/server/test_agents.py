@@ -12,10 +12,10 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from conftest import CliRunner, Project
 
 from tests.fake_openai import FakeOpenAI, Ref, Reply
 from tests.mcp.server.support import data, failed, ok, stdio
+from tests.support.cli import CliRunner, Project
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from conftest import Project
 
 from tests.mcp.server.support import Seen, names, ok, stdio
 from tests.mcp_toolsets.conftest import SERVERS
+from tests.support.cli import Project
 
 pytestmark = pytest.mark.usefixtures("browser")
 

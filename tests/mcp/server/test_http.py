@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from conftest import CliRunner, Project, processes_with
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.mcp.server.support import failed, http_server, names, ok
+from tests.support.cli import CliRunner, Project, processes_with
 
 pytestmark = pytest.mark.usefixtures("browser")
 

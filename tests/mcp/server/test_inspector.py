@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, cli_env
 
 from tests.mcp.server.support import http_server, server_command, wire_data
+from tests.support.cli import Project, cli_env
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Project, cli_env
 
 from tests.mcp.server.support import http_server
+from tests.support.cli import Project, cli_env
 from tests.support.cli_zygote import LAUNCHER, SERVER_PRELOAD, SWITCH, Relay
 
 

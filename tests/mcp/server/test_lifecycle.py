@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliProcess, Project, processes_with
 
 from tests.mcp.server.support import http_server
+from tests.support.cli import CliProcess, Project, processes_with
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 
@@ -140,7 +140,7 @@ def test_http_sessions_end_after_the_idle_timeout(project: Project) -> None:
 def test_stdio_with_stdin_on_the_null_device_ends_at_once(project: Project) -> None:
     import sys
 
-    from conftest import cli_env
+    from tests.support.cli import cli_env
 
     done = subprocess.run(
         [sys.executable, "-m", "trailblaze", "mcp"],

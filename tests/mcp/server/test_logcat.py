@@ -8,12 +8,11 @@ import re
 import time
 from typing import Any
 
-from conftest import Project
-
 from tests.mcp.server.support import failed, names, ok, stdio
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP
+from tests.support.cli import Project
 
 
 def test_query_and_assert_on_the_log_since_the_device_connected(

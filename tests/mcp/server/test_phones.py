@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from conftest import CliRunner, Project
-
 from tests.mcp.server.support import failed, names, ok, stdio
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.sample_app import SAMPLE_APP
 from tests.standins.wda import WdaStandIn
+from tests.support.cli import CliRunner, Project
 
 
 def test_android_session_saves_a_trail_that_replays(adb: AdbHostStandIn, project: Project, cli: CliRunner) -> None:

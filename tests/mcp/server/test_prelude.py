@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project, cli_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.mcp.server.support import server_command, wire_data
+from tests.support.cli import Project, cli_env
 from trailblaze.mcp.server import prelude
 
 pytestmark = pytest.mark.slow

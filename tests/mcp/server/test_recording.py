@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project
 
 from tests.mcp.server.support import failed, ok, stdio
+from tests.support.cli import CliRunner, Project
 from trailblaze.core.errors import UsageError
 from trailblaze.mcp.server.recording import RecordedStep, render, trail_path
 from trailblaze.tools.model import ToolCall

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project, cli_env
 
 from tests.mcp.server.support import ok, server_command, stdio, wire_data
+from tests.support.cli import CliRunner, Project, cli_env
 from trailblaze.trail.loader import load_trail
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]

@@ -11,9 +11,9 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import Project
 
 from tests.mcp.server.support import Seen, failed, names, ok, stdio
+from tests.support.cli import Project
 
 pytestmark = pytest.mark.usefixtures("browser")
 

@@ -8,11 +8,11 @@ import json
 from typing import Any
 
 import pytest
-from conftest import Project
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.mcp.server.support import Seen, failed, http_server, ok, stdio
+from tests.support.cli import Project
 
 pytestmark = pytest.mark.usefixtures("browser")
 

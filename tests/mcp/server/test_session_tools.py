@@ -11,9 +11,9 @@ import json
 from typing import Any
 
 import pytest
-from conftest import Project
 
 from tests.mcp.server.support import data, failed, ok, stdio
+from tests.support.cli import Project
 from trailblaze.mcp.server.calls import ToolError
 from trailblaze.mcp.server.device_calls import parse_tool_calls
 from trailblaze.tools.model import ToolCall

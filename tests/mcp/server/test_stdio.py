@@ -13,12 +13,12 @@ from typing import Any
 import anyio
 import hypothesis
 import pytest
-from conftest import CliRunner, Project, cli_env
 from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from tests.mcp.server.support import Seen, data, failed, names, ok, server_command, stdio
+from tests.support.cli import CliRunner, Project, cli_env
 
 pytestmark = [pytest.mark.usefixtures("browser"), pytest.mark.slow]
 

@@ -7,9 +7,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import CliRunner, Project
 
 from tests.mcp.server.support import failed, ok, stdio
+from tests.support.cli import CliRunner, Project
 
 pytestmark = pytest.mark.usefixtures("browser")
 
