@@ -54,6 +54,16 @@ def test_dry_run_prints_the_change_and_writes_nothing(cli: CliRunner, project: P
     assert "+        - web_navigate: {url: /forms.html}\n" in result.stdout
     assert "+            nodeSelector: {web: {ariaRole: button, ariaNameRegex: Submit}}\n" in result.stdout
     assert "recording saved" not in result.stdout
+    # what the agent did, beside the run's evidence: one run of the agent log per step
+    (log,) = (project.root / ".trailblaze" / "artifacts").glob("*/*/agent-log.jsonl")
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    runs = [r for r in records if r["record"] == "agent_run"]
+    assert [(r["objective"], r["status"], r["iterations"]) for r in runs] == [
+        ("Open the forms page", "complete", 1),
+        ("Type Ada as the name", "complete", 1),
+        ("Submit the form", "complete", 1),
+    ]
+    assert [r["tool"] for r in records if r["record"] == "tool"] == ["web_navigate", "web_type", "tap"]
 
 
 def test_step_n_records_only_that_step_after_replaying_the_ones_before(

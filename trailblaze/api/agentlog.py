@@ -38,7 +38,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-Strategy = Literal["DIRECT", "MCP_SAMPLING"]
+#: how the agent's LLM was called: trailblaze's own client (``DIRECT``), the MCP client's LLM
+#: through sampling (``MCP_SAMPLING``), or not by trailblaze at all: the MCP client is the agent
+#: and made the calls itself (``MCP_CLIENT``, ``trailblaze mcp``'s MCP_CLIENT_AS_AGENT mode)
+Strategy = Literal["DIRECT", "MCP_SAMPLING", "MCP_CLIENT"]
 Transport = Literal["DIRECT", "MCP"]
 #: the file an agent log has in its folder (a trail's evidence folder, an MCP session's folder)
 FILE_NAME = "agent-log.jsonl"

@@ -140,3 +140,25 @@ def test_sampling_runs_are_logged_and_counted_by_strategy(project: Project) -> N
         sampling[0]["model"] == "client-llm" and "carry out exactly one step" in sampling[0]["messages"][0]["content"]
     )
     assert records[-1]["record"] == "agent_run" and records[-1]["strategy"] == "MCP_SAMPLING"
+
+
+def test_the_clients_own_calls_are_logged_as_its_runs_and_not_counted(project: Project) -> None:
+    """MCP_CLIENT_AS_AGENT: the client is the agent; each of its calls (a device tool, a step with
+    `tools`) is a run of the log, with no LLM of trailblaze's, and not an agent metric."""
+
+    async def scenario() -> dict[str, Any]:
+        async with stdio(project.root) as client:
+            ok(await client.call_tool("web_navigate", {"url": "/forms.html", "reason": "Open the forms page"}))
+            steps = "- web_click: {ref: e999}"
+            await client.call_tool("step", {"objective": "Press a button that is not there", "tools": steps})
+            return ok(await client.call_tool("getAgentMetrics", {}))
+
+    metrics = asyncio.run(scenario())
+    assert metrics["session"]["totalExecutions"] == 0
+    (log,) = (project.root / ".trailblaze" / "mcp").glob("*/agent-log.jsonl")
+    runs = [r for r in _records(project, str(log.relative_to(project.root))) if r["record"] == "agent_run"]
+    assert [(r["objective"], r["status"], r["strategy"], r["transport"]) for r in runs] == [
+        ("Open the forms page", "complete", "MCP_CLIENT", "MCP"),
+        ("Press a button that is not there", "failed", "MCP_CLIENT", "MCP"),
+    ]
+    assert runs[1]["error_kind"] == "tool_failed" and "e999" in runs[1]["explanation"]

@@ -21,7 +21,9 @@ from trailblaze.trail.model import StepKind
 
 if TYPE_CHECKING:
     from trailblaze.api.agent import CallResult
+    from trailblaze.api.agentlog import AgentLog
     from trailblaze.mcp.server.device import DeviceSession
+    from trailblaze.runner.agent_step import AgentStep
 
 
 async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply:
@@ -43,7 +45,9 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
     kind: StepKind = "verify" if meta.verification else "step"
     async with state.lock:
         task = device.task(kind, reason or name)
+        log = client_log(state, device, task)
         result = await device.call(task, name, arguments)
+        end_client_log(log, [(name, arguments, result)])
         if not result.ok:  # the message names what reads like what it looked for; the screen follows it
             failure = Reply({"error": result.error or f"{name} failed"}, error=True)
             await attach_screen(state, device, failure, screenshot=state.settings.auto_include_screenshot)
@@ -65,6 +69,39 @@ async def device_tool(call: Call, name: str, arguments: dict[str, Any]) -> Reply
         elif state.settings.auto_include_screenshot:
             await attach_screen(state, device, reply, screenshot=True, summary=False)
     return reply
+
+
+def client_log(state: ClientState, device: DeviceSession, task: AgentStep) -> AgentLog:
+    """The session's agent log for calls the client makes itself (MCP_CLIENT_AS_AGENT): its
+    actions are written as trailblaze's agent's are, the client being the agent (no LLM of
+    trailblaze's; the calls come over MCP). They are not counted in the agent metrics."""
+    from trailblaze.api.agentlog import FILE_NAME, AgentLog
+
+    log = AgentLog(
+        state.artifacts_dir / FILE_NAME,
+        secrets=device.live.secrets,
+        objective=task.text,
+        step=task.label,
+        agent="mcp-client",
+        strategy="MCP_CLIENT",
+        transport="MCP",
+    )
+    task.log = log
+    return log
+
+
+def end_client_log(log: AgentLog, calls: Sequence[tuple[str, Mapping[str, Any], CallResult]]) -> None:
+    """The client's calls as one iteration, and the run's record."""
+    done = [
+        {"tool": name, "args": dict(args), "ok": result.ok, "result": result.output if result.ok else result.error}
+        for name, args, result in calls
+    ]
+    log.iteration(completion=None, calls=done, response_type="tool_call")
+    failed = next((c for c in done if not c["ok"]), None)
+    if failed is None:
+        log.finish(status="complete")
+    else:
+        log.finish(status="failed", explanation=str(failed["result"] or ""), error_kind="tool_failed")
 
 
 def check_step_text(text: str, what: str) -> None:

@@ -21,7 +21,15 @@ from trailblaze.mcp.server.calls import (
 )
 from trailblaze.mcp.server.catalog import tool_name
 from trailblaze.mcp.server.categories import NAVIGATION_HINT, Category, offered
-from trailblaze.mcp.server.device_calls import call_outcome, check_step_text, cut, parse_tool_calls, record_step
+from trailblaze.mcp.server.device_calls import (
+    call_outcome,
+    check_step_text,
+    client_log,
+    cut,
+    end_client_log,
+    parse_tool_calls,
+    record_step,
+)
 from trailblaze.mcp.server.settings import (
     LlmCallStrategy,
     Mode,
@@ -71,14 +79,18 @@ async def _direct_step(
 ) -> Reply:
     kind: StepKind = "verify" if verify else "step"
     task = device.task(kind, objective)
+    log = client_log(state, device, task)
     ran: list[dict[str, Any]] = []
+    made: list[tuple[str, Mapping[str, Any], CallResult]] = []
     failure: CallResult | None = None
     for planned in calls:
         result = await device.call(task, planned.name, planned.args)
         ran.append(call_outcome(planned.name, result))
+        made.append((planned.name, planned.args, result))
         if not result.ok:
             failure = result
             break
+    end_client_log(log, made)
     # a failed step keeps the calls before the failing one (a replay reaches the same screen); when
     # the first call failed there is nothing to keep, and no empty step is recorded
     kept = failure is None or (not verify and bool(task.recording))
