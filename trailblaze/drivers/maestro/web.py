@@ -12,7 +12,8 @@ driver, so the matching, the waiting and the messages are those of ``mobile_maes
 * its id is the first of ``id``, ``aria-label``, ``name``, ``title``, ``for`` and
   ``data-testid`` it has;
 * a hidden element (``display: none``, ``visibility: hidden``, no size) is not visible; one
-  outside the viewport is, and a tap on it scrolls it into view first, as Maestro's does.
+  outside the viewport is, and a tap on it scrolls it into view first, as Maestro's does
+  (also inside a scrolling box, which Maestro's does not).
 
 ``back`` is the browser's back; ``launchApp`` and ``openLink`` open the URL (relative to
 ``base_url`` when it starts with ``/``); ``clearState`` clears cookies and storage.
@@ -21,6 +22,7 @@ driver, so the matching, the waiting and the messages are those of ``mobile_maes
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import weakref
 from collections.abc import Coroutine
@@ -56,8 +58,10 @@ _READ_PAGE = """() => {
     return [...el.childNodes].filter(n => n.nodeType === Node.TEXT_NODE).map(n => n.textContent)
       .join('').replace(/\\s+/g, ' ').trim();
   };
+  const seen = [];
   const read = (el) => {
     if (!el || skip.has(el.tagName.toLowerCase())) return null;
+    seen.push(el);
     const r = el.getBoundingClientRect();
     const style = getComputedStyle(el);
     const shown = style.visibility !== 'hidden' && style.display !== 'none' && r.width > 0 && r.height > 0;
@@ -65,7 +69,7 @@ _READ_PAGE = """() => {
     const rid = el.id || el.ariaLabel || el.getAttribute('name') || el.title || el.htmlFor
       || el.getAttribute('data-testid') || '';
     return {
-      t: own(el), i: rid, c: el.tagName.toLowerCase(), s: shown, sc: scrolls,
+      x: seen.length - 1, t: own(el), i: rid, c: el.tagName.toLowerCase(), s: shown, sc: scrolls,
       b: [Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)],
       e: !el.disabled, f: el === active, k: (el.type === 'checkbox' || el.type === 'radio') ? el.checked : null,
       n: [...el.children].map(read).filter(Boolean),
@@ -73,10 +77,19 @@ _READ_PAGE = """() => {
   };
   const root = read(document.body) || {t: '', i: '', c: 'body', s: true, b: [0, 0, vw, vh], n: []};
   root.sc = document.documentElement.scrollHeight > vh + 1 || root.sc;
+  window.__trailblazeMaestro = seen;  // what an element's number (x) names, until the next read
   return JSON.stringify({w: vw, h: vh, root});
 }"""
 
 
+#: the element a read numbered scrolled into view (in its scrolling boxes too): its box now
+_ELEMENT_INTO_VIEW = """(n) => {
+  const el = (window.__trailblazeMaestro || [])[n];
+  if (!el || !el.isConnected) return null;
+  el.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+  const r = el.getBoundingClientRect();
+  return [Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)];
+}"""
 #: a point of the page brought into the viewport (Maestro's scrollToPoint): where it is now
 _INTO_VIEW = """([x, y]) => {
   const vw = window.innerWidth, vh = window.innerHeight, bx = window.scrollX, by = window.scrollY;
@@ -144,12 +157,32 @@ class MaestroWebPage(MobileDevice):
                 checked=d.get("k"),
                 scrollable=bool(d.get("sc")),
                 visible=bool(d["s"]),
+                attributes={"element": d["x"]},
                 parent=parent,
             )
             made.children = [node(c, made) for c in d.get("n", [])]
             return made
 
         return node(data["root"], None)
+
+    async def locate(
+        self,
+        selector: Any = None,
+        *,
+        text: str | None = None,
+        id: str | None = None,
+        timeout_ms: int | None = None,
+    ) -> ViewNode:
+        """The element, scrolled into view first (also inside a scrolling list, which Maestro's
+        own page reader does not see into), with its box where it is now."""
+        node = await super().locate(selector, text=text, id=id, timeout_ms=timeout_ms)
+        number = node.attributes.get("element")
+        if number is None:
+            return node
+        box = await self.call(lambda: self._wait(self.web.page.evaluate(_ELEMENT_INTO_VIEW, number)))
+        if box:
+            node = dataclasses.replace(node, bounds=Bounds(*box), children=list(node.children))
+        return node
 
     def tap_at(self, x: int, y: int, duration_ms: int | None) -> None:
         async def tap() -> None:
