@@ -41,6 +41,9 @@ def test_a_session_logs_counts_and_lets_the_inner_agent_enable_categories(projec
         Reply(calls=[("objectiveStatus", {"status": "COMPLETE", "explanation": "typed"})]),
         # step 2: the agent gives up
         Reply(calls=[("objectiveStatus", {"status": "FAILED", "explanation": "no such button"})]),
+        # step 3, a check started with CORE_INTERACTION: it has the verification tools all the same
+        Reply(calls=[("web_verifyTextVisible", {"text": "Forms"})]),
+        Reply(calls=[("objectiveStatus", {"status": "COMPLETE"})]),
     ]
     with FakeOpenAI(script) as fake:
         project.write(
@@ -60,6 +63,8 @@ def test_a_session_logs_counts_and_lets_the_inner_agent_enable_categories(projec
                 out["metrics"] = ok(await client.call_tool("getAgentMetrics", {}))
                 out["cleared"] = ok(await client.call_tool("clearAgentMetrics", {"scope": "SESSION"}))
                 out["after"] = ok(await client.call_tool("getAgentMetrics", {}))
+                check = {"objective": "The page says Forms", "hint": "VERIFY", "categories": ["CORE_INTERACTION"]}
+                out["verify"] = ok(await client.call_tool("step", check))
             return out
 
         out = asyncio.run(scenario())
@@ -73,7 +78,9 @@ def test_a_session_logs_counts_and_lets_the_inner_agent_enable_categories(projec
     assert "web_verifyTextVisible" in offered[3] and "web_fillSecret" in offered[0]
     answers = [m["content"] for m in requests[2]["messages"] if m["role"] == "tool"]
     assert "MEMORY is not allowed in this step" in answers[-1]
-    assert "toolbox" not in offered[-1]  # a step without categories starts with all of them
+    assert "toolbox" not in offered[-3]  # a step without categories starts with all of them
+    assert "web_verifyTextVisible" in offered[-1] and "web_click" not in offered[-1]
+    assert out["verify"]["passed"] is True
     assert out["step"]["recorded"]["tools"][0] == {"web_navigate": {"url": "/forms.html"}}
     recorded = [next(iter(c)) for c in out["step"]["recorded"]["tools"]]
     assert recorded == ["web_navigate", "web_fillSecret", "web_type", "web_verifyTextVisible"]
@@ -116,7 +123,7 @@ def test_a_session_logs_counts_and_lets_the_inner_agent_enable_categories(projec
     sampling = next(r for r in first if r["record"] == "sampling")
     assert sampling["model"] == "scripted-model" and sampling["strategy"] == "DIRECT"
     assert sampling["messages"][0]["role"] == "system" and sampling["duration_ms"] > 0
-    assert [r["status"] for r in records if r["record"] == "agent_run"] == ["complete", "failed"]
+    assert [r["status"] for r in records if r["record"] == "agent_run"] == ["complete", "failed", "complete"]
 
 
 def test_sampling_runs_are_logged_and_counted_by_strategy(project: Project) -> None:

@@ -153,7 +153,7 @@ async def _agent_step(
         async def report(calls: int, message: str) -> None:
             await call.progress(calls, None, message)
 
-    start, allowed = _step_categories(state, navigation, categories)
+    start, allowed = _step_categories(state, navigation, categories, verify=verify)
     task = _ReportingStep(device, device.new_step(kind, objective), report, context, start, allowed)
     log = new_log(state.artifacts_dir, device.live, task, agent, strategy=state.settings.llm_call_strategy.value)
     try:
@@ -344,14 +344,15 @@ def _listed(task: _ReportingStep) -> list[str]:
 
 
 def _step_categories(
-    state: ClientState, navigation: bool, categories: Sequence[Category] | None
+    state: ClientState, navigation: bool, categories: Sequence[Category] | None, *, verify: bool = False
 ) -> tuple[frozenset[Category], frozenset[Category]]:
     """The categories trailblaze's agent starts a step with, and those it may enable: the
-    step's ``categories`` (what the outer agent picked), within the session's own categories
+    step's ``categories`` (what the outer agent picked; a ``VERIFY`` step's always hold
+    VERIFICATION, the only tools it may use), within the session's own categories
     (``toolbox``/``toolProfile``) and those; ``hint="NAVIGATION"`` starts with interaction and
     navigation. Without either, every category, as before toolbox was offered."""
     if categories:
-        start = frozenset(categories)
+        start = frozenset(categories) | ({Category.VERIFICATION} if verify else set())
         return start, start | state.enabled
     if navigation:
         return NAVIGATION_HINT, NAVIGATION_HINT | state.enabled
