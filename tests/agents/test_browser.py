@@ -7,19 +7,23 @@ and types in the page, and types ``done`` into the recorder's stdin.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import socket
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.support.cli import ROOT, CliProcess, CliRunner, Project
 from trailblaze.drivers.web.sample_server import SampleAppServer
 from trailblaze.trail.loader import load_trail
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -91,6 +95,19 @@ def _record(start: CliProcess, project: Project, app: str, trail: str) -> Demons
     return demo
 
 
+@contextlib.contextmanager
+def _demo_page(demo: Demonstration) -> Iterator[Page]:
+    """The page the demonstration's browser shows, reached over its DevTools port as a person's
+    browser would be driven."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{demo.port}")
+        (page,) = [p for context in chromium.contexts for p in context.pages]
+        yield page
+        chromium.close()  # the connection, not the browser: the demonstration goes on to its end
+
+
 FORM = """\
 # recorded by demonstration
 trail:
@@ -105,13 +122,9 @@ trail:
 def test_a_demonstrated_trail_replays_green(
     cli_process: CliProcess, cli: CliRunner, project: Project, app: str, browser: str
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     trail = project.trail("form", FORM)
     demo = _record(cli_process, project, app, "trails/form.trail.yaml")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{demo.port}")
-        (page,) = [p for context in chromium.contexts for p in context.pages]
+    with _demo_page(demo) as page:
         page.goto(f"{app}/forms.html")
         demo.say("done")
         demo.wait_for("── step 2")
@@ -132,7 +145,6 @@ def test_a_demonstrated_trail_replays_green(
         page.click("#result-name")  # on a verify step a click checks instead of acting
         demo.say("done")
         demo.wait_for("recording saved to")
-        chromium.close()
     out = demo.finish()
     assert demo.proc.returncode == 0, out
     assert "replaying the new recording of trails/form.trail.yaml once before saving it" in out
@@ -192,13 +204,9 @@ trail:
 def test_links_keys_and_undo_while_demonstrating(
     cli_process: CliProcess, cli: CliRunner, project: Project, app: str, browser: str
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     trail = project.trail("lists", LISTS)
     demo = _record(cli_process, project, app, "trails/lists.trail.yaml")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{demo.port}")
-        (page,) = [p for context in chromium.contexts for p in context.pages]
+    with _demo_page(demo) as page:
         page.goto(f"{app}/index.html")
         demo.say("done")
         demo.wait_for("── step 2")
@@ -216,7 +224,6 @@ def test_links_keys_and_undo_while_demonstrating(
         page.click("h1")
         demo.say("done")
         demo.wait_for("recording saved to")
-        chromium.close()
     out = demo.finish()
     assert demo.proc.returncode == 0, out
     text = trail.read_text()
@@ -262,8 +269,6 @@ trail:
 def test_one_of_many_equal_links_is_recorded_by_its_row_and_replays_on_a_redesign(
     cli_process: CliProcess, cli: CliRunner, project: Project, browser: str
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     trail = project.trail("admin", ADMIN)
     project.write("trailblaze.yaml", f"base_url: {(PAGES / 'original').as_uri()}\ntimeout: 5\n")
     port = _free_port()
@@ -279,15 +284,12 @@ def test_one_of_many_equal_links_is_recorded_by_its_row_and_replays_on_a_redesig
     )
     demo = Demonstration(proc, port)
     demo.wait_for("── step 2")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{demo.port}")
-        (page,) = [p for context in chromium.contexts for p in context.pages]
+    with _demo_page(demo) as page:
         tickets = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Tickets", exact=True))
         tickets.get_by_role("link", name="Add").click()  # one of five Add links; it leaves the page
         page.wait_for_url("**opened=tickets/ticket/add/")
         demo.say("done")
         demo.wait_for("recording saved to")
-        chromium.close()
     out = demo.finish()
     assert demo.proc.returncode == 0, out
     assert "by its position" not in out
@@ -338,13 +340,10 @@ def test_a_demonstration_that_does_not_replay_is_not_saved(
 ) -> None:
     """What the page's own script did is not recorded (and said so); a recording that needs
     it fails its replay, and the trail file stays as it was."""
-    from playwright.sync_api import sync_playwright
 
     trail = project.trail("injected", INJECTED)
     demo = _record(cli_process, project, app, "trails/injected.trail.yaml")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{demo.port}")
-        (page,) = [p for context in chromium.contexts for p in context.pages]
+    with _demo_page(demo) as page:
         page.goto(f"{app}/forms.html")
         demo.say("done")
         demo.wait_for("── step 2")
@@ -356,7 +355,6 @@ def test_a_demonstration_that_does_not_replay_is_not_saved(
         page.click("#injected")  # the person's click: recorded
         demo.say("done")
         demo.wait_for("replaying the new recording")
-        chromium.close()
     out = demo.finish()
     assert demo.proc.returncode == 1, out
     assert "ignored 2 scripted events (2 click): the page's own script made them, not a person" in out

@@ -103,16 +103,22 @@ def _trail(project: Project, name: str, calls: str, classifier: str = "web") -> 
     return project.trail(name, f"trail:\n  - step: {name}\n    recording:\n      {classifier}:\n{calls}")
 
 
+def _record_typing(cli_process: Any, project: Project, name: str, step: str, typed: str) -> str:
+    """Record a one-step trail with the interactive agent, typing ``typed`` and then ``done``;
+    the trail file's text afterwards."""
+    trail = project.trail(name, f"trail:\n  - step: {step}\n")
+    proc = cli_process("record", f"trails/{name}.trail.yaml", "--agent", "interactive")
+    out, err = proc.communicate(f"{typed}\ndone\n", timeout=180)
+    assert proc.returncode == 0, out + err
+    return trail.read_text()
+
+
 @pytest.mark.usefixtures("browser")
 def test_a_delegating_typescript_tool_is_recorded_as_the_built_ins_it_ran_and_replays(
     cli: CliRunner, cli_process: Any, project: Project
 ) -> None:
     _setup(project)
-    trail = project.trail("sign-up", "trail:\n  - step: type Ada into the form\n")
-    proc = cli_process("record", "trails/sign-up.trail.yaml", "--agent", "interactive")
-    out, err = proc.communicate("ts_fillName name=Ada\ndone\n", timeout=180)
-    assert proc.returncode == 0, out + err
-    text = trail.read_text()
+    text = _record_typing(cli_process, project, "sign-up", "type Ada into the form", "ts_fillName name=Ada")
     assert "- web_navigate: {url: /forms.html}" in text
     assert "- web_type:" in text and "text: Ada" in text
     assert "ts_fillName" not in text
@@ -128,11 +134,7 @@ def test_an_executable_typescript_tool_is_recorded_itself_and_runs_its_tools_aga
     cli: CliRunner, cli_process: Any, project: Project
 ) -> None:
     _setup(project)
-    trail = project.trail("fill", "trail:\n  - step: fill in the name\n")
-    proc = cli_process("record", "trails/fill.trail.yaml", "--agent", "interactive")
-    out, err = proc.communicate("ts_fillNameHere name=Grace\ndone\n", timeout=180)
-    assert proc.returncode == 0, out + err
-    text = trail.read_text()
+    text = _record_typing(cli_process, project, "fill", "fill in the name", "ts_fillNameHere name=Grace")
     assert "- ts_fillNameHere: {name: Grace}" in text
     assert "- web_navigate" not in text
 

@@ -29,10 +29,11 @@ import re
 import threading
 import uuid
 import xml.etree.ElementTree as ET
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.standins.android_phone import FakeAndroid
+from tests.standins.httpserver import StandInServer
 from tests.standins.sample_app import LAUNCHER
 
 _SESSION = re.compile(r"^/session/(?P<sid>[^/]+)(?P<rest>/.*)?$")
@@ -51,8 +52,10 @@ def _not_found(what: str) -> W3CError:
     return W3CError(404, "no such element", f"An element could not be located on the page using {what}")
 
 
-class AppiumStandIn:
+class AppiumStandIn(StandInServer):
     """The HTTP endpoint; ``url`` is what ``appium: url:`` takes."""
+
+    name = "appium-stand-in"
 
     def __init__(
         self,
@@ -91,45 +94,8 @@ class AppiumStandIn:
         self.ending: tuple[str, str, str] | None = None
         self.requests: list[tuple[str, str]] = []
         self.lock = threading.RLock()
-        stand_in = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # Appium keeps connections alive; so does its client
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                stand_in._respond(self, "GET")
-
-            def do_POST(self) -> None:
-                stand_in._respond(self, "POST")
-
-            def do_DELETE(self) -> None:
-                stand_in._respond(self, "DELETE")
-
-        self._server = ThreadingHTTPServer((host, 0), Handler)
-        self._server.daemon_threads = True
-        self.host, self.port = str(self._server.server_address[0]), int(self._server.server_address[1])
-        self.url = f"http://{self.host}:{self.port}"
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="appium-stand-in", daemon=True
-        )
-        self._stopped = False
-
-    def __enter__(self) -> AppiumStandIn:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        if not self._stopped:
-            self._stopped = True
-            self._server.shutdown()
-            self._server.server_close()
+        # Appium keeps connections alive; so does its client
+        self._listen(host, "HTTP/1.1", nodelay=True)
 
     def end_sessions(self, message: str) -> None:
         """End every open session, as a cloud does when one runs out of time: from now on they

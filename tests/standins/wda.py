@@ -16,13 +16,13 @@ import base64
 import io
 import json
 import re
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlparse
 from xml.sax.saxutils import quoteattr
 
+from tests.standins.httpserver import StandInServer
 from tests.standins.sample_app import HEIGHT, SAMPLE_APP, WIDTH, SampleApp, Widget
 
 _SESSION = re.compile(r"^/session/(?P<sid>[^/]+)(?P<rest>/.*)?$")
@@ -123,52 +123,17 @@ class FakeIphone:
         return buffer.getvalue()
 
 
-class WdaStandIn:
+class WdaStandIn(StandInServer):
     """The HTTP endpoint. ``url`` is what ``--device``/``WDA_URL`` take."""
+
+    name = "wda-stand-in"
 
     def __init__(self, phone: FakeIphone | None = None, host: str = "127.0.0.1") -> None:
         self.phone = phone or FakeIphone()
         self.session_id: str | None = None
-        stand_in = self
-
-        class Handler(BaseHTTPRequestHandler):
-            # facebook-wda never closes its connections: a server that keeps them alive would
-            # leave one open socket per request in the client
-            protocol_version = "HTTP/1.0"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                stand_in._respond(self, "GET")
-
-            def do_POST(self) -> None:
-                stand_in._respond(self, "POST")
-
-            def do_DELETE(self) -> None:
-                stand_in._respond(self, "DELETE")
-
-        self._server = ThreadingHTTPServer((host, 0), Handler)
-        self._server.daemon_threads = True
-        self.host, self.port = self._server.server_address[:2]
-        self.url = f"http://{self.host}:{self.port}"
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="wda-stand-in", daemon=True
-        )
-        self._stopped = False
-
-    def __enter__(self) -> WdaStandIn:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        if not self._stopped:
-            self._stopped = True
-            self._server.shutdown()
-            self._server.server_close()
+        # facebook-wda never closes its connections: a server that keeps them alive would leave
+        # one open socket per request in the client
+        self._listen(host, "HTTP/1.0")
 
     # -- requests ------------------------------------------------------------------------------------
 
