@@ -216,8 +216,6 @@ class OpenAIAgent(Agent):
     ) -> Any:
         import time
 
-        import httpx
-
         assert self._client is not None, "start() was not called"
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
@@ -226,6 +224,45 @@ class OpenAIAgent(Agent):
             body["temperature"] = self.llm.temperature
         url = f"{self.base_url}/chat/completions"
         started = time.monotonic()
+        try:
+            data, reply = await self._request(url, body)
+        except (InfrastructureError, UsageError) as exc:
+            if log is not None:  # the log says which request failed, and how
+                log.sampling(
+                    messages=messages,
+                    completion=None,
+                    model=self.model,
+                    duration_ms=(time.monotonic() - started) * 1000,
+                    strategy="DIRECT",
+                    tools=[t["function"]["name"] for t in tools],
+                    error=str(exc),
+                )
+            raise
+        usage.turns += 1
+        usage.model = data.get("model") or usage.model
+        counts = data.get("usage") or {}
+        prompt_tokens, completion_tokens = _count(counts, "prompt_tokens"), _count(counts, "completion_tokens")
+        usage.prompt_tokens += prompt_tokens
+        usage.completion_tokens += completion_tokens
+        if log is not None:
+            log.sampling(
+                messages=messages,
+                completion=reply,
+                model=usage.model,
+                duration_ms=(time.monotonic() - started) * 1000,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                strategy="DIRECT",
+                tools=[t["function"]["name"] for t in tools],
+            )
+        return reply
+
+    async def _request(self, url: str, body: dict[str, Any]) -> tuple[Any, Any]:
+        """POST one completion request (retried on connection errors and 429/5xx): the answer
+        and its message."""
+        import httpx
+
+        assert self._client is not None, "start() was not called"
         for attempt in range(_RETRIES + 1):
             try:
                 response = await self._client.post(url, json=body)
@@ -247,24 +284,7 @@ class OpenAIAgent(Agent):
             reply = data["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise InfrastructureError(f"the LLM at {url} sent an answer that is not a chat completion") from None
-        usage.turns += 1
-        usage.model = data.get("model") or usage.model
-        counts = data.get("usage") or {}
-        prompt_tokens, completion_tokens = _count(counts, "prompt_tokens"), _count(counts, "completion_tokens")
-        usage.prompt_tokens += prompt_tokens
-        usage.completion_tokens += completion_tokens
-        if log is not None:
-            log.sampling(
-                messages=messages,
-                completion=reply,
-                model=usage.model,
-                duration_ms=(time.monotonic() - started) * 1000,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                strategy="DIRECT",
-                tools=[t["function"]["name"] for t in tools],
-            )
-        return reply
+        return data, reply
 
 
 def _count(counts: Any, key: str) -> int:

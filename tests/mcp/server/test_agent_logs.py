@@ -169,3 +169,26 @@ def test_the_clients_own_calls_are_logged_as_its_runs_and_not_counted(project: P
         ("Press a button that is not there", "failed", "MCP_CLIENT", "MCP"),
     ]
     assert runs[1]["error_kind"] == "tool_failed" and "e999" in runs[1]["explanation"]
+
+
+def test_an_llm_that_fails_is_an_error_of_its_kind_with_the_request_that_failed(project: Project) -> None:
+    with FakeOpenAI([Reply(status=400, error="context length exceeded")]) as fake:
+        project.write(
+            "trailblaze.yaml",
+            f"base_url: sample-app\ntimeout: 5\nllm:\n  base_url: {fake.url}\n  model: scripted-model\n",
+        )
+
+        async def scenario() -> tuple[str, dict[str, Any]]:
+            async with stdio(project.root, *AGENT) as client:
+                error = failed(await client.call_tool("step", {"objective": "Open the forms page"}))
+                return error, ok(await client.call_tool("getAgentMetrics", {}))
+
+        error, metrics = asyncio.run(scenario())
+    assert "answered 400: context length exceeded" in error
+    session = metrics["session"]
+    assert (session["totalExecutions"], session["errorCount"], session["errorKinds"]) == (1, 1, {"infrastructure": 1})
+    (log,) = (project.root / ".trailblaze" / "mcp").glob("*/agent-log.jsonl")
+    records = _records(project, str(log.relative_to(project.root)))
+    assert [r["record"] for r in records] == ["sampling", "agent_run"]
+    assert "context length exceeded" in records[0]["error"] and records[0]["completion"] is None
+    assert (records[1]["status"], records[1]["error_kind"]) == ("error", "infrastructure")

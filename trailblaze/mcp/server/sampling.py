@@ -181,6 +181,16 @@ class SamplingAgent(Agent):
         try:
             result = await self.sample(messages, system, tools)
         except MCPError as exc:
+            if log is not None:  # the log says which request failed, and how
+                log.sampling(
+                    messages=[{"role": "system", "content": system}, *(m.model_dump(mode="json") for m in messages)],
+                    completion=None,
+                    model=None,
+                    duration_ms=(time.monotonic() - started) * 1000,
+                    strategy="MCP_SAMPLING",
+                    tools=[t.name for t in tools or []],
+                    error=exc.message,
+                )
             raise InfrastructureError(f"the client's LLM did not answer the sampling request: {exc.message}") from None
         usage.turns += 1
         usage.model = result.model or usage.model
