@@ -185,7 +185,9 @@ def write_session_page(folder: Path) -> Path | None:
     from trailblaze.core.fileio import write_atomic
 
     if not (folder / FILE_NAME).is_file():
-        sessions = [p for p in folder.glob(f"*/{FILE_NAME}") if p.is_file() and not p.is_symlink()]
+        sessions = [
+            p for p in folder.glob(f"*/{FILE_NAME}") if p.is_file() and not p.is_symlink() and not p.parent.is_symlink()
+        ]
         if not sessions:
             return None
         folder = max(sessions, key=lambda p: p.stat().st_mtime).parent
