@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import quoteattr
 
+from tests.standins.android_state import PhoneState
 from tests.standins.sample_app import (
     LAUNCHER,
     SAMPLE_APP,
@@ -12,7 +13,7 @@ from tests.standins.sample_app import (
 )
 
 
-class PhoneScreen:
+class PhoneScreen(PhoneState):
     """What :class:`~tests.standins.android_phone.FakeAndroid` shows: its hierarchy dump."""
 
     def resource_id(self, rid: str) -> str:

@@ -7,6 +7,7 @@ import hashlib
 import shlex
 import time
 
+from tests.standins.android_state import PhoneState
 from tests.standins.sample_app import (
     LAUNCHER,
     PERMISSIONS,
@@ -14,7 +15,7 @@ from tests.standins.sample_app import (
 )
 
 
-class PhoneShell:
+class PhoneShell(PhoneState):
     """What :class:`~tests.standins.android_phone.FakeAndroid` answers on ``adb shell``."""
 
     def shell(self, command: str) -> bytes:
