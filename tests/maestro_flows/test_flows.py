@@ -44,8 +44,13 @@ def test_app_flows_on_android(cli: CliRunner, adb: AdbHostStandIn, phone: FakeAn
     assert not phone.app.ui.subscribe  # `when: {platform: iOS}` did not hold
     assert failed["status"] == "failed"
     # the failing command's line in the flow file, and what was on screen
-    assert "flows/missing_button.yaml:7:" in result.output
+    assert "flows/missing_button.yaml:9:" in result.output
     assert "Sign out" in failed["error"] and "on screen:" in failed["error"]
+    # onFlowComplete runs after the failure, as Maestro's does
+    assert [(s["text"], s["status"]) for s in failed["steps"][-2:]] == [
+        ("tapOn: Sign out", "failed"),
+        ("onFlowComplete: tapOn: Lists", "passed"),
+    ]
     cases = {c.get("name"): c for c in ET.parse(result.cwd / "r.xml").getroot().iter("testcase")}
     assert set(cases) == {"Submit the form", "Missing button"}
     assert cases["Missing button"].find("failure") is not None
@@ -112,3 +117,21 @@ def test_a_repeat_while_that_never_ends_is_stopped(
     assert trail.status == "failed"
     assert trail.error is not None and "trails/forever.yaml:5" in trail.error
     assert "still held after 25 rounds (a loop stops at 25 rounds or 300 s)" in trail.error
+
+
+def test_maestros_own_e2e_flows_validate(cli: CliRunner, project: Project) -> None:
+    """Flows from Maestro's repository (maestro_e2e/SOURCES.txt): those it can run validate, and
+    the one that runs JavaScript is exit 3 naming the command and its line."""
+    shutil.copytree(Path(__file__).parent / "maestro_e2e", project.root / "e2e")
+    demo = cli("validate", "e2e/demo_app")
+    assert demo.returncode == 0, demo.output
+    assert "3 trails valid" in demo.output
+    wikipedia = cli("validate", "e2e/wikipedia")
+    assert wikipedia.returncode == 3, wikipedia.output
+    assert (
+        "e2e/wikipedia/android-advanced-flow.yaml:13:3: the Maestro command 'runScript' is not supported here: "
+        "it evaluates JavaScript" in wikipedia.stderr
+    )
+    assert "onboarding-android" not in wikipedia.stderr  # a sub-flow, valid, and no flow of its own
+    plain = cli("validate", "e2e/wikipedia/android-flow.yaml")
+    assert plain.returncode == 0, plain.output

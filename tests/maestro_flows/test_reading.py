@@ -168,3 +168,10 @@ def test_any_text_splits_or_is_no_flow(text: str) -> None:
     if parts is not None:
         header, body = parts
         assert body.count("\n") >= header.count("\n")  # the commands keep their line numbers
+
+
+def test_commands_maestro_writes_bare(tmp_path: Path) -> None:
+    text = f"appId: {APP}\n---\n- eraseText\n- inputRandomNumber\n- inputRandomText\n- hideKeyboard\n- stopApp\n"
+    trail, problems = read(flow(tmp_path, text))
+    assert problems == []
+    assert trail.steps[-1].recordings["android"][0].args == {"commands": [{"stopApp": APP}]}

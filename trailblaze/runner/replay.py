@@ -159,7 +159,8 @@ class TrailReplay:
     async def _run_steps(self, runner: ToolRunner) -> None:
         for step in self.trail.all_steps:
             text = step_text(step, self.trail, self.session.memory)
-            if self.result.status not in ("passed", "healed"):
+            cleanup = step.always and self.result.status == "failed"  # not after an error: the device may be gone
+            if self.result.status not in ("passed", "healed") and not cleanup:
                 self.result.steps.append(StepResult(step.index, step.kind, text, "skipped"))
                 continue
             result = await self._run_step(step, text, runner)

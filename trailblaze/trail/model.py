@@ -156,6 +156,8 @@ class Step:
     max_retries: int = 0
     #: where the step's mapping is in the YAML document (keys and indexes), for writing it back
     key_path: tuple[str | int, ...] = ()
+    #: runs after an earlier step failed too (a Maestro flow's ``onFlowComplete`` commands)
+    always: bool = False
 
     @property
     def label(self) -> str:

@@ -98,7 +98,12 @@ ARGUMENTS: dict[str, type[Arguments]] = {
 #: commands that only look at the screen: a list of them may be a ``verify:`` step's call
 READ_ONLY = frozenset({"assertVisible", "assertNotVisible", "extendedWaitUntil", "waitForAnimationToEnd"})
 #: commands that may be written as a bare name (``- back``)
-_BARE = {name for name, model in ARGUMENTS.items() if model is NoArgs or name == "waitForAnimationToEnd"}
+_BARE = {name for name, model in ARGUMENTS.items() if model is NoArgs} | {
+    "waitForAnimationToEnd",
+    "eraseText",
+    "inputRandomText",
+    "inputRandomNumber",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -446,9 +446,10 @@ def read_flow(
                     text=(f"{hook}: " if hook else "") + describe(command),
                     recordings={key: [call] for key in classifiers},
                     location=location,
+                    always=hook == "onFlowComplete",  # Maestro runs it after a failure too
                 )
             )
-    if not steps:
+    if not steps and not expander.problems:
         expander.problem("the flow has no commands", flow.doc.location(()))
     config = TrailConfig(
         id=trail_id,
