@@ -361,6 +361,14 @@ def bench_remote_browser(runs: int) -> list[Figure]:
     return scaling.bench_remote_browser(runs)
 
 
+def bench_peers(runs: int) -> list[Figure]:
+    """The same 20 web tests through pytest -p trailblaze and pytest-playwright, trailblaze run
+    and Playwright Test, in one run (benchmarks/pytest_peers.py)."""
+    import pytest_peers
+
+    return pytest_peers.bench(runs)
+
+
 _REGISTER = """
 import sys, time
 from trailblaze.runner.project import load_project
@@ -478,6 +486,7 @@ BENCHES: dict[str, tuple[Callable[[int], list[Figure]], int]] = {
     "mcp-exit": (bench_mcp_exit, 5),
     "xdist": (bench_xdist, 2),
     "remote-browser": (bench_remote_browser, 2),
+    "peers": (bench_peers, 3),
     "big-trail": (bench_big_trail, 1),
     "big-validate": (bench_big_validate, 3),
 }

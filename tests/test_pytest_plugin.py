@@ -32,6 +32,11 @@ trail:
         - web_click: {nodeSelector: {web: {dataTestId: no-such-button}}}
 """
 
+#: plugins of the environment that are not trailblaze's and would load by entry point in these
+#: projects: pytest-playwright (a development dependency, the peer in benchmarks/pytest_peers.py)
+#: imports Playwright whether asked for or not
+NOT_THEIRS = ("-p", "no:randomly", "-p", "no:playwright")
+
 
 @pytest.fixture
 def examples(tmp_path: Path, browser: str) -> Path:
@@ -51,7 +56,7 @@ def pytest_run(where: Path, *args: str, timeout: float = 240) -> subprocess.Comp
     # pytest started here rewrote them again: 2.0 s of CPU to collect the examples, 0.9 s cached
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "trailblaze", "-p", "no:randomly", *args],
+        [sys.executable, "-m", "pytest", "-p", "trailblaze", *NOT_THEIRS, *args],
         cwd=where,
         env=env,
         capture_output=True,
@@ -146,7 +151,12 @@ def test_a_browser_server_that_is_down_fails_items_with_trailblazes_message(exam
 def test_without_the_plugin_asked_for_trail_files_are_not_collected(examples: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "trails/"], cwd=examples, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "pytest", *NOT_THEIRS, "trails/"],
+        cwd=examples,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 5, result.stdout  # no tests collected
     assert "playwright" not in _modules_loaded(examples)
@@ -154,7 +164,7 @@ def test_without_the_plugin_asked_for_trail_files_are_not_collected(examples: Pa
 
 def _modules_loaded(where: Path) -> str:
     """Whether loading the plugin (without asking for it) imported anything heavy."""
-    probe = "import sys, pytest; pytest.main(['--co', '-q', 'trails/']); print(sorted(sys.modules))"
+    probe = f"import sys, pytest; pytest.main([*{NOT_THEIRS!r}, '--co', '-q', 'trails/']); print(sorted(sys.modules))"
     return subprocess.run([sys.executable, "-c", probe], cwd=where, capture_output=True, text=True, timeout=60).stdout
 
 
