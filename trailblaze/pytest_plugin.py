@@ -12,6 +12,13 @@ session per (driver, device, target), reused by the items it runs — a browser 
 worker, every trail gets a fresh context. A trail's results document (README, "Results
 JSON") is on the report as ``report.trailblaze`` and in ``user_properties`` (so
 ``--junitxml`` carries it); its error is the failure's text, without a Python traceback.
+
+What a worker can start before its first item starts then (docs/performance.md, "Against the
+peers"): Playwright's driver (a Node.js process) is spawned as the first trail file is collected
+and boots while the trails are planned, as ``trailblaze run`` starts it
+(:mod:`trailblaze.drivers.web.early`); the first item's session (its browser) opens once the
+worker has collected — under pytest-xdist, after the worker has sent its collection and while
+the controller waits for the other workers'.
 """
 
 from __future__ import annotations
@@ -61,6 +68,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
     if state is not None:
         state.close()
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's worker has sent the controller its collection
+def pytest_collection_finish(session: pytest.Session) -> None:
+    state = session.config.stash.get(_STATE, None)
+    if state is not None and not session.config.option.collectonly:
+        state.open_first([item for item in session.items if isinstance(item, TrailItem)])
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -217,13 +231,18 @@ class _TrailblazeRun:
     opened so far (one per driver, device and target), closed at the end."""
 
     def __init__(self, config: pytest.Config) -> None:
-        import asyncio
+        from trailblaze.core import aio
 
         self.pytest_config = config
-        self.loop = asyncio.new_event_loop()
+        # the loop Playwright's driver is started early on (aio's), taken by the web driver
+        self.loop = aio.early_runner().get_loop()
         self._project: Project | None = None
         self._executor: Executor | None = None
         self._sessions: dict[tuple[str, str | None, str | None, Any], Session] = {}
+        #: why a session opened after collection (:meth:`open_first`) did not open, by its key:
+        #: raised by the first item that needs it, as if it had opened it itself
+        self._open_failed: dict[tuple[str, str | None, str | None, Any], Exception] = {}
+        self._early_started = False
         self.options = self._run_options()
 
     def _run_options(self) -> RunOptions:
@@ -261,28 +280,80 @@ class _TrailblazeRun:
     def plan(self, path: Path) -> list[PlannedTrail]:
         from trailblaze.runner.plan import prepare
 
+        self._start_driver_early()
         return prepare(self.project, dataclasses.replace(self.options, paths=[path])).planned
+
+    def _start_driver_early(self) -> None:
+        """Spawn Playwright's driver before the first trail is planned, so Node boots while this
+        process plans (a web driver being asked for, or none: the project's default decides)."""
+        if self._early_started:
+            return
+        self._early_started = True
+        from trailblaze.drivers.web import early
+        from trailblaze.drivers.web.driver import PlaywrightDriver
+
+        driver = self.pytest_config.getoption("trailblaze_driver")
+        if self.pytest_config.option.collectonly or driver not in (None, early.KEY, *PlaywrightDriver.aliases):
+            return
+        try:
+            early.start()
+        except Exception:  # anything wrong with it is for the first web item to report, as without this
+            from trailblaze.core import aio
+
+            aio.close()
+            self.loop = aio.early_runner().get_loop()
+
+    def open_first(self, items: list[TrailItem]) -> None:
+        """After collection: stop the early driver when no collected trail is a web trail, and
+        open the session the first web item will use (its browser launches now, not in the item;
+        a phone's session waits for its item: under pytest-xdist every worker collects every
+        item). A failure is kept for the item to raise."""
+        from trailblaze.core import aio
+        from trailblaze.drivers.web import early
+
+        self.loop.run_until_complete(aio.keep_only({item.planned.driver_key for item in items}))
+        first = next((i for i in items if i.planned.skip_reason is None and i.planned.driver_key == early.KEY), None)
+        if first is not None:
+            key = self._key(first.planned, first.device)
+            try:
+                self.loop.run_until_complete(self._session(first.planned, first.device))
+            except Exception as exc:  # the item raises it, in its words (repr_failure)
+                self._open_failed[key] = exc
 
     def run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
         return self.loop.run_until_complete(self._run(planned, device))
 
-    async def _run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
+    @staticmethod
+    def _key(planned: PlannedTrail, device: str | None) -> tuple[str, str | None, str | None, Any]:
+        return (planned.driver_key, device, planned.target, planned.workspace)
+
+    async def _session(self, planned: PlannedTrail, device: str | None) -> Session:
+        """The session ``planned`` runs on (one per driver, device and target), opened on first use."""
         from trailblaze.api.session import Run
-        from trailblaze.runner.replay import TrailReplay
         from trailblaze.runner.run import Executor
 
         if self._executor is None:
             run = Run(self.project, self.options, self.project.config)
             run.result.artifacts_dir = str(self.options.artifacts_dir)  # failure messages name evidence by it
             self._executor = Executor(run)
-        key = (planned.driver_key, device, planned.target, planned.workspace)
+        key = self._key(planned, device)
+        failed = self._open_failed.pop(key, None)
+        if failed is not None:
+            raise failed
         session = self._sessions.get(key)
         if session is None:
             session = await self._executor.open_session(planned.driver_key, device, planned.target, planned.workspace)
             self._sessions[key] = session
+        return session
+
+    async def _run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
+        from trailblaze.runner.replay import TrailReplay
+
+        session = await self._session(planned, device)
         result = await TrailReplay(session, dataclasses.replace(planned, device_id=session.info.id)).run()
         if session.broken is not None:
-            del self._sessions[key]
+            del self._sessions[self._key(planned, device)]
+            assert self._executor is not None
             await self._executor.close_session(session)
         return result
 
@@ -293,9 +364,11 @@ class _TrailblazeRun:
                     await self._executor.close_session(session)
                 await self._executor.close_drivers()
 
+        from trailblaze.core import aio
+
         try:
             self.loop.run_until_complete(close_all())
         finally:
-            self.loop.close()
+            aio.close()  # what was started early and not taken is stopped, and the loop closed
             if self._project is not None:
                 self._project.unconfigure()
