@@ -52,6 +52,7 @@ _out = say
 
 class InteractiveAgent(Agent):
     name: ClassVar[str] = "interactive"
+    fallback: ClassVar[bool] = True  # a person answers when no LLM is set up
     description: ClassVar[str] = "a person at the terminal types the tool calls (works over plain stdin)"
     reads_stdin: ClassVar[bool] = True
 

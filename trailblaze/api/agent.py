@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from trailblaze.core.errors import UsageError
 from trailblaze.core.registry import Registry
 
 if TYPE_CHECKING:
@@ -201,6 +202,9 @@ class Agent(abc.ABC):
     #: reads a person's answers from stdin: not where a command speaks a protocol there
     #: (``config.stdout_protocol``: ``trailblaze mcp`` refuses it)
     reads_stdin: ClassVar[bool] = False
+    #: the agent ``record`` and ``run --self-heal`` use when nothing names one and no agent
+    #: :meth:`is_configured`: the first registered agent that says so (the interactive agent)
+    fallback: ClassVar[bool] = False
 
     def __init__(self, settings: AgentSettings) -> None:
         self.settings = settings
@@ -210,7 +214,7 @@ class Agent(abc.ABC):
         """Whether the project sets this agent up, so it is the one ``record`` and ``run
         --self-heal`` use when neither ``--agent`` nor ``agent:`` names one (``openai``: an
         ``llm:`` section or the ``OPENAI_*`` variables). The first registered agent that says
-        so wins; without one, ``interactive``."""
+        so wins; without one, the :attr:`fallback` agent."""
         return False
 
     async def start(self, session: Session) -> None:  # noqa: B027 - optional hook
@@ -242,3 +246,14 @@ class AgentRegistry(Registry[type[Agent]]):
 
     def describe(self, item: type[Agent], source: str) -> str:
         return f"{source or '?'} ({item.__name__})"
+
+    def fallback(self) -> type[Agent]:
+        """The agent used when nothing names one and none is configured: the first registered
+        that says :attr:`Agent.fallback`, else the only agent there is; otherwise an error
+        asking for ``--agent``."""
+        registered = self.items()
+        chosen = next((a for a in registered if a.fallback), registered[0] if len(registered) == 1 else None)
+        if chosen is None:
+            known = ", ".join(self.names()) or "none"
+            raise UsageError(f"no agent is named and none is the default: pass --agent NAME (agents here: {known})")
+        return chosen

@@ -81,6 +81,9 @@ class Driver(abc.ABC):
     #: ``trailblaze`` distribution that installs them (``pip install 'trailblaze[android]'``)
     requires: ClassVar[tuple[str, ...]] = ()
     extra: ClassVar[str | None] = None
+    #: the driver a trail runs on when nothing names one (``--driver``, trailblaze.yaml, the
+    #: trail's ``devices:``): the first registered driver that says so (the web driver does)
+    fallback: ClassVar[bool] = False
 
     def __init__(self, options: DriverOptions) -> None:
         self.options = options
@@ -200,6 +203,17 @@ class DriverRegistry(Registry[type[Driver]]):
 
     def keys(self) -> list[str]:
         return self.names()
+
+    def fallback(self) -> type[Driver]:
+        """The driver a trail runs on when nothing names one: the first registered that says
+        :attr:`Driver.fallback`, else the only driver there is; otherwise an error asking for
+        ``--driver``."""
+        registered = self.items()
+        chosen = next((d for d in registered if d.fallback), registered[0] if len(registered) == 1 else None)
+        if chosen is None:
+            known = ", ".join(self.keys()) or "none"
+            raise UsageError(f"no driver is named and none is the default: pass --driver KEY (drivers here: {known})")
+        return chosen
 
     def drivers(self) -> list[type[Driver]]:
         return sorted(self.items(), key=lambda d: d.key)

@@ -297,7 +297,7 @@ class Project:
         if self.config.project.agent:
             return self.config.project.agent
         configured = next((a.name for a in self.agents if a.is_configured(self.config)), None)
-        return configured or "interactive"
+        return configured or self.agents.fallback().name
 
     def default_driver_name(self, requested: str | None, trail: Trail | None = None) -> str:
         """The driver for a trail: ``--driver``, else ``driver:`` in trailblaze.yaml, else the
@@ -328,7 +328,7 @@ class Project:
                 return trail.config.driver
             if trail.config.platform:
                 return trail.config.platform.lower()
-        return "playwright-native"
+        return self.drivers.fallback().key
 
     @functools.cached_property
     def has_dynamic_tools(self) -> bool:

@@ -32,6 +32,7 @@ class PlaywrightDriver(Driver):
     platform: ClassVar[str] = "web"
     description: ClassVar[str] = "Web pages in Chromium through Playwright"
     sessions_per_device: ClassVar[int] = 64
+    fallback: ClassVar[bool] = True  # a trail that names no driver is a web trail
 
     _playwright: Playwright | None = None
     _browser: Browser | None = None
