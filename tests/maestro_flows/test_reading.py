@@ -43,7 +43,7 @@ def test_one_step_per_command_at_its_line_with_the_hooks_around(tmp_path: Path) 
     assert problems == []
     assert (trail.id, trail.title, trail.config.tags) == ("Sign in", "Sign in", ["smoke"])
     assert [(s.text, s.kind, s.location.line) for s in trail.steps] == [
-        (f"onFlowStart: launchApp: appId: {APP}", "step", 6),
+        (f"onFlowStart: launchApp: {APP}", "step", 6),
         ("tapOn: OK", "step", 11),
         ("assertVisible: id: done", "verify", 13),
         ("onFlowComplete: back", "step", 9),

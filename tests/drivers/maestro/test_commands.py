@@ -98,7 +98,7 @@ def test_nested_commands_are_read_too() -> None:
     ("command", "message"),
     [
         ({"tapOnn": "x"}, "unknown Maestro command 'tapOnn'; did you mean 'tapOn'?"),
-        ({"evalScript": "1"}, "the Maestro command 'evalScript' is not supported here: it evaluates JavaScript"),
+        ({"setLocation": {"latitude": 1}}, "the Maestro command 'setLocation' is not supported here"),
         ({"assertWithAI": {"assertion": "x"}}, "the Maestro command 'assertWithAI' is not supported here"),
         ({"tapOn": {"txt": "x"}}, "tapOn: txt: unknown field"),
         ({"tapOn": {"text": "x", "enabled": "yes"}}, "tapOn: enabled: input should be a valid boolean"),
@@ -113,7 +113,6 @@ def test_nested_commands_are_read_too() -> None:
         ({"launchApp": {"appId": "a", "clearKeychain": True}}, "cannot clear the iOS keychain"),
         ({"stopApp": None}, "stopApp: needs an appId"),
         ({"runFlow": "other.yaml"}, "runFlow with a flow file is not supported"),
-        ({"runFlow": {"when": {"true": "${x}"}, "commands": []}}, "a 'true:' condition with ${…} evaluates JavaScript"),
         ({"repeat": {"commands": []}}, "repeat needs times: or while:"),
         ({"repeat": {"times": "many", "commands": []}}, "repeat times 'many' is not a whole number"),
         ({"extendedWaitUntil": {"timeout": 100}}, "extendedWaitUntil needs one of visible: or notVisible:"),
@@ -125,6 +124,25 @@ def test_nested_commands_are_read_too() -> None:
 )
 def test_mistakes_name_the_command(command: object, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
+        parse_commands([command])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"evalScript": "${1}"},
+        {"runScript": "a.js"},
+        {"assertTrue": True},
+        {"runFlow": {"when": {"true": "${x}"}, "commands": []}},
+    ],
+)
+def test_javascript_needs_node(command: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Maestro's JavaScript runs on Node.js; without ``node`` on PATH each such command is a
+    mistake named when the trail is read (trailblaze/drivers/maestro/javascript.py)."""
+    from trailblaze.drivers.maestro import javascript
+
+    monkeypatch.setattr(javascript, "node", lambda: None)
+    with pytest.raises(ValueError, match=re.escape("needs Node.js")):
         parse_commands([command])
 
 
@@ -144,7 +162,7 @@ def test_validate_reports_bad_commands_with_their_lines_before_any_device(cli: C
                       - repeat:
                           times: 2
                           commands:
-                            - evalScript: "1+1"
+                            - extractTextWithAI: x
         """,
     )
     result = cli("validate", env={"ANDROID_ADB_SERVER_PORT": "1"})  # no adb server: nothing is contacted
@@ -154,7 +172,7 @@ def test_validate_reports_bad_commands_with_their_lines_before_any_device(cli: C
         "did you mean 'tapOn'?",
         "error: trails/maestro.trail.yaml:9:17: mobile_maestro: commands.2: swipe: fromm: unknown field",
         "error: trails/maestro.trail.yaml:10:17: mobile_maestro: commands.3: repeat.commands[0]: the Maestro "
-        "command 'evalScript' is not supported here: it evaluates JavaScript",
+        "command 'extractTextWithAI' is not supported here: it needs Maestro's AI service",
         "3 problems",
     ]
     run = cli("run", "--driver", "android", env={"ANDROID_ADB_SERVER_PORT": "1"})

@@ -71,6 +71,8 @@ class Arguments(BaseModel):
     #: where the command is written (``flows/login.yaml:12``), when trailblaze read it from a flow
     #: file and ran it inside another command (``runFlow``, ``repeat``): failure messages name it
     at: str | None = None
+    #: the flow's variables, for the command's JavaScript (set when trailblaze reads a flow file)
+    vars: dict[str, str] | None = None
 
 
 class Selector(Arguments):
@@ -201,10 +203,12 @@ class Condition(Arguments):
     @field_validator("true", mode="before")
     @classmethod
     def _no_script(cls, value: Any) -> Any:
+        from trailblaze.drivers.maestro.javascript import NEEDS_NODE, needs_javascript, node
+
         if isinstance(value, bool | int | float):
             return str(value).lower()
-        if isinstance(value, str) and "${" in value:
-            raise ValueError("a 'true:' condition with ${…} evaluates JavaScript, which this project does not run")
+        if isinstance(value, str) and needs_javascript(value) and node() is None:
+            raise ValueError(f"a 'true:' condition with ${{…}} cannot be checked here: {NEEDS_NODE}")
         return value
 
     @property
@@ -350,6 +354,42 @@ class TakeScreenshot(Arguments):
     @classmethod
     def _scalar(cls, value: Any) -> Any:
         return {"path": value} if isinstance(value, str) else value
+
+
+class EvalScript(Arguments):
+    """``evalScript: ${output.count = 1}``: JavaScript run for its effect on ``output``."""
+
+    script: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scalar(cls, value: Any) -> Any:
+        return {"script": value} if isinstance(value, str) else value
+
+
+class AssertTrue(Arguments):
+    """``assertTrue: ${output.count > 1}``: fails unless the value is truthy."""
+
+    condition: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scalar(cls, value: Any) -> Any:
+        if isinstance(value, bool | int | float):
+            return {"condition": str(value).lower()}
+        return {"condition": value} if isinstance(value, str) else value
+
+
+class RunScript(Arguments):
+    """``runScript: script.js`` (or ``{file:, env:}``): a JavaScript file, run with ``env``."""
+
+    file: str
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scalar(cls, value: Any) -> Any:
+        return {"file": value} if isinstance(value, str) else value
 
 
 class RunFlow(Arguments):

@@ -5,7 +5,7 @@ one-key mapping (``- tapOn: Submit``, ``- swipe: {direction: UP}``) or a bare na
 without arguments (``- back``). Scalars work where Maestro accepts them (``tapOn: text``,
 ``inputText: 123``, ``eraseText: 5``, ``launchApp: com.app``). Arguments are checked field by
 field (:mod:`trailblaze.drivers.maestro.arguments`), so a misspelt field is an error naming it; a
-command this project does not run (``evalScript``, ``assertWithAI``, ``runFlow: file.yaml``…) is an
+command this project does not run (``assertWithAI``, ``setLocation``, ``runFlow: file.yaml``…) is an
 error naming the command. Both are found when the trail is validated, before any device is touched.
 """
 
@@ -20,7 +20,9 @@ from trailblaze.drivers.maestro.arguments import (
     AirplaneMode,
     AppArgs,
     Arguments,
+    AssertTrue,
     EraseText,
+    EvalScript,
     ExtendedWaitUntil,
     InputRandom,
     InputText,
@@ -31,6 +33,7 @@ from trailblaze.drivers.maestro.arguments import (
     Repeat,
     Retry,
     RunFlow,
+    RunScript,
     ScrollUntilVisible,
     Selector,
     Swipe,
@@ -40,9 +43,6 @@ from trailblaze.drivers.maestro.arguments import (
 
 #: Maestro commands this project does not run, and why
 UNSUPPORTED = {
-    "assertTrue": "it evaluates JavaScript",
-    "evalScript": "it evaluates JavaScript",
-    "runScript": "it evaluates JavaScript",
     "assertWithAI": "it needs Maestro's AI service",
     "assertNoDefectsWithAI": "it needs Maestro's AI service",
     "extractTextWithAI": "it needs Maestro's AI service",
@@ -94,7 +94,12 @@ ARGUMENTS: dict[str, type[Arguments]] = {
     "retry": Retry,
     "setAirplaneMode": AirplaneMode,
     "toggleAirplaneMode": NoArgs,
+    "evalScript": EvalScript,
+    "runScript": RunScript,
+    "assertTrue": AssertTrue,
 }
+#: commands that run JavaScript: they need ``node`` (:mod:`trailblaze.drivers.maestro.javascript`)
+JAVASCRIPT = frozenset({"evalScript", "runScript", "assertTrue"})
 #: commands that only look at the screen: a list of them may be a ``verify:`` step's call
 READ_ONLY = frozenset({"assertVisible", "assertNotVisible", "extendedWaitUntil", "waitForAnimationToEnd"})
 #: commands that may be written as a bare name (``- back``)
@@ -153,6 +158,11 @@ def parse_command(raw: Any) -> Command:
     model = ARGUMENTS.get(name)
     if model is None:
         raise ValueError(_unknown(name))
+    if name in JAVASCRIPT:
+        from trailblaze.drivers.maestro.javascript import NEEDS_NODE, node
+
+        if node() is None:
+            raise ValueError(f"the Maestro command {name!r} cannot run here: {NEEDS_NODE}")
     try:
         args = model.model_validate({} if value is None else value)
     except ValidationError as exc:

@@ -22,6 +22,7 @@ opens, each at its ``file:line``:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -51,6 +52,9 @@ _VARIABLE = re.compile(r"(?<!\\)\$\{([^$}]*)\}")
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 _DEFAULT = re.compile(r"""^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\|\|\s*(?:'([^']*)'|"([^"]*)"|(-?\d+(?:\.\d+)?))\s*$""")
 _FALSY = ("", "false", "0", "null", "undefined")
+#: the field a command written as a scalar fills (``inputText: Ada`` is ``{text: Ada}``)
+_SCALAR_FIELDS = frozenset({"text", "script", "condition", "file", "link", "appId", "path", "key"})
+_LITERALS = frozenset({"true", "false", "null", "undefined", "NaN", "Infinity"})
 
 
 class FlowError(UsageError):
@@ -177,6 +181,8 @@ def _interpolate_text(text: str, scope: Mapping[str, str]) -> str:
         if not script.strip():
             return ""
         name = _NAME.match(script)
+        if name and name.group(1) in _LITERALS:  # JavaScript's own words
+            return name.group(1)
         if name:
             if name.group(1) not in scope:
                 raise ValueError(
@@ -190,12 +196,24 @@ def _interpolate_text(text: str, scope: Mapping[str, str]) -> str:
             if given.strip() not in _FALSY:
                 return given
             return next(g for g in default.groups()[1:] if g is not None)
-        raise ValueError(
-            f"${{{script}}} is JavaScript, which is not run here (only ${{NAME}} and ${{NAME || 'default'}} are)"
-        )
+        from trailblaze.drivers.maestro.javascript import NEEDS_NODE, node
 
-    replaced = _VARIABLE.sub(one, text)
-    return re.sub(r"\\(\$\{[^$}]*\})", r"\1", replaced)  # \${…} is written as it is
+        if node() is not None:
+            return match.group(0)  # JavaScript: worked out when the command runs
+        raise ValueError(f"${{{script}}} cannot be worked out here: {NEEDS_NODE}")
+
+    return _VARIABLE.sub(one, text)
+
+
+def unescape(value: Any) -> Any:
+    """``value`` with each ``\\${…}`` written as ``${…}`` (once nothing is left to work out)."""
+    if isinstance(value, str):
+        return re.sub(r"\\(\$\{[^$}]*\})", r"\1", value) if "\\${" in value else value
+    if isinstance(value, list):
+        return [unescape(v) for v in value]
+    if isinstance(value, dict):
+        return {k: unescape(v) for k, v in value.items()}
+    return value
 
 
 def base_scope(env: Mapping[str, str], given: Mapping[str, str]) -> dict[str, str]:
@@ -272,7 +290,8 @@ class _Expander:
         nested: bool,
         location: Location,
     ) -> Any | None:
-        from trailblaze.drivers.maestro.commands import ARGUMENTS, UNSUPPORTED, parse_command
+        from trailblaze.drivers.maestro.commands import ARGUMENTS, JAVASCRIPT, UNSUPPORTED, parse_command
+        from trailblaze.drivers.maestro.javascript import needs_javascript
 
         if isinstance(item, str):
             name, value = item, None
@@ -307,6 +326,8 @@ class _Expander:
             value = {**self.interpolated(rest, scope, location, name), "commands": [c for c, _ in inner]}
         else:
             value = self.interpolated(value, scope, location, name)
+        if name == "runScript":
+            value = self.script_file(value, flow, location)
         if name in _APP_COMMANDS:
             value = self.with_app(name, value, flow)
         command = {name: value} if value is not None or name not in ARGUMENTS else name
@@ -315,14 +336,40 @@ class _Expander:
         except ValueError as exc:
             self.problem(str(exc), location)
             return None
+        own = {k: v for k, v in value.items() if k != "commands"} if isinstance(value, dict) else value
+        scripted = name in JAVASCRIPT or needs_javascript(json.dumps(own))
+        if not scripted:  # \${…} is text now (where JavaScript runs, it unescapes it itself)
+            plain = unescape(own)
+            if isinstance(value, dict) and "commands" in value:
+                plain = {**plain, "commands": value["commands"]}
+            if plain != value:
+                value = plain
+                command = {name: value}
+                parsed = parse_command(command)
+        if not nested and not scripted:
+            return command
+        args = parsed.args.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        args.pop("commands", None)
+        if name in _NESTING:
+            args["commands"] = value["commands"] if isinstance(value, dict) else []
         if nested:  # the step is the outer command's: the message names where this one is
-            args = parsed.args.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-            args.pop("commands", None)
-            if name in _NESTING:
-                args["commands"] = value["commands"] if isinstance(value, dict) else []
             args["at"] = f"{_shown(location.path)}:{location.line}"
-            return {name: args}
-        return command
+        if scripted:  # its JavaScript sees the flow's variables
+            args["vars"] = dict(scope)
+            for key in ("when", "while"):
+                if isinstance(args.get(key), dict) and needs_javascript(json.dumps(args[key])):
+                    args[key]["vars"] = dict(scope)
+        return {name: args}
+
+    def script_file(self, value: Any, flow: FlowFile, location: Location) -> Any:
+        """``runScript``'s file, found next to the flow and named as the user would."""
+        options = {"file": value} if isinstance(value, str) else value
+        if not isinstance(options, dict) or not isinstance(options.get("file"), str):
+            return value  # the command's own check says what is wrong
+        target = (flow.path.parent / options["file"]).resolve()
+        if not target.is_file():
+            self.problem(f"runScript: no script {options['file']} (looked for {target})", location)
+        return {**options, "file": _shown(str(target))}
 
     def interpolated(self, value: Any, scope: Mapping[str, str], location: Location, name: str) -> Any:
         try:
@@ -474,10 +521,12 @@ def describe(command: Any) -> str:
     if value.get("label"):
         return str(value["label"])
     if name in _NESTING:
-        shown = {k: v for k, v in value.items() if k not in ("commands", "at")}
+        shown = {k: v for k, v in value.items() if k not in ("commands", "at", "vars")}
         count = len(value.get("commands") or [])
         return f"{name} ({''.join(f'{k}: {_inline(v)}, ' for k, v in shown.items())}{count} commands)"
-    shown = {k: v for k, v in value.items() if k != "at"}
+    shown = {k: v for k, v in value.items() if k not in ("at", "vars")}
+    if len(shown) == 1 and next(iter(shown)) in _SCALAR_FIELDS:  # as the flow wrote it
+        return f"{name}: {_inline(next(iter(shown.values())))}"
     return f"{name}: " + ", ".join(f"{k}: {_inline(v)}" for k, v in shown.items())
 
 

@@ -21,16 +21,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import string
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.core.errors import ToolFailure
+from trailblaze.core.errors import ToolFailure, TrailblazeError
 from trailblaze.core.pathnames import relative_path
+from trailblaze.core.sourcefile import read_source
 from trailblaze.drivers.maestro import arguments as m
 from trailblaze.drivers.maestro.commands import Command
+from trailblaze.drivers.maestro.javascript import Scripts, needs_javascript, truthy
 from trailblaze.drivers.mobile.device import MobileDevice
 from trailblaze.drivers.mobile.gestures import LONG_PRESS_MS, point_in
 from trailblaze.tools.core import save_snapshot
@@ -61,6 +64,7 @@ class MaestroRunner:
         self.device = device
         self.done: list[str] = []
         self._optional = False  # inside an ``optional: true`` command: lookups wait less
+        self.scripts = Scripts(ctx.memory, device.device.platform, lambda: device.copied_text)
 
     @property
     def timeout_ms(self) -> int:
@@ -77,6 +81,7 @@ class MaestroRunner:
         outer = self._optional
         self._optional = outer or command.optional
         try:
+            command = await self._evaluated(command)
             note = await handler(command.args, command)
         except ToolFailure as exc:
             if command.optional:
@@ -87,6 +92,24 @@ class MaestroRunner:
         finally:
             self._optional = outer
         self.done.append(f"{command.describe()}: {note}" if note else command.describe())
+
+    async def _evaluated(self, command: Command) -> Command:
+        """``command`` with the ``${…}`` of its arguments worked out by JavaScript, now (those of
+        its inner commands and conditions when they run or are checked)."""
+        from trailblaze.drivers.maestro.commands import ARGUMENTS, JAVASCRIPT
+
+        if command.name in JAVASCRIPT or not isinstance(command.args, m.Arguments):
+            return command
+        raw = command.args.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        later = {k: raw.pop(k) for k in ("commands", "when", "while", "vars", "at") if k in raw}
+        if not needs_javascript(json.dumps(raw)):
+            return command
+        values = await self.scripts.values(raw, command.args.vars)
+        try:
+            args = ARGUMENTS[command.name].model_validate({**values, **later})
+        except ValueError as exc:
+            raise ToolFailure(f"with its ${{…}} worked out: {exc}") from None
+        return Command(command.name, args, command.inner)
 
     # -- taps ---------------------------------------------------------------------------------------
 
@@ -281,6 +304,32 @@ class MaestroRunner:
 
     # -- flow control -----------------------------------------------------------------------------------
 
+    # -- JavaScript -------------------------------------------------------------------------------------
+
+    async def _evalScript(self, args: m.EvalScript, command: Command) -> str:
+        if needs_javascript(args.script):
+            await self.scripts.interpolate(args.script, args.vars)
+        else:
+            await self.scripts.run(args.script, args.vars)
+        return "evaluated"
+
+    async def _assertTrue(self, args: m.AssertTrue, command: Command) -> str:
+        value = await self.scripts.interpolate(args.condition, args.vars)
+        if not truthy(value):
+            raise ToolFailure(f"{args.condition} is {value!r}, not true")
+        return "true"
+
+    async def _runScript(self, args: m.RunScript, command: Command) -> str:
+        path = Path(args.file)
+        if not path.is_absolute() and self.ctx.trail_path is not None and not path.exists():
+            path = self.ctx.trail_path.parent / path
+        try:
+            code = await asyncio.to_thread(read_source, path)
+        except (OSError, TrailblazeError) as exc:
+            raise ToolFailure(f"cannot read the script {args.file}: {exc}") from None
+        await self.scripts.run(code, {**(args.vars or {}), **args.env})
+        return f"ran {args.file}"
+
     async def _runFlow(self, args: m.RunFlow, command: Command) -> str:
         if args.when is not None and not await self._holds(args.when):
             return "skipped (its when: condition does not hold)"
@@ -319,7 +368,10 @@ class MaestroRunner:
         return ""  # pragma: no cover - the loop returns or raises
 
     async def _holds(self, condition: m.Condition) -> bool:
-        if not condition.literal_holds:
+        if condition.true is not None and needs_javascript(condition.true):
+            if not truthy(await self.scripts.interpolate(condition.true, condition.vars)):
+                return False
+        elif not condition.literal_holds:
             return False
         if condition.platform is not None and condition.platform != self.device.device.platform:
             return False

@@ -1,0 +1,1 @@
+output.name = WHO + ' ' + json('{"last": "Hopper"}').last
