@@ -12,9 +12,10 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from mcp import Client
 
 from tests.fake_openai import FakeOpenAI, Ref, Reply
-from tests.mcp.server.support import failed, ok, stdio
+from tests.mcp.server.support import failed, http_server, ok, stdio
 from tests.mcp.server.test_agents import SamplingClient
 from tests.support.cli import Project
 
@@ -192,3 +193,38 @@ def test_an_llm_that_fails_is_an_error_of_its_kind_with_the_request_that_failed(
     assert [r["record"] for r in records] == ["sampling", "agent_run"]
     assert "context length exceeded" in records[0]["error"] and records[0]["completion"] is None
     assert (records[1]["status"], records[1]["error_kind"]) == ("error", "infrastructure")
+
+
+def test_over_http_each_session_counts_its_own_runs_and_the_total_counts_all(project: Project) -> None:
+    done = Reply(calls=[("objectiveStatus", {"status": "COMPLETE"})])
+    gave_up = Reply(calls=[("objectiveStatus", {"status": "FAILED", "explanation": "no"})])
+    with FakeOpenAI([done, gave_up, done]) as fake:
+        project.write(
+            "trailblaze.yaml",
+            f"base_url: sample-app\ntimeout: 5\nllm:\n  base_url: {fake.url}\n  model: scripted-model\n",
+        )
+        with http_server(project.root, *AGENT) as server:
+
+            async def scenario() -> dict[str, Any]:
+                out: dict[str, Any] = {}
+                async with (
+                    Client(server.url, read_timeout_seconds=60) as first,
+                    Client(server.url, read_timeout_seconds=60) as second,
+                ):
+                    ok(await first.call_tool("step", {"objective": "Look"}))
+                    failed(await second.call_tool("step", {"objective": "Find the Launch button"}))
+                    ok(await second.call_tool("step", {"objective": "Look again"}))
+                    out["first"] = ok(await first.call_tool("getAgentMetrics", {}))
+                    ok(await second.call_tool("clearAgentMetrics", {"scope": "SESSION"}))
+                    out["cleared"] = ok(await first.call_tool("getAgentMetrics", {}))
+                return out
+
+            out = asyncio.run(scenario())
+    first, total = out["first"]["session"], out["first"]["total"]
+    assert (first["totalExecutions"], first["successCount"]) == (1, 1)
+    assert (total["totalExecutions"], total["successCount"], total["failureCount"]) == (3, 2, 1)
+    assert total["errorKinds"] == {"objective_failed": 1}
+    after = out["cleared"]["total"]  # the second session's runs no longer count
+    assert (after["totalExecutions"], after["failureCount"], after["errorKinds"]) == (1, 0, {})
+    logs = sorted((project.root / ".trailblaze" / "mcp").glob("*/agent-log.jsonl"))
+    assert len(logs) == 2  # a log per session
