@@ -5,8 +5,9 @@ Installed as the ``pytest11`` entry point ``trailblaze`` but **off** unless aske
 ``-p trailblaze`` or ``--trailblaze``: loading it declares options and nothing else (no
 Playwright, no project), so unrelated pytest runs are untouched.
 
-Each ``*.trail.yaml``/``trail.yaml`` file is collected as one item per trail × device, checked
-as ``trailblaze run`` checks it (a bad file is a collection error naming file and line). Each
+Each ``*.trail.yaml``/``trail.yaml`` file (and each Maestro flow Maestro's workspace rules run)
+is collected as one item per trail × device, checked as ``trailblaze run`` checks it (a bad
+file is a collection error naming file and line). Each
 pytest process (each xdist worker) has its own Trailblaze run: one driver and one device
 session per (driver, device, target), reused by the items it runs — a browser starts once per
 worker, every trail gets a fresh context. A trail's results document (README, "Results
@@ -80,7 +81,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _STATE not in parent.config.stash:
         return None
-    if _is_trail_name(file_path.name):
+    if _is_trail_name(file_path.name) or _is_maestro_flow(file_path, parent.config):
         file: TrailFile = TrailFile.from_parent(parent, path=file_path)
         return file
     return None
@@ -88,6 +89,26 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 def _is_trail_name(name: str) -> bool:
     return name.endswith(".trail.yaml") or name == "trail.yaml"
+
+
+def _is_maestro_flow(path: Path, config: pytest.Config) -> bool:
+    """A Maestro flow that Maestro's workspace rules run (not a sub-flow only ``runFlow`` runs),
+    searched from the rootdir as ``trailblaze run`` searches a folder it is given."""
+    if not path.name.endswith((".yaml", ".yml")) or path.name.endswith(".trail.yaml"):
+        return False
+    from trailblaze.core.errors import TrailblazeError
+    from trailblaze.drivers.maestro.flow import load_flow, looks_like_flow
+    from trailblaze.drivers.maestro.workspace import CONFIG_NAMES, workspace_for
+
+    if path.name in CONFIG_NAMES or not looks_like_flow(path):
+        return False
+    workspace = workspace_for(path, config.rootpath)
+    if not workspace.takes(path):
+        return False
+    try:
+        return workspace.wants(load_flow(path).tags)  # its includeTags/excludeTags
+    except TrailblazeError:
+        return True  # collecting it says what is wrong
 
 
 @pytest.hookimpl(wrapper=True)

@@ -89,12 +89,14 @@ def test_web_flows_in_chromium_follow_the_workspace_config(cli: CliRunner, proje
     # config.yaml: extra/* too, the wip flow left out, "Runs first" first
     assert [t["id"] for t in trails] == ["Runs first", "Scripts", "Fill the web form"]
     assert all(t["driver"] == "playwright-native" for t in trails)
+    typed = [c["args"] for s in trails[2]["steps"] for c in s["tools"] if "inputText" in str(c["args"])]
+    assert typed[0] == {"commands": [{"inputText": "Grace"}]}  # -e WHO=Grace
 
     wrong = Path(project.root / "flows" / "sign_up.yaml")
-    wrong.write_text(wrong.read_text().replace("Name: ${WHO}", "Name: Nobody"))
+    wrong.write_text(wrong.read_text().replace("Name: ${WHO}", "Name: Someone"))
     failed = cli("run", "flows/sign_up.yaml", "-e", "WHO=Grace", "--timeout", "1")
     assert failed.returncode == 1
-    assert "flows/sign_up.yaml:15:" in failed.output and "Nobody" in failed.output
+    assert "flows/sign_up.yaml:17:" in failed.output and "Someone" in failed.output
 
 
 def test_a_repeat_while_that_never_ends_is_stopped(
