@@ -19,7 +19,14 @@ _IDS = st.integers(min_value=-(10**30), max_value=10**30) | st.text(max_size=8)
 
 
 @hypothesis.settings(max_examples=300, deadline=None)
-@hypothesis.given(st.dictionaries(st.text(max_size=5), _JSON, max_size=4), _IDS, st.integers(0, 4), st.booleans())
+# the other members never include "id": the request's own is the one inserted (a second one would
+# replace it, and a parser reads the last)
+@hypothesis.given(
+    st.dictionaries(st.text(max_size=5).filter(lambda key: key != "id"), _JSON, max_size=4),
+    _IDS,
+    st.integers(0, 4),
+    st.booleans(),
+)
 def test_the_id_of_an_object_is_read_as_a_parser_reads_it(
     members: dict[str, Any], request_id: int | str, at: int, cut: bool
 ) -> None:
