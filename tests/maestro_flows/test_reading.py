@@ -175,3 +175,21 @@ def test_commands_maestro_writes_bare(tmp_path: Path) -> None:
     trail, problems = read(flow(tmp_path, text))
     assert problems == []
     assert trail.steps[-1].recordings["android"][0].args == {"commands": [{"stopApp": APP}]}
+
+
+@pytest.mark.parametrize(
+    ("config", "options", "waits"), [("", {}, 17.0), ("timeout: 3\n", {}, None), ("", {"timeout": 2.0}, None)]
+)
+def test_lookups_wait_maestros_17_s_unless_the_run_says(
+    tmp_path: Path, config: str, options: dict[str, Any], waits: float | None
+) -> None:
+    """A flow's config.timeout is Maestro's 17 s when neither trailblaze.yaml's timeout: nor
+    --timeout says how long (then theirs, as for any trail)."""
+    from tests.support.project import make_project
+    from trailblaze.runner.checks import collect_trails
+
+    path = flow(tmp_path, "url: https://example.com\n---\n- launchApp\n", "flows/a.yaml")
+    project = make_project(tmp_path, config, ("no:terminal",), options=options)
+    trails, problems = collect_trails(project, [path], {})
+    assert problems == []
+    assert trails[0].config.timeout == waits

@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 
 #: the values of ``-e NAME=VALUE`` for this process's command
 _GIVEN_ENV: dict[str, str] = {}
+#: seconds a flow's lookups wait when neither ``--timeout`` nor trailblaze.yaml's ``timeout:``
+#: says (Maestro's 17 s); None once one of them does
+_FLOW_TIMEOUT: list[float | None] = [None]
+
+
+#: how long Maestro's lookups wait
+MAESTRO_LOOKUP_S = 17.0
 
 
 @hookimpl
@@ -54,6 +61,8 @@ def trailblaze_configure(config: Config) -> None:
     from trailblaze.core.errors import UsageError
 
     _GIVEN_ENV.clear()
+    told = config.getoption("timeout", None) is not None or "timeout" in config.project.model_fields_set
+    _FLOW_TIMEOUT[0] = None if told else MAESTRO_LOOKUP_S
     for value in config.getoption("maestro_env", None) or ():
         name, sep, text = str(value).partition("=")
         if not sep or not name.strip():
@@ -93,6 +102,7 @@ def trailblaze_collect_file(
     )
     if not given and not workspace.wants(trail.config.tags):
         return None
+    trail.config.timeout = _FLOW_TIMEOUT[0]
     if trail.config.title in workspace.order:
         trail.config.metadata["maestro"]["order"] = workspace.order.index(trail.config.title)
     problems = [*workspace.problems, *problems]
