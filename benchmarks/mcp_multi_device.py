@@ -108,7 +108,7 @@ def measure_once(shared: bool) -> dict[str, Any]:
 
                 await asyncio.gather(*(attach(s) for s in sessions))
                 for session in sessions:  # every server answers every session
-                    from trailblaze.mcp.client.attach import STATE_KEY
+                    from trailblaze.mcpclient.attach import STATE_KEY
 
                     for connection in session.state[STATE_KEY]:
                         listed = await connection.client.list_tools()

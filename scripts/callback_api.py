@@ -1,5 +1,5 @@
 """Write sdks/callback-api.openrpc.json, the callback API's description, from the Python
-implementation (trailblaze.mcp.client.rpc.openrpc). Run it after adding or changing a command;
+implementation (trailblaze.mcpclient.rpc.openrpc). Run it after adding or changing a command;
 tests/mcp_toolsets/test_callback_api.py fails while the file and the code disagree, and the
 TypeScript SDK's tests check its client against the same file."""
 
@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from trailblaze.mcp.client.rpc import openrpc
+from trailblaze.mcpclient.rpc import openrpc
 
 SPEC = Path(__file__).resolve().parent.parent / "sdks" / "callback-api.openrpc.json"
 

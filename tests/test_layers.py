@@ -29,18 +29,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("contract", ("trailblaze.hookspecs", "trailblaze.pluginmanager")),
     ("drivers", ("trailblaze.drivers",)),
     ("agents", ("trailblaze.agents",)),
-    ("mcp client", ("trailblaze.mcp.client",)),
+    ("mcp client", ("trailblaze.mcpclient",)),
     ("runner", ("trailblaze.runner",)),
     ("reports", ("trailblaze.reports",)),
-    ("mcp server", ("trailblaze.mcp.server",)),
+    ("mcp server", ("trailblaze.mcpserver",)),
     ("cli", ("trailblaze.cli", "trailblaze.__main__")),
     ("public API", ("trailblaze",)),
     ("plugins", ("trailblaze.plugins",)),
     ("front ends", ("trailblaze.pytest_plugin",)),
 ]
-#: not checked as importers: the public API re-exports names from every layer, lazily; ``mcp``
-#: is a folder with a docstring
-EXEMPT = {"trailblaze", "trailblaze.mcp"}
+#: not checked as importers: the public API re-exports names from every layer, lazily
+EXEMPT = {"trailblaze"}
 #: the one name every layer may take from the package face: it is defined there
 FACE_NAMES_ANYONE_MAY_IMPORT = {"__version__"}
 
@@ -170,6 +169,50 @@ def test_no_import_circle() -> None:
     assert cycles(import_graph()) == []
 
 
+def folder_of(module: str) -> str:
+    """The top-level folder (or module) of trailblaze a module is in: ``runner`` for
+    ``trailblaze.runner.plan``, ``hookspecs`` for ``trailblaze.hookspecs``."""
+    return module.split(".")[1] if module.count(".") else module
+
+
+def test_each_folder_is_one_layer() -> None:
+    """A folder is a layer or inside one: no folder spans two (``mcp/`` held the client, below
+    the runner, and the server, above it)."""
+    layers_of: dict[str, set[str]] = {}
+    for path in SOURCES:
+        module = module_name(path)
+        if module in EXEMPT:
+            continue
+        index = layer_of(module)
+        assert index is not None, f"{module} is in no layer"
+        layers_of.setdefault(folder_of(module), set()).add(LAYERS[index][0])
+    spanning = {folder: sorted(layers) for folder, layers in layers_of.items() if len(layers) > 1}
+    assert spanning == {}
+
+
+def test_no_two_folders_import_each_other() -> None:
+    graph: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        graph.setdefault(folder_of(module), set()).update(
+            folder_of(t) for t in targets if folder_of(t) != folder_of(module)
+        )
+    assert cycles(graph) == []
+
+
+def test_the_architecture_page_lists_the_layers_in_this_order() -> None:
+    """docs/architecture.md's table of layers names the layers of LAYERS, lowest first: the
+    order is written here once and the page is checked against it."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = page.split("| Layer | Owns | May import |", 1)[1].split("\n\n", 1)[0]
+    shown = [row.split("|")[1].strip() for row in table.splitlines()[2:] if row.startswith("|")]
+    expected = []
+    for name, prefixes in LAYERS:
+        folders = [p.removeprefix("trailblaze.").replace(".", "/") for p in prefixes]
+        expected.append(name if name in ("contract", "front ends") else f"`{folders[0]}/`")
+    expected[[name for name, _ in LAYERS].index("public API")] = "`__init__.py`"
+    assert shown == expected
+
+
 def test_the_check_catches_an_upward_import(tmp_path: Path) -> None:
     source = tmp_path / "core.py"
     source.write_text(
@@ -229,7 +272,7 @@ def test_the_named_rules_of_the_issue_hold() -> None:
     forbidden = {
         "trailblaze.tools": ("trailblaze.runner", "trailblaze.plugins", "trailblaze.cli"),
         "trailblaze.trail": ("trailblaze.runner", "trailblaze.plugins", "trailblaze.cli"),
-        "trailblaze.project.config": ("trailblaze.mcp",),
+        "trailblaze.project.config": ("trailblaze.mcpclient", "trailblaze.mcpserver"),
     }
     for path in SOURCES:
         module = module_name(path)

@@ -43,7 +43,7 @@ _EXPORTS = {
     "DeviceInfo": "trailblaze.device.commands",
     "ScreenState": "trailblaze.device.commands",
     "ViewNode": "trailblaze.device.commands",
-    "TrailblazeClient": "trailblaze.mcp.client.sdk",
+    "TrailblazeClient": "trailblaze.mcpclient.sdk",
     "Device": "trailblaze.api.driver",
     "Driver": "trailblaze.api.driver",
     "DriverOptions": "trailblaze.api.driver",
@@ -145,7 +145,7 @@ if TYPE_CHECKING:
     from trailblaze.core.argparsing import OptionGroup, Parser
     from trailblaze.core.errors import Status, ToolFailure, TrailblazeError, UsageError
     from trailblaze.device.commands import Commands, DeviceInfo, ScreenState, ViewNode
-    from trailblaze.mcp.client.sdk import TrailblazeClient
+    from trailblaze.mcpclient.sdk import TrailblazeClient
     from trailblaze.project.config import Config
     from trailblaze.tools.authoring import tool
     from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolMetadata, ToolOutcome, ToolSpec

@@ -174,7 +174,7 @@ def test_toolset_drivers_are_checked_with_their_line(tmp_path: Path) -> None:
 
 
 def test_toolsets_match_sessions_by_upstream_driver_keys(tmp_path: Path) -> None:
-    from trailblaze.mcp.client.declarations import DriverContext, active_toolsets
+    from trailblaze.mcpclient.declarations import DriverContext, active_toolsets
 
     project = make_project(
         tmp_path,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from trailblaze.mcp.client.rpc import CallbackServer
+    from trailblaze.mcpclient.rpc import CallbackServer
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
@@ -29,8 +29,8 @@ def anyio_backend() -> str:
 @pytest.fixture
 async def server() -> AsyncIterator[CallbackServer]:
     """A running callback server; the SDK's connections to it are closed with it."""
-    from trailblaze.mcp.client.rpc import CallbackServer
-    from trailblaze.mcp.client.sdk import close_connections
+    from trailblaze.mcpclient.rpc import CallbackServer
+    from trailblaze.mcpclient.sdk import close_connections
 
     srv = CallbackServer()
     await srv.start()

@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from trailblaze.mcp.client import wire
-from trailblaze.mcp.client.rpc import CallbackServer, openrpc
-from trailblaze.mcp.client.sdk import TrailblazeClient
+from trailblaze.mcpclient import wire
+from trailblaze.mcpclient.rpc import CallbackServer, openrpc
+from trailblaze.mcpclient.sdk import TrailblazeClient
 
 SPEC = Path(__file__).resolve().parents[2] / "sdks" / "callback-api.openrpc.json"
 #: what the Python client has besides the API's methods
@@ -45,7 +45,7 @@ def test_the_python_client_has_exactly_the_apis_methods_with_its_parameters() ->
         for name, member in inspect.getmembers(TrailblazeClient)
         if not name.startswith("_") and name not in CLIENT_HELPERS
     }
-    assert public == set(methods), "trailblaze.mcp.client.sdk.TrailblazeClient and the callback API differ"
+    assert public == set(methods), "trailblaze.mcpclient.sdk.TrailblazeClient and the callback API differ"
     for name, method in methods.items():
         function = getattr(TrailblazeClient, name)
         assert inspect.iscoroutinefunction(function), name

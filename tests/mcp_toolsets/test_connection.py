@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from trailblaze.core.errors import InfrastructureError, Location
-from trailblaze.mcp.client import stdio as stdio_transport
-from trailblaze.mcp.client.connection import Connection
-from trailblaze.mcp.client.declarations import ServerDecl
+from trailblaze.mcpclient import stdio as stdio_transport
+from trailblaze.mcpclient.connection import Connection
+from trailblaze.mcpclient.declarations import ServerDecl
 
 from .conftest import SERVERS, alive
 

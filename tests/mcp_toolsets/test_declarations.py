@@ -13,8 +13,8 @@ import pytest
 from tests.support.cli import CliRunner, Project
 from tests.support.config import load_config
 from trailblaze.core.errors import ErrorList, InfrastructureError, UsageError
-from trailblaze.mcp.client import declarations
-from trailblaze.mcp.client.declarations import DriverContext, group_by_spawn, session_declarations
+from trailblaze.mcpclient import declarations
+from trailblaze.mcpclient.declarations import DriverContext, group_by_spawn, session_declarations
 
 from .conftest import Recorded
 

@@ -74,8 +74,8 @@ def test_validate_says_plainly_when_it_could_not_list_a_servers_tools(
 
 
 def test_the_client_sdk_is_light() -> None:
-    modules = _imported(["-c", "import trailblaze.mcp.client.sdk"], Path.cwd())
-    assert "trailblaze.mcp.client.sdk" in modules
+    modules = _imported(["-c", "import trailblaze.mcpclient.sdk"], Path.cwd())
+    assert "trailblaze.mcpclient.sdk" in modules
     heavy = {
         m for m in modules if m.split(".")[0] in {"mcp", "mcp_types", "playwright", "uiautomator2", "wda", "httpx"}
     }
@@ -100,7 +100,7 @@ def test_a_session_whose_servers_do_not_apply_never_loads_the_sdk(
     assert '"source": "mcp:' not in result.stdout
     modules = _imported(["-m", "trailblaze", "tools", "--driver", "web", "--json"], project.root)
     assert "mcp" not in modules
-    assert "trailblaze.mcp.client.declarations" in modules
+    assert "trailblaze.mcpclient.declarations" in modules
 
 
 def test_blocking_the_plugin_leaves_servers_alone(cli: CliRunner, project: Project, probe: Path) -> None:

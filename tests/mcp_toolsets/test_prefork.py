@@ -1,4 +1,4 @@
-"""Python script servers are forks of the prefork helper, and cannot tell (trailblaze.mcp.client.prefork)."""
+"""Python script servers are forks of the prefork helper, and cannot tell (trailblaze.mcpclient.prefork)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from tests.support.cli import CliProcess, CliRunner, Project, processes_with
-from trailblaze.mcp.client import prefork
-from trailblaze.mcp.client.pipes import PipeWriter
+from trailblaze.mcpclient import prefork
+from trailblaze.mcpclient.pipes import PipeWriter
 
 from .conftest import SERVERS
 

@@ -10,9 +10,9 @@ import pytest
 
 from trailblaze.core.errors import ToolFailure, TrailblazeError, UsageError
 from trailblaze.device.commands import ViewNode
-from trailblaze.mcp.client import rpc, wire
-from trailblaze.mcp.client.rpc import CallbackServer, Invocation
-from trailblaze.mcp.client.sdk import CommandFailed, TrailblazeClient, TrailblazeRPCError
+from trailblaze.mcpclient import rpc, wire
+from trailblaze.mcpclient.rpc import CallbackServer, Invocation
+from trailblaze.mcpclient.sdk import CommandFailed, TrailblazeClient, TrailblazeRPCError
 
 from .support import PaperDevice, tool_context
 

@@ -1,4 +1,4 @@
-"""A trailmap's scripted tools (trailblaze/mcp/client/scripted.py): upstream's own `.ts` tools, unchanged,
+"""A trailmap's scripted tools (trailblaze/mcpclient/scripted.py): upstream's own `.ts` tools, unchanged,
 served per session by the @trailblaze/scripting SDK in real Chromium; and our own tools' failures."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The run's one HTTP server of a ``multi_device: http`` entry (trailblaze.mcp.client.shared),
+"""The run's one HTTP server of a ``multi_device: http`` entry (trailblaze.mcpclient.shared),
 on its own: what it prints is logged masked, a start that fails is reported once, and stopping
 takes its whole process group. Real processes, no browser."""
 
@@ -16,8 +16,8 @@ import pytest
 
 from trailblaze.core.errors import InfrastructureError, Location
 from trailblaze.device import masking
-from trailblaze.mcp.client import shared
-from trailblaze.mcp.client.declarations import ServerDecl
+from trailblaze.mcpclient import shared
+from trailblaze.mcpclient.declarations import ServerDecl
 
 from .conftest import alive
 

@@ -14,8 +14,8 @@ import pytest
 
 from trailblaze.core.processlog import ProcessLog
 from trailblaze.device import masking
-from trailblaze.mcp.client import stdio
-from trailblaze.mcp.client.stdio import StdioTransport
+from trailblaze.mcpclient import stdio
+from trailblaze.mcpclient.stdio import StdioTransport
 
 from .conftest import SERVERS, alive
 

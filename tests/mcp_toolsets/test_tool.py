@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import CliRunner, Project
-from trailblaze.mcp.client.tool import ref_cycle
+from trailblaze.mcpclient.tool import ref_cycle
 
 from .conftest import Recorded
 

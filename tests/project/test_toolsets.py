@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.project import make_project, write
 from trailblaze.core.errors import ErrorList
-from trailblaze.mcp.client.declarations import DriverContext, session_declarations
+from trailblaze.mcpclient.declarations import DriverContext, session_declarations
 from trailblaze.project.toolsets import builtin_toolsets, hidden_tools
 from trailblaze.runner.agent_step import offered_tools
 from trailblaze.runner.checks import collect_trails

@@ -3,7 +3,7 @@
 The suite runs the CLI about a thousand times; before this, a third of the suite's CPU was
 those processes, and most of a short command is importing Python, trailblaze, pydantic and
 Playwright's client. So each pytest worker starts one helper that imports them once — the
-prefork helper trailblaze uses for Python MCP servers (``trailblaze.mcp.client._zygote``), told
+prefork helper trailblaze uses for Python MCP servers (``trailblaze.mcpclient._zygote``), told
 to preload trailblaze — and every command is a child forked from it: a real process, in its own
 session, with the working directory, environment and standard streams it was given, running
 ``trailblaze`` as ``python -m`` runs it, to its own exit (atexit handlers included). Nothing of
@@ -62,8 +62,8 @@ PRELOAD = (
     "trailblaze.drivers.mobile.tools",
     "trailblaze.reports.html",
     "trailblaze.reports.merge",
-    "trailblaze.mcp.client.attach",
-    "trailblaze.mcp.client.sdk",
+    "trailblaze.mcpclient.attach",
+    "trailblaze.mcpclient.sdk",
     "httpx",
     "wda",
     "playwright.async_api",
@@ -75,13 +75,13 @@ PRELOAD = (
 #: beside the CLI helper's own preloads: what ``trailblaze mcp`` imports before its first reply
 SERVER_PRELOAD = (
     "trailblaze.cli.mcp",
-    "trailblaze.mcp.server.server",
-    "trailblaze.mcp.server.serve",
-    "trailblaze.mcp.server.stdio",
-    "trailblaze.mcp.server.http",
-    "trailblaze.mcp.server.catalog",
-    "trailblaze.mcp.server.recording",
-    "trailblaze.mcp.server.state",
+    "trailblaze.mcpserver.server",
+    "trailblaze.mcpserver.serve",
+    "trailblaze.mcpserver.stdio",
+    "trailblaze.mcpserver.http",
+    "trailblaze.mcpserver.catalog",
+    "trailblaze.mcpserver.recording",
+    "trailblaze.mcpserver.state",
 )
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
@@ -333,6 +333,6 @@ def _text(stream: IO[bytes]) -> str:
 
 
 if __name__ == "__main__":
-    from trailblaze.mcp.client._zygote import main
+    from trailblaze.mcpclient._zygote import main
 
     main(int(sys.argv[1]), (*PRELOAD, *sys.argv[2:]))

@@ -4,7 +4,7 @@ a polite one with a bound that only a hang or the polite wait can reach, not wit
 
 from __future__ import annotations
 
-from trailblaze.mcp.client import stdio
+from trailblaze.mcpclient import stdio
 
 stdio.GRACE_S = 120.0
 stdio.TERM_S = 120.0

@@ -83,8 +83,8 @@ def mcp_command(
     run` replays without an LLM. stdio by default; `--http` serves Streamable HTTP on
     127.0.0.1 (`/mcp`, and `/ping` for health checks).
     """
-    from trailblaze.mcp.server.serve import Transport, check_transport, run
-    from trailblaze.mcp.server.state import defaults_from
+    from trailblaze.mcpserver.serve import Transport, check_transport, run
+    from trailblaze.mcpserver.state import defaults_from
 
     transport = Transport(use_http, host, port, token, list(allowed_hosts), idle_timeout)
     check_transport(transport)

@@ -8,7 +8,7 @@ Three kinds of method, and the kind matters:
 
 A delegating tool may use queries only: it must *return* the actions it wants as delegates, so
 that Trailblaze performs and records them. :class:`QueryOnlyCommands` enforces that. The same
-interface backs the remote client SDK (``trailblaze.mcp.client.sdk``), so keep it one interface: every
+interface backs the remote client SDK (``trailblaze.mcpclient.sdk``), so keep it one interface: every
 method takes and returns JSON-friendly values.
 
 Each driver implements this class for one device (``web`` through Playwright, ``android``

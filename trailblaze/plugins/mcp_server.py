@@ -1,5 +1,5 @@
 """Built-in plugin: the ``trailblaze mcp`` command, the MCP server any agent drives a device with
-(:mod:`trailblaze.mcp.server`). It adds the command as any plugin adds one, in
+(:mod:`trailblaze.mcpserver`). It adds the command as any plugin adds one, in
 ``trailblaze_register_commands``; ``-p no:mcp_server`` leaves it out."""
 
 from __future__ import annotations

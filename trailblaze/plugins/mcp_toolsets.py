@@ -2,7 +2,7 @@
 
 It owns the keys that declare servers — ``mcp_servers:`` at the top level (every session's),
 in each target and in each toolset (declared with ``parser.addini(…, within=…)``, so the core's
-models know nothing of MCP; :mod:`trailblaze.mcp.client.settings`) — and ``callback_port:``, and
+models know nothing of MCP; :mod:`trailblaze.mcpclient.settings`) — and ``callback_port:``, and
 checks, before any device opens, that the servers a run needs can be started (a ``${VAR}``
 that is not set, a missing script). When a session opens, the servers that apply to it are
 spawned (or reached over HTTP) and handshaken concurrently, and their tools join
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def trailblaze_addoption(parser: Parser) -> None:
     from pydantic import Field
 
-    from trailblaze.mcp.client.settings import KEY, McpServers
+    from trailblaze.mcpclient.settings import KEY, McpServers
 
     #: port of the callback server MCP tools call back on (127.0.0.1); None: a free one
     callback_port = Annotated[int | None, Field(ge=1, le=65535)]
@@ -72,7 +72,7 @@ def trailblaze_addoption(parser: Parser) -> None:
 def trailblaze_adds_session_tools(config: Config) -> bool:
     """Sessions get tools from servers when any are declared: at the root, in a target or in a
     toolset."""
-    from trailblaze.mcp.client.settings import servers_in
+    from trailblaze.mcpclient.settings import servers_in
 
     project = config.project
     return bool(
@@ -90,7 +90,7 @@ def trailblaze_check_run(run: Run) -> list[TrailblazeError] | None:
         return None
     from trailblaze.core.errors import TrailblazeError
     from trailblaze.device.drivernames import DriverContext
-    from trailblaze.mcp.client.declarations import session_declarations
+    from trailblaze.mcpclient.declarations import session_declarations
 
     problems: list[TrailblazeError] = []
     seen: set[str] = set()
@@ -114,7 +114,7 @@ def trailblaze_session_setup(session: Session) -> Awaitable[None] | None:
 
 
 async def _attach(session: Session) -> None:
-    from trailblaze.mcp.client.attach import attach
+    from trailblaze.mcpclient.attach import attach
 
     await attach(session)
 
@@ -123,6 +123,6 @@ async def _attach(session: Session) -> None:
 def trailblaze_doctor(run: Run) -> list[DoctorCheck]:
     """Node.js (and bun) and the @trailblaze/scripting SDK: failures when the project has
     scripted tools or MCP servers that run on them, notes otherwise."""
-    from trailblaze.mcp.client.doctor import javascript_checks
+    from trailblaze.mcpclient.doctor import javascript_checks
 
     return javascript_checks(run)

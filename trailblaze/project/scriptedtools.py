@@ -13,7 +13,7 @@ second or two). Its answer is kept in ``.trailblaze/scripted-tools/<hash>.json``
 workspace's ``trails/`` folder, keyed by the bytes of the folder's sources and of the SDK, so
 the next ``validate`` or ``run`` reads it instead of starting node; the same file is what
 ``serve --description`` reads when a session spawns the tools (see
-:mod:`trailblaze.mcp.client.scripted`).
+:mod:`trailblaze.mcpclient.scripted`).
 
 The runtime is bun when it is on PATH, else node (20.6 or later), which runs TypeScript through
 the SDK's module hooks (the TypeScript compiler, its output kept in ``.trailblaze/scripted-tools/js``

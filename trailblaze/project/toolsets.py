@@ -13,7 +13,7 @@ that names ``core_interaction`` and ``memory`` offers those, the always-enabled 
 platform's ``tools:``, and whatever no toolset lists (a plugin's own tools) — minus its
 ``excluded_tools:``. A session that names no such toolset is offered everything, as before.
 Toolsets that bring MCP servers (a plugin's key that brings tools) filter their servers' tools
-instead (see :mod:`trailblaze.mcp.client`).
+instead (see :mod:`trailblaze.mcpclient`).
 
 A tool an MCP server pushes into a toolset (``_meta["trailblaze/toolset"]``, seed 003) belongs to
 that toolset: on a session that names toolsets it is offered to agents only when its toolset

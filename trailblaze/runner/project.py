@@ -176,9 +176,9 @@ class Project:
 
     def _add_scripted_tools(self, registry: ToolRegistry, workspace: Workspace) -> list[TrailblazeError]:
         """The workspace's scripted tools, each run by its folder's server (see
-        :mod:`trailblaze.mcp.client.scripted`); one a target lists is offered to agents."""
+        :mod:`trailblaze.mcpclient.scripted`); one a target lists is offered to agents."""
         from trailblaze.core.errors import InfrastructureError, Location
-        from trailblaze.mcp.client.scripted import ScriptedTool
+        from trailblaze.mcpclient.scripted import ScriptedTool
         from trailblaze.tools import metadata
         from trailblaze.tools.model import ToolSpec
 

@@ -23,7 +23,7 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from trailblaze.mcp.client.sdk import TrailblazeClient
+from trailblaze import TrailblazeClient
 
 server = MCPServer("sample-python-tools", version="1.0.0")
 

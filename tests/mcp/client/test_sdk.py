@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from trailblaze.device.commands import Commands, command_names
-from trailblaze.mcp.client.sdk import TrailblazeClient
+from trailblaze.mcpclient.sdk import TrailblazeClient
 
 
 def test_the_client_has_every_command_with_the_same_parameters() -> None:
@@ -84,8 +84,8 @@ def test_the_package_exports_the_client_without_importing_it_up_front() -> None:
     import sys
 
     code = (
-        "import sys, trailblaze; assert 'trailblaze.mcp.client.sdk' not in sys.modules; "
-        "from trailblaze import TrailblazeClient; from trailblaze.mcp.client.sdk import TrailblazeClient as C; "
+        "import sys, trailblaze; assert 'trailblaze.mcpclient.sdk' not in sys.modules; "
+        "from trailblaze import TrailblazeClient; from trailblaze.mcpclient.sdk import TrailblazeClient as C; "
         "assert TrailblazeClient is C and 'TrailblazeClient' in trailblaze.__all__; "
         "assert 'httpx' not in sys.modules"
     )

@@ -75,12 +75,12 @@ async def stdio(
         yield session
 
 
-#: how the screen part of a reply begins (trailblaze/mcp/server/replies.py)
+#: how the screen part of a reply begins (trailblaze/mcpserver/replies.py)
 SCREEN_PARTS = ("The screen now", "The screen changed", "The screen did not change")
 
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
-    """What a tool result says, read back from its one text block (trailblaze/mcp/server/replies.py):
+    """What a tool result says, read back from its one text block (trailblaze/mcpserver/replies.py):
     the account's YAML lines as a dict, with a failure's message under ``error`` and the screen
     part under ``screen``. A reply carries no structured content: the screen travels once."""
     assert result.structured_content is None, "the reply repeats itself as structured content"

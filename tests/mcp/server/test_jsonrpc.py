@@ -8,7 +8,7 @@ from typing import Any
 import hypothesis
 from hypothesis import strategies as st
 
-from trailblaze.mcp.server.jsonrpc import readable_id
+from trailblaze.mcpserver.jsonrpc import readable_id
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),

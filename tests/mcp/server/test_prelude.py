@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tests.mcp.server.support import server_command, wire_data
 from tests.support.cli import Project, cli_env
-from trailblaze.mcp.server import prelude
+from trailblaze.mcpserver import prelude
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ import pytest
 from tests.mcp.server.support import failed, ok, stdio
 from tests.support.cli import CliRunner, Project
 from trailblaze.core.errors import UsageError
-from trailblaze.mcp.server.recording import RecordedStep, render, trail_path
+from trailblaze.mcpserver.recording import RecordedStep, render, trail_path
 from trailblaze.tools.model import ToolCall
 from trailblaze.trail.loader import load_trail
 

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trailblaze.mcp.server import replies
+from trailblaze.mcpserver import replies
 
 FORM = """\
 heading "Forms" level=1 [e6]

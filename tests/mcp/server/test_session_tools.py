@@ -14,8 +14,8 @@ import pytest
 
 from tests.mcp.server.support import data, failed, ok, stdio
 from tests.support.cli import Project
-from trailblaze.mcp.server.calls import ToolError
-from trailblaze.mcp.server.device_calls import parse_tool_calls
+from trailblaze.mcpserver.calls import ToolError
+from trailblaze.mcpserver.device_calls import parse_tool_calls
 from trailblaze.tools.model import ToolCall
 
 pytestmark = pytest.mark.slow

@@ -587,7 +587,7 @@ def _nested(levels: int) -> Any:
 
 
 def test_a_message_over_the_limit_is_an_error_and_exit_2(project: Project) -> None:
-    from trailblaze.mcp.server.stdio import MAX_MESSAGE_BYTES
+    from trailblaze.mcpserver.stdio import MAX_MESSAGE_BYTES
 
     start = _line(INITIALIZE) + b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "'
     proc = _raw_server(project)
@@ -639,7 +639,7 @@ def test_every_line_is_either_a_message_or_has_an_error_reply(line: str) -> None
     import mcp_types as types
     from pydantic import ValidationError
 
-    from trailblaze.mcp.server.stdio import malformed
+    from trailblaze.mcpserver.stdio import malformed
 
     problem = malformed(line)
     try:

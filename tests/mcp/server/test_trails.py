@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from trailblaze.mcp.server.trails import title_of
+from trailblaze.mcpserver.trails import title_of
 
 
 def test_a_trail_title_is_not_read_from_a_fifo_or_a_device(tmp_path: Path) -> None:

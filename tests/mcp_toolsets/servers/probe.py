@@ -52,7 +52,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
-from trailblaze.mcp.client.sdk import TrailblazeClient, TrailblazeRPCError
+from trailblaze.mcpclient.sdk import TrailblazeClient, TrailblazeRPCError
 
 server = MCPServer(f"probe{P}", version="1.0.0")
 

@@ -18,7 +18,7 @@ The models are :mod:`.models`, the runtime :class:`Config` :mod:`.runtime`, read
 Built-in plugins declare their keys as any plugin does: the web driver's (``base_url``,
 ``headless``, ``browser``, ``web:``, the ``sample-app`` name) in
 :mod:`trailblaze.plugins.web_playwright`, MCP servers (``mcp_servers:`` at the top level, in
-targets and in toolsets, :mod:`trailblaze.mcp.client.settings`) in
+targets and in toolsets, :mod:`trailblaze.mcpclient.settings`) in
 :mod:`trailblaze.plugins.mcp_toolsets`.
 """
 

@@ -1,5 +1,0 @@
-"""Tools from MCP servers: declarations, connections, metadata, calls and the callback server.
-
-Nothing in this package imports the ``mcp`` SDK at module level: it costs more than a second,
-so it is imported only when a session actually connects to a server.
-"""
