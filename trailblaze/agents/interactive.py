@@ -23,9 +23,9 @@ import difflib
 from typing import TYPE_CHECKING, ClassVar
 
 from trailblaze.agents.calls import CallSyntaxError, parse_call
-from trailblaze.agents.screen import render_screen
 from trailblaze.agents.terminal_input import say, stdin_lines, step_word
 from trailblaze.api.agent import Agent, AgentSettings, StepTask, Verdict
+from trailblaze.device.screen import render_screen
 
 if TYPE_CHECKING:
     from trailblaze.api.session import Session

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from trailblaze.agents.llm import llm_config, llm_configured
-from trailblaze.agents.screen import render_screen
 from trailblaze.api.agent import Agent, AgentSettings, StepTask, Usage, Verdict
 from trailblaze.core import jsonsource
 from trailblaze.core.errors import InfrastructureError, UsageError
+from trailblaze.device.screen import render_screen
 from trailblaze.tools.agentschema import AgentNames, agent_schema
 
 if TYPE_CHECKING:

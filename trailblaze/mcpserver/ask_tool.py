@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.agents.screen import render_screen
+from trailblaze.device.screen import render_screen
 from trailblaze.mcpserver import arguments as A
 from trailblaze.mcpserver import replies
 from trailblaze.mcpserver.calls import (

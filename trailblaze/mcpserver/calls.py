@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.agents.screen import render_screen
 from trailblaze.core.errors import TrailblazeError
 from trailblaze.core.fileio import write_whole
+from trailblaze.device.screen import render_screen
 from trailblaze.mcpserver import arguments as A
 from trailblaze.mcpserver import replies
 from trailblaze.mcpserver.settings import ScreenshotFormat
@@ -22,9 +22,9 @@ from trailblaze.mcpserver.state import ClientState
 from trailblaze.mcpserver.trails import shown as _shown
 
 if TYPE_CHECKING:
+    from trailblaze.agents.sampling import Sampler
     from trailblaze.device.commands import ViewNode
     from trailblaze.mcpserver.device import DeviceSession
-    from trailblaze.mcpserver.sampling import Sampler
 
 
 #: what a step's reply shows of the screen, and what ask shows at each verbosity

@@ -391,7 +391,7 @@ async def session_agent(call: Call, device: DeviceSession) -> Agent:
                 "llmCallStrategy is MCP_SAMPLING, but this client does not support sampling: configure `llm:` in "
                 'trailblaze.yaml and config(action=SET, key="llmCallStrategy", value="DIRECT"), or pass `tools`'
             )
-        from trailblaze.mcpserver.sampling import SamplingAgent
+        from trailblaze.agents.sampling import SamplingAgent
 
         return SamplingAgent(settings, call.sampler, tools_capability=call.sampling_tools)
     name = state.defaults.agent

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from trailblaze.agents.screen import render_screen
 from trailblaze.device.commands import ViewNode
+from trailblaze.device.screen import render_screen
 from trailblaze.drivers.web import aria, locators
 from trailblaze.drivers.web.device import WebDevice
 

@@ -34,11 +34,11 @@ from trailblaze.agents.openai_chat import (
     Offer,
     objective_verdict,
 )
-from trailblaze.agents.screen import render_screen
 from trailblaze.api.agent import Agent, AgentSettings, StepTask, Usage, Verdict
 from trailblaze.api.agentlog import AgentLog
 from trailblaze.core import jsonsource
 from trailblaze.core.errors import InfrastructureError
+from trailblaze.device.screen import render_screen
 
 #: sends one sampling request: (messages, system prompt, tools or None) → the client's answer
 Sampler = Callable[

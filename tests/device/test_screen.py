@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trailblaze.agents.screen import render_screen
+from trailblaze.device.screen import render_screen
 from trailblaze.drivers.web.aria import parse_snapshot
 
 SNAPSHOT = """\
