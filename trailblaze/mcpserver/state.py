@@ -45,6 +45,11 @@ class Defaults:
     """What ``trailblaze mcp`` was started with (its command-line options; the drivers read
     their own, ``--headed`` and ``--base-url``, from the configuration)."""
 
+    #: ``--agent``: the registered agent that works out ``step(objective)`` and ``runPrompt`` in
+    #: TRAILBLAZE_AS_AGENT mode on the configured LLM (DIRECT); MCP_SAMPLING uses the client's LLM.
+    #: Without ``--agent``, the first configured agent that needs no person (see
+    #: ``Project.default_agent_name``), chosen when the server starts
+    agent: str
     driver: str | None = None
     device: str | None = None
     target: str | None = None
@@ -54,9 +59,6 @@ class Defaults:
     profile: Profile = Profile.DEFAULT
     #: ``--max-sessions``: how many client sessions may hold a device at once (None: no bound)
     max_sessions: int | None = None
-    #: ``--agent``: the registered agent that works out ``step(objective)`` and ``runPrompt`` in
-    #: TRAILBLAZE_AS_AGENT mode on the configured LLM (DIRECT); MCP_SAMPLING uses the client's LLM
-    agent: str = "openai"
 
 
 @dataclass(eq=False)
@@ -95,7 +97,7 @@ def defaults_from(
     target = config.getoption("target", None)
     if driver:
         project.drivers.resolve(driver)
-    agent = config.getoption("agent", None) or "openai"
+    agent = project.default_agent_name(config.getoption("agent", None), unattended=True)
     if project.agents.resolve(agent).reads_stdin and config.stdout_protocol is not None:
         raise UsageError(
             f"--agent {agent}: that agent reads a person's answers from stdin, which is the "

@@ -379,7 +379,7 @@ def _shown_log(state: ClientState, log: AgentLog) -> str | None:
 
 async def session_agent(call: Call, device: DeviceSession) -> Agent:
     """Trailblaze's agent for this call (TRAILBLAZE_AS_AGENT): the agent ``--agent`` names from
-    the agent registry (``openai`` unless it says otherwise) on the configured LLM (DIRECT), or
+    the agent registry (the server's default otherwise) on the configured LLM (DIRECT), or
     the client's LLM through sampling (MCP_SAMPLING)."""
     from trailblaze.api.agent import AgentSettings
 
@@ -407,7 +407,7 @@ async def session_agent(call: Call, device: DeviceSession) -> Agent:
             if call.sampler is not None
             else ""
         )
-        if name != "openai":
+        if agent_class.is_configured(state.project.config):
             raise ToolError(f"trailblaze's agent {name!r} cannot start ({exc}){sampling}") from None
         raise ToolError(
             f"trailblaze's agent has no LLM ({exc}): configure `llm:` in trailblaze.yaml (or OPENAI_BASE_URL, "

@@ -288,12 +288,22 @@ class Project:
         collect(self.plugins, "trailblaze_register_agents", registry)
         return registry
 
-    def default_agent_name(self, requested: str | None) -> str:
+    def default_agent_name(self, requested: str | None, *, unattended: bool = False) -> str:
         """The agent for ``record`` and ``run --self-heal``: ``--agent``, else ``agent:`` in
         trailblaze.yaml, else the first agent the project configures (``Agent.is_configured``:
-        ``openai`` when ``llm:`` or the ``OPENAI_*`` variables are set), else ``interactive``."""
+        ``openai`` when ``llm:`` or the ``OPENAI_*`` variables are set), else the fallback agent
+        (``Agent.fallback``: ``interactive``).
+
+        ``unattended``: for ``trailblaze mcp``, where no person answers and stdin is the
+        protocol's: ``--agent``, else the first configured agent that needs no person, else the
+        first registered one (it says what it lacks when it starts)."""
         if requested:
             return requested
+        if unattended:
+            alone = [a for a in self.agents if not (a.reads_stdin or a.shows_browser)]
+            if not alone:
+                raise UsageError("no agent here works without a person: pass --agent NAME")
+            return next((a.name for a in alone if a.is_configured(self.config)), alone[0].name)
         if self.config.project.agent:
             return self.config.project.agent
         configured = next((a.name for a in self.agents if a.is_configured(self.config)), None)
