@@ -303,17 +303,31 @@ def _write_ranges(ranges: Ranges, char: object) -> str:
 
 #: the last code point with a case (Adlam)
 _LAST_CASED = 0x1E943
+#: code points looked at together when finding case partners
+_BLOCK = 256
 
 
 @functools.cache
 def _case_partners() -> dict[str, frozenset[int]]:
     """Every cased character, under the lower- and the upper-case character it maps to."""
     partners: dict[str, set[int]] = {}
-    for cp in range(_LAST_CASED + 1):
-        char = chr(cp)
-        for mapped in (char.lower(), char.upper()):
-            if len(mapped) == 1:
-                partners.setdefault(mapped, set()).add(cp)
+    uncased: set[int] = set()
+    for start in range(0, _LAST_CASED + 1, _BLOCK):
+        block = "".join(map(chr, range(start, min(start + _BLOCK, _LAST_CASED + 1))))
+        # most blocks have no case at all (CJK, Hangul, symbols): one comparison skips them
+        # (looking at each of their characters made the first case-insensitive match of a
+        # process take seconds on a busy machine). A character of such a block is its own
+        # only partner, which is what a lookup that finds nothing means.
+        if block.lower() == block == block.upper():
+            uncased.add(start)
+            continue
+        for offset, char in enumerate(block):
+            for mapped in (char.lower(), char.upper()):
+                if len(mapped) == 1:
+                    partners.setdefault(mapped, set()).add(start + offset)
+    for mapped, cps in partners.items():  # a cased character may map into such a block
+        if ord(mapped) - ord(mapped) % _BLOCK in uncased:
+            cps.add(ord(mapped))
     return {mapped: frozenset(cps) for mapped, cps in partners.items()}
 
 
