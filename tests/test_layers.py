@@ -214,13 +214,13 @@ def test_the_architecture_page_lists_the_layers_in_this_order() -> None:
 
 
 def test_the_check_catches_an_upward_import(tmp_path: Path) -> None:
-    source = tmp_path / "core.py"
+    source = tmp_path / "coretools.py"
     source.write_text(
-        (PACKAGE / "tools" / "core.py").read_text(encoding="utf-8")
+        (PACKAGE / "tools" / "coretools.py").read_text(encoding="utf-8")
         + "\n\ndef _f() -> None:\n    from trailblaze.runner.replay import x\n",
         encoding="utf-8",
     )
-    (problem,) = upward_imports(source, "trailblaze.tools.core")
+    (problem,) = upward_imports(source, "trailblaze.tools.coretools")
     assert problem.endswith("imports trailblaze.runner.replay (runner, above tools)")
 
 

@@ -104,9 +104,9 @@ def test_a_repeat_while_that_never_ends_is_stopped(
 ) -> None:
     """Maestro's own loop has no end; here one stops at MAX_WHILE_ROUNDS (1000) rounds, fewer
     for the test, with a message saying where and why."""
-    from trailblaze.drivers.maestro import runner
+    from trailblaze.drivers.maestro import interpreter
 
-    monkeypatch.setattr(runner, "MAX_WHILE_ROUNDS", 25)
+    monkeypatch.setattr(interpreter, "MAX_WHILE_ROUNDS", 25)
     write(
         tmp_path,
         "trails/forever.yaml",

@@ -89,7 +89,7 @@ def _preload() -> None:
     from trailblaze.drivers.mobile.tools import MOBILE_TOOLS
     from trailblaze.drivers.web.checks import WEB_CHECKS
     from trailblaze.drivers.web.tools import WEB_TOOLS
-    from trailblaze.tools.core import CORE_TOOLS
+    from trailblaze.tools.coretools import CORE_TOOLS
 
     for tool in (*CORE_TOOLS, *CHECKS, *WEB_TOOLS, *WEB_CHECKS, *MOBILE_TOOLS):
         spec_of(tool)

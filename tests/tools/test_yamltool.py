@@ -255,7 +255,7 @@ def test_class_mode_names_a_python_tool_or_an_upstream_class(cli: CliRunner, pro
     # upstream's own declaration of a tool this project implements: accepted, changes nothing
     project.write("tools/tap.tool.yaml", "id: tapOnPoint\nclass: xyz.block.trailblaze.toolcalls.commands.TapOnPoint\n")
     project.write("tools/kotlin.tool.yaml", "id: acme_magic\nclass: com.acme.MagicTrailblazeTool\n")
-    project.write("tools/py.tool.yaml", "id: dumpMemory\nclass: trailblaze.tools.core:dump_memory\n")
+    project.write("tools/py.tool.yaml", "id: dumpMemory\nclass: trailblaze.tools.coretools:dump_memory\n")
     project.trail(
         "t",
         "trail:\n  - step: s\n    recording:\n      android:\n        - tapOnPoint: {x: 1, y: 2}\n"
@@ -267,10 +267,10 @@ def test_class_mode_names_a_python_tool_or_an_upstream_class(cli: CliRunner, pro
         "error: trails/t.trail.yaml:6:11: acme_magic is implemented upstream by com.acme.MagicTrailblazeTool, "
         "which this project does not have",
     ]
-    project.write("tools/py.tool.yaml", "id: dumpMemory\nclass: trailblaze.tools.core:dump_memry\n")
+    project.write("tools/py.tool.yaml", "id: dumpMemory\nclass: trailblaze.tools.coretools:dump_memry\n")
     broken = cli("validate")
     assert broken.returncode == 3
-    assert "tools/py.tool.yaml:2:8: class: trailblaze.tools.core:dump_memry:" in broken.output
+    assert "tools/py.tool.yaml:2:8: class: trailblaze.tools.coretools:dump_memry:" in broken.output
 
 
 def test_a_yaml_tool_named_like_another_tool_is_an_error_naming_both(tmp_path: Path) -> None:

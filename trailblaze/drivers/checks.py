@@ -73,7 +73,7 @@ async def assert_not_visible_by_selector(
     platform fails: it cannot pass by finding nothing."""
     if ctx.device.platform == "web":
         from trailblaze.drivers.web.checks import selector_not_visible
-        from trailblaze.tools.core import legacy_selector_for
+        from trailblaze.tools.coretools import legacy_selector_for
 
         target = nodeSelector if nodeSelector is not None else legacy_selector_for(ctx, selector)
         if target is None:

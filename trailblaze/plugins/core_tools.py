@@ -22,7 +22,7 @@ def trailblaze_tool_call(call: ToolCall, ctx: ToolContext) -> Awaitable[ToolOutc
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.drivers.checks import CHECKS
     from trailblaze.tools.bundled import register_trailmap
-    from trailblaze.tools.core import CORE_TOOLS
+    from trailblaze.tools.coretools import CORE_TOOLS
 
     for fn in (*CORE_TOOLS, *CHECKS):
         register(fn)

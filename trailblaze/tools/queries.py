@@ -119,7 +119,7 @@ async def remember_number(
 ) -> dict[str, Any]:
     """Read a number from an element into memory as {{memory.<variable>}} (thousands separators
     dropped)."""
-    from trailblaze.tools.core import legacy_selector_for
+    from trailblaze.tools.coretools import legacy_selector_for
 
     if nodeSelector is None and selector is None:
         raise ToolFailure(

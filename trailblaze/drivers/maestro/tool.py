@@ -47,7 +47,7 @@ async def mobile_maestro(
 ) -> list[str]:
     """Run Maestro commands (tapOn, inputText, assertVisible, scrollUntilVisible, launchApp…)
     directly. Prefer the specific tools."""
-    from trailblaze.drivers.maestro.runner import MaestroRunner
+    from trailblaze.drivers.maestro.interpreter import MaestroRunner
     from trailblaze.drivers.mobile.tools import device
 
     parsed: list[Command] = list(commands)

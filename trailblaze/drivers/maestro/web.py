@@ -4,7 +4,7 @@ Maestro drives a browser the way it drives a phone: it reads the page into a tre
 with a text, a box and a resource id, matches its selectors against that tree, and taps, types
 and scrolls by coordinates. This module does the same on the Playwright page of the web
 driver, so the matching, the waiting and the messages are those of ``mobile_maestro``
-(:class:`~trailblaze.drivers.maestro.runner.MaestroRunner` on a
+(:class:`~trailblaze.drivers.maestro.interpreter.MaestroRunner` on a
 :class:`~trailblaze.drivers.mobile.device.MobileDevice`). As Maestro's page reader:
 
 * an element's text is its own text (not its children's); a field's is its value, else its
@@ -280,7 +280,7 @@ async def web_maestro(
 ) -> list[str]:
     """Run Maestro commands (tapOn, inputText, assertVisible, scroll, back, openLink…) on the
     page, as Maestro's web support does. Prefer the web tools."""
-    from trailblaze.drivers.maestro.runner import MaestroRunner
+    from trailblaze.drivers.maestro.interpreter import MaestroRunner
     from trailblaze.drivers.web.device import WebDevice
 
     web = ctx.driver

@@ -32,7 +32,7 @@ async def run_maestro(ctx: ToolContext, command: dict[str, Any]) -> str:
     # Maestro's command models are built when a tool runs one, not when the tools are registered
     # (every command registers them: a third of a web run's own import time went to them)
     from trailblaze.drivers.maestro.commands import parse_command
-    from trailblaze.drivers.maestro.runner import MaestroRunner
+    from trailblaze.drivers.maestro.interpreter import MaestroRunner
 
     try:
         parsed = parse_command(command)

@@ -24,7 +24,7 @@ from trailblaze.drivers.web import calls, locators
 from trailblaze.drivers.web.device import scroll_delta
 from trailblaze.tools.authoring import tool
 from trailblaze.tools.bounds import Pixels, WaitMs
-from trailblaze.tools.core import save_snapshot
+from trailblaze.tools.coretools import save_snapshot
 from trailblaze.tools.model import ToolContext
 from trailblaze.tools.params import Ref, Target, TimeoutMs
 

@@ -36,7 +36,7 @@ from trailblaze.drivers.maestro.commands import Command
 from trailblaze.drivers.maestro.javascript import Scripts, needs_javascript, truthy
 from trailblaze.drivers.mobile.device import MobileDevice
 from trailblaze.drivers.mobile.gestures import LONG_PRESS_MS, point_in
-from trailblaze.tools.core import save_snapshot
+from trailblaze.tools.coretools import save_snapshot
 
 if TYPE_CHECKING:
     from trailblaze.device.commands import ViewNode

@@ -1,4 +1,4 @@
-"""Maestro commands through ``mobile_maestro`` (trailblaze/drivers/maestro/runner.py), run by the real
+"""Maestro commands through ``mobile_maestro`` (trailblaze/drivers/maestro/interpreter.py), run by the real
 engine against the phone stand-ins through the real uiautomator2/adbutils and facebook-wda."""
 
 from __future__ import annotations
