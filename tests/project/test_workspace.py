@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.drivers.maestro.test_runner import replay
+from tests.drivers.maestro.test_interpreter import replay
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
 from tests.standins.sample_app import SAMPLE_APP

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.api.driver import Driver, DriverOptions
 from trailblaze.api.results import Attempt, FailedStep, RunResult, TrailResult
@@ -61,10 +61,19 @@ class _Lane:
     queue: _Queue
 
 
+def project_of(run: Run) -> Project:
+    """The runner's own project of ``run`` (plugins see it through the ``ProjectView`` protocol);
+    a run made with another kind of project cannot be executed here."""
+    project = run.project
+    if not isinstance(project, Project):
+        raise TypeError(f"a run to execute needs the runner's Project, not {type(project).__name__}")
+    return project
+
+
 class Executor:
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.project = cast("Project", run.project)  # the runner's own, not only the plugins' view
+        self.project = project_of(run)
         self.hook = run.project.hook
         self.drivers: dict[str, Driver] = {}
         self._driver_locks: dict[str, asyncio.Lock] = {}
@@ -366,7 +375,7 @@ async def execute(run: Run, executor: Executor | None = None) -> RunResult:
     task = asyncio.current_task()
     remove = processes.install_interrupts(loop, task) if task is not None else None
     try:
-        with processes.guard(active=cast("Project", run.project).has_dynamic_tools):
+        with processes.guard(active=project_of(run).has_dynamic_tools):
             return await (executor or Executor(run)).execute()
     finally:
         if remove is not None:

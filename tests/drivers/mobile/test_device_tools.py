@@ -8,7 +8,7 @@ import base64
 from pathlib import Path
 
 from tests.drivers.maestro import capture
-from tests.drivers.maestro.test_runner import launched, replay
+from tests.drivers.maestro.test_interpreter import launched, replay
 from tests.drivers.mobile.test_tools import android_trail, steps
 from tests.standins.adb_host import AdbHostStandIn
 from tests.standins.android_phone import FakeAndroid
