@@ -14,9 +14,6 @@ import hypothesis
 import pytest
 
 from tests.support.cli import ROOT, CliProcess, CliResult, CliRunner, Project, cli_env
-
-# kept while other work in progress still imports them from here; tests import tests.support.cli
-from tests.support.cli import processes_with as processes_with
 from tests.support.cli_zygote import CliZygote
 
 # A run started in the background by a non-interactive shell (as some CI runners do) inherits
