@@ -280,3 +280,16 @@ def test_the_named_rules_of_the_issue_hold() -> None:
             if module == area or module.startswith(area + "."):
                 bad = [t for t, _ in imports(path) if t.startswith(targets)]
                 assert bad == [], f"{module} imports {bad}"
+
+
+def test_no_test_imports_from_conftest() -> None:
+    """conftest.py holds fixtures and hooks; what tests import is in tests/support/."""
+    tests = PACKAGE.parent / "tests"
+    found = [
+        f"{path.relative_to(tests)}:{number}"
+        for path in sorted(tests.rglob("*.py"))
+        if "node_modules" not in path.parts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.lstrip().startswith(("from conftest import", "from tests.conftest import", "import conftest"))
+    ]
+    assert found == []
