@@ -119,6 +119,46 @@ def getting_started(smoke: Smoke) -> None:
     smoke.run("trailblaze", "doctor", cwd=project)
 
 
+def maestro_flows(smoke: Smoke) -> None:
+    """docs/coming-from-maestro.md: a Maestro web flow runs as it is (tags, -e, JUnit named by the
+    flow's name), validates, and converts to a trail that replays."""
+    here = smoke.folder("maestro")
+    smoke.run("trailblaze", "init", "flows-project", cwd=here)
+    project = here / "flows-project"
+    flows = project / "flows"
+    flows.mkdir()
+    (flows / "contact.yaml").write_text(
+        textwrap.dedent(
+            """\
+            url: /forms.html
+            name: Contact form
+            tags: [smoke]
+            ---
+            - launchApp
+            - tapOn:
+                id: name
+            - inputText: ${NAME}
+            - tapOn: Submit
+            - assertVisible: "Name: ${NAME}"
+            - assertNotVisible: Something went wrong
+            """
+        ),
+        encoding="utf-8",
+    )
+    smoke.run("trailblaze", "validate", "flows/", "-e", "NAME=Ada", cwd=project)
+    out = smoke.run(
+        "trailblaze", "run", "flows/", "-e", "NAME=Ada", "--include-tags", "smoke", "--junit", "junit.xml", cwd=project
+    )
+    if "1 passed" not in out:
+        raise Failed(out)
+    if 'name="Contact form"' not in (project / "junit.xml").read_text(encoding="utf-8"):
+        raise Failed("the JUnit report names no test case after the flow's name:")
+    smoke.run("trailblaze", "record", "--from-maestro", "flows/contact.yaml", "-e", "NAME=Ada", cwd=project)
+    out = smoke.run("trailblaze", "run", "flows/contact.trail.yaml", cwd=project)
+    if "1 passed" not in out:
+        raise Failed(out)
+
+
 def typescript_tools(smoke: Smoke) -> None:
     """plugins-examples/typescript-tools: a trailmap's .ts tool composing built-ins and a plugin's tool."""
     example = copy_example(smoke, "typescript-tools")
@@ -266,6 +306,7 @@ def copy_example(smoke: Smoke, name: str, as_name: str | None = None) -> Path:
 CHECKS: list[Callable[[Smoke], None]] = [
     version_and_doctor,
     getting_started,
+    maestro_flows,
     typescript_tools,
     mcp_toolsets,
     plugin_packages,
