@@ -120,6 +120,13 @@ class Project:
 
     # -- upstream's workspaces ----------------------------------------------------------------------
 
+    @property
+    def trails_workspace(self) -> Workspace | None:
+        """The upstream workspace the project's trails folder belongs to (``trailblaze mcp``'s:
+        its targets, tool files and toolsets), looked up once and kept as :meth:`workspace_for`
+        keeps every workspace (a RELOAD reads it again)."""
+        return self.workspace_for(self.config.trails_dir)
+
     def workspace_for(self, path: Path | None = None) -> Workspace | None:
         """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path`` (default:
         the working directory), loaded once; the folders above a folder are looked through once
