@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from trailblaze.core.errors import UsageError
 from trailblaze.core.registry import Registry
 
 if TYPE_CHECKING:
@@ -246,14 +245,3 @@ class AgentRegistry(Registry[type[Agent]]):
 
     def describe(self, item: type[Agent], source: str) -> str:
         return f"{source or '?'} ({item.__name__})"
-
-    def fallback(self) -> type[Agent]:
-        """The agent used when nothing names one and none is configured: the first registered
-        that says :attr:`Agent.fallback`, else the only agent there is; otherwise an error
-        asking for ``--agent``."""
-        registered = self.items()
-        chosen = next((a for a in registered if a.fallback), registered[0] if len(registered) == 1 else None)
-        if chosen is None:
-            known = ", ".join(self.names()) or "none"
-            raise UsageError(f"no agent is named and none is the default: pass --agent NAME (agents here: {known})")
-        return chosen

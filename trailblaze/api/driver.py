@@ -140,6 +140,7 @@ class DriverRegistry(Registry[type[Driver]]):
     the plugin that registered each."""
 
     kind = "driver"
+    metavar = "KEY"
     case_sensitive = False
 
     def names_of(self, item: type[Driver]) -> Iterable[str]:
@@ -203,17 +204,6 @@ class DriverRegistry(Registry[type[Driver]]):
 
     def keys(self) -> list[str]:
         return self.names()
-
-    def fallback(self) -> type[Driver]:
-        """The driver a trail runs on when nothing names one: the first registered that says
-        :attr:`Driver.fallback`, else the only driver there is; otherwise an error asking for
-        ``--driver``."""
-        registered = self.items()
-        chosen = next((d for d in registered if d.fallback), registered[0] if len(registered) == 1 else None)
-        if chosen is None:
-            known = ", ".join(self.keys()) or "none"
-            raise UsageError(f"no driver is named and none is the default: pass --driver KEY (drivers here: {known})")
-        return chosen
 
     def drivers(self) -> list[type[Driver]]:
         return sorted(self.items(), key=lambda d: d.key)

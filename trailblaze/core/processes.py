@@ -159,6 +159,24 @@ def become_subreaper(on: bool = True) -> bool:
 # -- the token, the sweep and the watchdog ------------------------------------------------------------
 
 
+def signal_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to a process group; one that is gone (or not ours to signal) is left be."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is left (a leader that exited counts until it is
+    reaped; one we may not signal still exists)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def token() -> str | None:
     """This run's token, once :func:`guard` set it."""
     return os.environ.get(TOKEN_VARIABLE)

@@ -26,6 +26,8 @@ class Registry(Generic[T]):
     kind = "item"
     #: upstream matches driver names in any case; tool and agent names are exact
     case_sensitive = True
+    #: how the command-line option that names an item shows its value (``--driver KEY``)
+    metavar = "NAME"
 
     def __init__(self, items: Iterable[T] = ()) -> None:
         self._by_name: dict[str, T] = {}
@@ -52,6 +54,25 @@ class Registry(Generic[T]):
     def describe(self, item: T, source: str) -> str:
         """How messages name ``item`` registered by ``source``."""
         return source or "?"
+
+    # -- the default ---------------------------------------------------------------------------------
+
+    def fallback(self) -> T:
+        """The item used when nothing names one: the first registered whose ``fallback``
+        attribute is true (a plugin declares its driver or agent the default), else the only one
+        there is; otherwise an error asking for ``--<kind>``."""
+        registered = self.items()
+        chosen = next(
+            (item for item in registered if getattr(item, "fallback", False)),
+            registered[0] if len(registered) == 1 else None,
+        )
+        if chosen is None:
+            known = ", ".join(self.names()) or "none"
+            raise UsageError(
+                f"no {self.kind} is named and none is the default: pass --{self.kind} {self.metavar} "
+                f"({self.kind}s here: {known})"
+            )
+        return chosen
 
     # -- registering --------------------------------------------------------------------------------
 

@@ -207,13 +207,13 @@ class SharedServer:
             self._stopped = True
             pgid = process.pid
             try:
-                _signal_group(pgid, signal.SIGTERM)
+                processes.signal_group(pgid, signal.SIGTERM)
                 loop = asyncio.get_running_loop()
                 deadline = loop.time() + processes.grace(STOP_GRACE_S)
-                while _group_alive(pgid) and loop.time() < deadline:  # noqa: ASYNC110 - a group has no event
+                while processes.group_alive(pgid) and loop.time() < deadline:  # noqa: ASYNC110 - a group has no event
                     await asyncio.sleep(_POLL_S)
             finally:
-                _signal_group(pgid, signal.SIGKILL)
+                processes.signal_group(pgid, signal.SIGKILL)
                 _LIVE.discard(self)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(process.wait(), 2.0)
@@ -231,7 +231,7 @@ class SharedServer:
     def kill(self) -> None:
         """Trailblaze ends now: SIGKILL the group."""
         if self.process is not None and not self._stopped:
-            _signal_group(self.process.pid, signal.SIGKILL)
+            processes.signal_group(self.process.pid, signal.SIGKILL)
 
     @property
     def gone(self) -> bool:
@@ -245,21 +245,6 @@ def free_port() -> int:
         probe.bind((HOST, 0))
         port: int = probe.getsockname()[1]
         return port
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # -- one per run and server ------------------------------------------------------------------------------

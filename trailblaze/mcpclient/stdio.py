@@ -233,22 +233,22 @@ class StdioTransport:
                     await process.stdin.aclose()
             hurried = processes.hurried()
             if hurried:  # interrupted: the user wants out, not a polite wait for each server
-                _signal_group(pgid, signal.SIGTERM)
+                processes.signal_group(pgid, signal.SIGTERM)
             exited = not self.abort and await _wait_exit(process, GRACE_S)
             if not exited and not hurried:
-                _signal_group(pgid, signal.SIGTERM)
+                processes.signal_group(pgid, signal.SIGTERM)
                 exited = await _wait_exit(process, TERM_S)
             if not exited:
-                _signal_group(pgid, signal.SIGKILL)
+                processes.signal_group(pgid, signal.SIGKILL)
                 await _wait_exit(process, TERM_S)
-            if _group_alive(pgid):  # the server is gone, but something it started is not
-                _signal_group(pgid, signal.SIGTERM)
+            if processes.group_alive(pgid):  # the server is gone, but something it started is not
+                processes.signal_group(pgid, signal.SIGTERM)
                 start = anyio.current_time()
-                while _group_alive(pgid) and anyio.current_time() - start < processes.grace(TERM_S):  # noqa: ASYNC110 - a process group has no event to wait on
+                while processes.group_alive(pgid) and anyio.current_time() - start < processes.grace(TERM_S):  # noqa: ASYNC110 - a process group has no event to wait on
                     await anyio.sleep(_POLL_S)
-                _signal_group(pgid, signal.SIGKILL)
+                processes.signal_group(pgid, signal.SIGKILL)
         except BaseException:
-            _signal_group(pgid, signal.SIGKILL)
+            processes.signal_group(pgid, signal.SIGKILL)
             raise
         finally:
             _LIVE.discard(pgid)
@@ -287,18 +287,3 @@ class SpawnedProcess(PipedProcess):
     def send_signal(self, signal: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             self._process.send_signal(signal)
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

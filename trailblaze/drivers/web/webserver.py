@@ -220,12 +220,12 @@ class WebServer:
         the artifacts folder stays as evidence)."""
         process, self._process = self._process, None
         if process is not None:
-            _signal_group(self._pgid, signal.SIGTERM)
+            processes.signal_group(self._pgid, signal.SIGTERM)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + processes.grace(STOP_GRACE_S)
-            while _group_alive(self._pgid) and loop.time() < deadline:
+            while processes.group_alive(self._pgid) and loop.time() < deadline:
                 await process.poll_wait(0.05)
-            _signal_group(self._pgid, signal.SIGKILL)
+            processes.signal_group(self._pgid, signal.SIGKILL)
             await process.poll_wait(1.0)
             await self._warn_if_still_served()
         reader, self._reader = self._reader, None
@@ -253,7 +253,7 @@ class WebServer:
     def kill(self) -> None:
         """Trailblaze must end now (a second Ctrl-C): SIGKILL the whole group."""
         if self._process is not None:
-            _signal_group(self._pgid, signal.SIGKILL)
+            processes.signal_group(self._pgid, signal.SIGKILL)
 
 
 class _OutputReader(threading.Thread):
@@ -321,19 +321,6 @@ class _Adopted:
             if self.popen.poll() is not None:
                 return
             await asyncio.sleep(0.05)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
 
 
 def _port_of(url: str) -> int | None:
