@@ -35,7 +35,6 @@ from trailblaze.mcpserver.settings import (
     Mode,
 )
 from trailblaze.mcpserver.state import ClientState
-from trailblaze.pluginmanager import DEFAULT_PLUGINS
 from trailblaze.runner.agent_step import OBJECTIVE_STATUS, AgentStep
 from trailblaze.tools.model import ToolCall, ToolImplementation
 from trailblaze.trail.model import Step, StepKind
@@ -154,7 +153,9 @@ async def _agent_step(
             await call.progress(calls, None, message)
 
     start, allowed = _step_categories(state, navigation, categories, verify=verify)
-    task = _ReportingStep(device, device.new_step(kind, objective), report, context, start, allowed)
+    task = _ReportingStep(
+        device, device.new_step(kind, objective), report, context, start, allowed, state.builtin_sources()
+    )
     log = new_log(state.artifacts_dir, device.live, task, agent, strategy=state.settings.llm_call_strategy.value)
     try:
         verdict, _ = await solve_logged(agent, task, device.live)
@@ -243,6 +244,7 @@ class _ReportingStep(AgentStep):
         context: str | None,
         enabled: frozenset[Category],
         allowed: frozenset[Category],
+        builtin_sources: frozenset[str],
     ) -> None:
         assert device.runner is not None
         super().__init__(device.live, device.trail, step, step.text or "", device.runner)
@@ -251,6 +253,7 @@ class _ReportingStep(AgentStep):
         self._extra_context = context
         self.enabled = enabled
         self.allowed = allowed
+        self._builtin_sources = builtin_sources
         #: started with some categories only: its toolbox answers
         self._limited = Category.ALL not in enabled
         self.tools = self._narrowed(self.tools)
@@ -259,7 +262,7 @@ class _ReportingStep(AgentStep):
         return self._narrowed(super().tools_in_groups(groups))
 
     def _narrowed(self, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
-        kept = [t for t in tools if t.name == OBJECTIVE_STATUS or offered(t, self.enabled, DEFAULT_PLUGINS)]
+        kept = [t for t in tools if t.name == OBJECTIVE_STATUS or offered(t, self.enabled, self._builtin_sources)]
         return [*kept, inner_toolbox()] if self._can_enable() else kept
 
     def _can_enable(self) -> bool:
