@@ -98,11 +98,11 @@ def _is_maestro_flow(path: Path, config: pytest.Config) -> bool:
         return False
     from trailblaze.core.errors import TrailblazeError
     from trailblaze.drivers.maestro.flow import load_flow, looks_like_flow
-    from trailblaze.drivers.maestro.workspace import CONFIG_NAMES, workspace_for
+    from trailblaze.drivers.maestro.workspace import CONFIG_NAMES, flow_workspace_for
 
     if path.name in CONFIG_NAMES or not looks_like_flow(path):
         return False
-    workspace = workspace_for(path, config.rootpath)
+    workspace = flow_workspace_for(path, config.rootpath)
     if not workspace.takes(path):
         return False
     try:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from trailblaze.core.errors import TrailblazeError, UsageError
 from trailblaze.drivers.maestro.commands import ARGUMENTS, UNSUPPORTED
 from trailblaze.drivers.maestro.flow import looks_like_flow, read_flow, split_flow
-from trailblaze.drivers.maestro.workspace import workspace_for
+from trailblaze.drivers.maestro.workspace import flow_workspace_for
 
 APP = "com.example.app"
 
@@ -112,11 +112,11 @@ def test_run_flow_files_go_inline_with_their_lines(tmp_path: Path) -> None:
 def test_workspace_rules(tmp_path: Path) -> None:
     top = flow(tmp_path, f"appId: {APP}\n---\n- back\n", "flows/top.yaml")
     sub = flow(tmp_path, f"appId: {APP}\n---\n- back\n", "flows/sub/inner.yaml")
-    workspace = workspace_for(sub, tmp_path)  # the project's folder holds no flow: flows/ is the workspace
+    workspace = flow_workspace_for(sub, tmp_path)  # the project's folder holds no flow: flows/ is the workspace
     assert workspace.folder == (tmp_path / "flows").resolve()
     assert workspace.takes(top) and not workspace.takes(sub)
     flow(tmp_path, "flows: ['*', 'sub/**']\nincludeTags: [a]\nexcludeTags: b\n", "flows/config.yaml")
-    workspace = workspace_for(sub, tmp_path)
+    workspace = flow_workspace_for(sub, tmp_path)
     assert workspace.takes(sub)
     assert workspace.wants(["a"]) and not workspace.wants(["a", "b"]) and not workspace.wants([])
 

@@ -88,10 +88,10 @@ def trailblaze_collect_file(
     if not looks_like_flow(path):
         return None
     from trailblaze.drivers.maestro.flow import read_flow
-    from trailblaze.drivers.maestro.workspace import CONFIG_NAMES, workspace_for
+    from trailblaze.drivers.maestro.workspace import CONFIG_NAMES, flow_workspace_for
     from trailblaze.trail.loader import TrailErrors, trail_id
 
-    workspace = workspace_for(path, root)
+    workspace = flow_workspace_for(path, root)
     if not given and (path.name in CONFIG_NAMES or not workspace.takes(path)):
         return None  # a sub-flow: it runs through runFlow
     trail, problems = read_flow(

@@ -50,7 +50,7 @@ class WorkspaceConfig:
         return not any(t in self.exclude_tags for t in tags)
 
 
-def workspace_for(path: Path, root: Path | None) -> WorkspaceConfig:
+def flow_workspace_for(path: Path, root: Path | None) -> WorkspaceConfig:
     """The workspace the flow at ``path`` belongs to, in the folder ``root`` searched: from
     ``root`` down to the flow's folder, the first folder that holds a ``config.yaml`` or a
     flow of its own (a project's folder holding a ``flows/`` folder is not the workspace)."""
