@@ -45,6 +45,11 @@ def started_early(key: str, stop: Callable[[], Awaitable[None]]) -> None:
     _early[key] = stop
 
 
+def has_early_work() -> bool:
+    """Whether anything was started early and is not taken yet."""
+    return bool(_early)
+
+
 def taken(key: str) -> None:
     """The work started early under ``key`` is in use now: its user stops it."""
     _early.pop(key, None)

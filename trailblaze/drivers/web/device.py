@@ -11,7 +11,7 @@ import os
 import re
 import tempfile
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin
@@ -81,6 +81,13 @@ class WebDevice(Device):
         )
         self._context: BrowserContext | None = None
         self._page: Page | None = None
+        #: trails this device has started: from the second on, each trail's start also opens the
+        #: next one's context (:meth:`_open_spare`), so a device that runs one trail makes none
+        self._trails_started = 0
+        #: the next trail's context and page, being opened while the current trail runs
+        self._spare: asyncio.Task[tuple[BrowserContext, Page]] | None = None
+        #: the contexts of finished trails, closing while the next trail runs
+        self._closing: set[asyncio.Task[None]] = set()
         self._snapshot: ViewNode | None = None
         #: the page-elements list of the last snapshot: what its refs name
         self._elements: dict[str, PageElement] = {}
@@ -118,22 +125,60 @@ class WebDevice(Device):
 
     async def start_trail(self, trail: Trail) -> None:
         await self._new_page(trail.title)
+        self._trails_started += 1
+        if self._trails_started > 1 and self._spare is None:
+            self._spare = asyncio.ensure_future(self._open_context())
 
     async def _new_page(self, title: str | None = None) -> None:
         await self.end_trail(None)
         self.stuck = False
-        self._context = await self.browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+        self._context, self._page = await self._fresh_context()
         self.requests = []
         self.console.clear()
-        self._context.on("request", self._record_request)
-        self._context.on("console", self._record_console)
-        self._context.on("weberror", self._record_page_error)
         if self.trace in ("on", "retain-on-failure") or (self.trace == "on-first-retry" and self.attempt == 1):
             # DOM snapshots show every action in the trace viewer; the screencast (screenshots=True)
             # cost ~10% of a passing run (benchmarks/run.py evidence)
             await self._context.tracing.start(screenshots=False, snapshots=True, title=title)
             self.tracing = True
-        self._page = await self._context.new_page()
+
+    async def _fresh_context(self) -> tuple[BrowserContext, Page]:
+        """A context and page no trail has used: the spare opened while the last trail ran, when
+        there is one and it opened, else one opened now (whose failure is the one reported)."""
+        spare = self._spare
+        if spare is not None:
+            await asyncio.wait([spare])
+            self._spare = None
+            if not spare.cancelled() and spare.exception() is None:
+                return spare.result()
+        return await self._open_context()
+
+    async def _open_context(self) -> tuple[BrowserContext, Page]:
+        """A new context with its page, listened to from the start: a page costs the browser a
+        renderer process (about 30 ms, six times the context), so the next trail's is opened
+        while the current trail runs (docs/performance.md, "Against the peers")."""
+        context = await self.browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+        self._listen(context)
+        try:
+            page = await context.new_page()
+        except BaseException:
+            self._close_later(context)
+            raise
+        return context, page
+
+    def _listen(self, context: BrowserContext) -> None:
+        """Record what ``context``'s pages send and print while it is the current trail's (a
+        spare says nothing of the trail running while it waits)."""
+
+        def while_current(record: Callable[[Any], None]) -> Callable[[Any], None]:
+            def listener(event: Any) -> None:
+                if self._context is context:
+                    record(event)
+
+            return listener
+
+        context.on("request", while_current(self._record_request))
+        context.on("console", while_current(self._record_console))
+        context.on("weberror", while_current(self._record_page_error))
 
     async def start_step(self, step: Step, title: str) -> None:
         """Group the step's actions in the trace, so the trace viewer reads like the trail."""
@@ -189,18 +234,25 @@ class WebDevice(Device):
         context, self._context, self._page, self._snapshot = self._context, None, None, None
         self._elements = {}
         self.tracing = False  # a trace not stopped by now is dropped with its context
-        if context is None:
-            return
-        from playwright.async_api import Error
+        if context is not None:
+            self._close_later(context)
 
-        # Closing fails only when the browser is already gone (Ctrl-C reaches Playwright's driver
-        # process too). Nothing is left to close, and raising here would replace the trail's own
-        # outcome, or the run's interruption, with a secondary error.
-        with contextlib.suppress(Error):
-            await context.close()
+    def _close_later(self, context: BrowserContext) -> None:
+        """Close ``context`` while the next trail starts (:meth:`close` waits for it): its
+        pages are gone from the trail's view at once, and nothing waits for the browser."""
+        task = asyncio.ensure_future(_close(context))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def close(self) -> None:
         await self.end_trail(None)
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            await asyncio.wait([spare])  # not cancelled: a context half made would stay in the browser
+            if not spare.cancelled() and spare.exception() is None:
+                self._close_later(spare.result()[0])
+        if self._closing:
+            await asyncio.wait(set(self._closing))
 
     # -- URLs -----------------------------------------------------------------------------------
 
@@ -476,6 +528,16 @@ class WebDevice(Device):
         if self._snapshot is None:
             return None
         return next((n for n in self._snapshot.walk() if n.ref == ref), None)
+
+
+async def _close(context: BrowserContext) -> None:
+    from playwright.async_api import Error
+
+    # Closing fails only when the browser is already gone (Ctrl-C reaches Playwright's driver
+    # process too). Nothing is left to close, and raising would replace the trail's own outcome,
+    # or the run's interruption, with a secondary error.
+    with contextlib.suppress(Error):
+        await context.close()
 
 
 def scroll_delta(direction: str, amount: int) -> tuple[int, int]:
