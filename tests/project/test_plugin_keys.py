@@ -113,7 +113,7 @@ def test_a_workspaces_toolset_files_take_the_plugins_keys(tmp_path: Path, monkey
     write(tmp_path, "trails/config/toolsets/bots.yaml", "id: bots\nmcp_servers: [{comand: x}]\n")
     monkeypatch.chdir(tmp_path)
     project = load(tmp_path, "timeout: 3\n")
-    workspace = project.workspace_for()
+    workspace = project.workspace
     assert workspace is not None
     assert "slack" in workspace.toolsets
     assert [str(p) for p in workspace.problems] == [

@@ -339,12 +339,12 @@ def test_project_targets_come_first_then_the_workspaces(tmp_path: Path, monkeypa
     upstream_workspace(tmp_path)
     monkeypatch.chdir(tmp_path)
     project = make_project(tmp_path, "targets:\n  shop: {display_name: Ours}\n", ("no:terminal",))
-    workspace = project.workspace_for()
+    workspace = project.workspace
     assert workspace is not None
     assert project.target_config("shop", workspace).display_name == "Ours"  # type: ignore[union-attr]
     write(tmp_path, "trailblaze.yaml", "")
     other = make_project(tmp_path, "", ("no:terminal",))
-    assert other.target_config("shop", other.workspace_for()).display_name == "The Sample Shop"  # type: ignore[union-attr]
+    assert other.target_config("shop", other.workspace).display_name == "The Sample Shop"  # type: ignore[union-attr]
 
 
 def test_the_targets_system_prompt_reaches_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -376,6 +376,6 @@ def test_the_targets_system_prompt_reaches_agents(tmp_path: Path, monkeypatch: p
     task = Task()
     task.trail = Trail(tmp_path / "t.trail.yaml", "t", TrailConfig(target="shop", context="Sign in first."), [])
     task.session = SimpleNamespace(  # type: ignore[assignment]
-        run=SimpleNamespace(project=project), target="shop", workspace=project.workspace_for()
+        run=SimpleNamespace(project=project), target="shop", workspace=project.workspace
     )
     assert task.context == "The shop sells nothing.\n\nSign in first."

@@ -100,7 +100,7 @@ def test_a_workspace_registry_returns_its_problems(tmp_path: Path, monkeypatch: 
     write(tmp_path, "trails/config/trailmaps/shop/tools/shop_typo.tool.yaml", typo)
     write(tmp_path, "trails/shop/a.trail.yaml", TAPS)
     project = make_project(tmp_path, "driver: null-test\n")
-    workspace = project.workspace_for()
+    workspace = project.workspace
     assert workspace is not None
     registry, problems = project.tools_for(workspace)
     assert len(problems) == 1 and problems[0].message.startswith("shop_typo calls unknown tool 'null_tapp'")

@@ -88,6 +88,6 @@ def schema(kind: str, plugin_args: tuple[str, ...], config: Path | None, **optio
     if kind == "config":
         document = config_schema(project.config.parser)
     else:
-        document = trail_schema(project.registry_for(project.workspace_for()))
+        document = trail_schema(project.registry_for(project.workspace))
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     return 0

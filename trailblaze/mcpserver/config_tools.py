@@ -58,7 +58,7 @@ async def config(call: Call, arguments: dict[str, Any]) -> Reply:
     if key.name == "target":
         value = None if str(value).strip().lower() in ("", "none", "clear") else str(value).strip()
         project = state.project
-        workspace = project.trails_workspace
+        workspace = project.workspace
         if value is not None and project.target_config(value, workspace) is None:
             known = sorted({*project.config.project.targets, *(workspace.targets if workspace else ())})
             raise ToolError(f"unknown target {value!r} (targets: {', '.join(known) or 'none are configured'})")

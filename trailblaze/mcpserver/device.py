@@ -51,7 +51,7 @@ class DeviceSession:
         self.headed = bool(config.getoption("headed", False))
         self.executor = Executor(Run(project, options, config))
         #: an upstream workspace the trails folder belongs to (its targets and tool files)
-        self.workspace = project.trails_workspace
+        self.workspace = project.workspace
         self.session: Session | None = None
         self.trail = _scratch_trail(project)
         self.runner: ToolRunner | None = None
@@ -81,7 +81,7 @@ class DeviceSession:
         session = self.live
         assert self.runner is not None
         timeout = self.runner.timeout
-        self.workspace = self.project.trails_workspace
+        self.workspace = self.project.workspace
         try:
             await self.executor.set_up_again(session, self.workspace)
         finally:

@@ -103,7 +103,7 @@ def defaults_from(
             f"--agent {agent}: that agent reads a person's answers from stdin, which is the "
             f"{config.stdout_protocol} protocol's here; choose another agent"
         )
-    workspace = project.trails_workspace
+    workspace = project.workspace
     if target and project.target_config(target, workspace) is None:
         known = sorted({*config.project.targets, *(workspace.targets if workspace else ())})
         raise UsageError(f"unknown target {target!r} (targets: {', '.join(known) or 'none are configured'})")
@@ -284,7 +284,7 @@ class ClientState:
         except TrailblazeError:
             return frozenset()
         context = DriverContext(driver.key, driver.platform, tuple(driver.aliases), project.drivers.expand)
-        workspace = project.trails_workspace
+        workspace = project.workspace
         target = project.target_config(self.settings.target, workspace)
         return hidden_tools(project.config, target, context, workspace.toolsets if workspace is not None else None)
 
@@ -301,7 +301,7 @@ class ClientState:
             driver = self.project.drivers.resolve(self.default_driver())
         except TrailblazeError:
             return ToolRegistry()
-        workspace = self.project.trails_workspace
+        workspace = self.project.workspace
         return self.project.registry_for(workspace).for_device(driver.key, driver.platform)
 
     def builtin_sources(self) -> frozenset[str]:

@@ -3,9 +3,10 @@
 ``run``, ``record`` and ``validate`` (and ``trailblaze mcp``'s ``trail(action=RUN)``) check trails
 here and nowhere else, so ``validate`` answers as ``run`` would:
 
-1. :func:`collect_trails` — every file under the given paths is offered to the collectors
-   (``trailblaze_collect_file``); what does not load is a problem with its ``file:line``, and the
-   driver names in each trail's ``config`` must mean a driver;
+1. :func:`collect` — every file under the given paths is offered to the collectors
+   (``trailblaze_collect_file``) and gets its upstream workspace, looked up once; what does not
+   load is a problem with its ``file:line``, and the driver names in each trail's ``config`` must
+   mean a driver;
 2. :func:`check_planned` — once each trail has its driver (:mod:`trailblaze.runner.plan`): its
    tool calls against the tools of that driver, the steps without a recording for it, ``--arg``
    names no trail declares, and whatever plugins check (``trailblaze_check_run``: the web
@@ -21,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,12 +44,21 @@ if TYPE_CHECKING:
 # -- collecting ------------------------------------------------------------------------------------------
 
 
-def collect_trails(
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """A trail and the upstream workspace its file belongs to (its targets, tool files and
+    toolsets), worked out once, here: planning, ``doctor`` and the sessions take it from here."""
+
+    trail: Trail
+    workspace: Workspace | None
+
+
+def collect(
     project: Project, paths: Sequence[Path], arg_values: Mapping[str, str], *, require_args: bool = True
-) -> tuple[list[Trail], list[TrailblazeError]]:
-    """Load every trail under ``paths`` (default: ``trails_dir``); return the trails and every
-    problem found."""
-    trails: list[Trail] = []
+) -> tuple[list[Collected], list[TrailblazeError]]:
+    """Load every trail under ``paths`` (default: ``trails_dir``), each with its workspace;
+    return them and every problem found."""
+    found: list[Collected] = []
     problems: list[TrailblazeError] = []
     given = list(paths) or default_paths(project)
     if not paths and not os.path.lexists(given[0]):
@@ -63,34 +74,44 @@ def collect_trails(
                 given=named,
             )
         except TrailErrors as exc:
-            problems.extend(_workspace_problems(project, path, reported))
+            workspace = _workspace_of(project, path, reported, problems)
             problems.extend(exc.errors)
             if exc.trail is not None:  # what could be read is still worth checking
-                registry = project.registry_for(project.workspace_for(path))
+                registry = project.registry_for(workspace)
                 problems.extend(check_trail_tools(exc.trail, registry, None, allow_unknown=project.has_dynamic_tools))
             continue
         except TrailblazeError as exc:  # a file a collector claimed, and could not read
-            problems.extend(_workspace_problems(project, path, reported))
+            _workspace_of(project, path, reported, problems)
             problems.extend(exc.errors if isinstance(exc, ErrorList) else [exc])
             continue
         if trail is None:
             if named:  # the user named it: a file nobody reads is not silently skipped
                 problems.append(UsageError(f"no plugin can read {path}"))
             continue
-        problems.extend(_workspace_problems(project, path, reported))
+        workspace = _workspace_of(project, path, reported, problems)
         problems.extend(driver_name_problems(project, trail))
-        trails.append(trail)
-    return trails, problems
+        found.append(Collected(trail, workspace))
+    return found, problems
 
 
-def _workspace_problems(project: Project, path: Path, reported: set[Path]) -> list[TrailblazeError]:
-    """The problems of the upstream workspace ``path`` belongs to, the first time one of its
-    trails is met."""
+def collect_trails(
+    project: Project, paths: Sequence[Path], arg_values: Mapping[str, str], *, require_args: bool = True
+) -> tuple[list[Trail], list[TrailblazeError]]:
+    """The trails of :func:`collect`, for callers that do not plan them."""
+    found, problems = collect(project, paths, arg_values, require_args=require_args)
+    return [item.trail for item in found], problems
+
+
+def _workspace_of(
+    project: Project, path: Path, reported: set[Path], problems: list[TrailblazeError]
+) -> Workspace | None:
+    """The upstream workspace of the trail file at ``path``; its problems (reading it, then its
+    tool files) join ``problems`` the first time one of its trails is met."""
     workspace = project.workspace_for(path)
-    if workspace is None or workspace.config_file in reported:
-        return []
-    reported.add(workspace.config_file)
-    return [*workspace.problems, *project.tools_for(workspace)[1]]  # reading it, then its tool files
+    if workspace is not None and workspace.config_file not in reported:
+        reported.add(workspace.config_file)
+        problems.extend([*workspace.problems, *project.tools_for(workspace)[1]])
+    return workspace
 
 
 def _no_trails_folder(project: Project, folder: Path) -> UsageError:

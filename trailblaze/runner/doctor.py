@@ -167,9 +167,10 @@ def _plan(project: Project) -> tuple[DoctorCheck | None, list[PlannedTrail]]:
     """The project's trails, each with the driver, target and workspace ``run`` would give it
     (what plugins judge their pieces by), and the check that counts them. None: no project
     here and no trails folder either."""
-    from trailblaze.core.errors import UsageError
-    from trailblaze.runner.checks import collect_trails, default_paths
-    from trailblaze.runner.plan import skip_reason
+    from trailblaze.api.session import RunOptions
+    from trailblaze.core.errors import ErrorList, TrailblazeError
+    from trailblaze.runner.checks import collect, default_paths
+    from trailblaze.runner.plan import plan_trail
 
     config = project.config
     folder = default_paths(project)[0]
@@ -178,18 +179,15 @@ def _plan(project: Project) -> tuple[DoctorCheck | None, list[PlannedTrail]]:
             return None, []
         fix = "create it and put trails in it (`trailblaze init` writes an example)"
         return DoctorCheck(TRAILS, "warn", f"no trails: {folder} (trails_dir) does not exist", fix), []
-    trails, problems = collect_trails(project, [], {}, require_args=False)
+    found, problems = collect(project, [], {}, require_args=False)
     planned: list[PlannedTrail] = []
-    for trail in trails:
+    for collected in found:
         try:
-            driver = project.drivers.resolve(project.default_driver_name(None, trail))
-        except UsageError as exc:
+            planned.append(plan_trail(project, collected, RunOptions(), ready=False))
+        except ErrorList as exc:
+            problems.extend(exc.errors)
+        except TrailblazeError as exc:
             problems.append(exc)
-            continue
-        workspace = project.workspace_for(trail.path)
-        target = trail.config.target or config.project.target or (workspace.default_target if workspace else None)
-        reason = skip_reason(trail, driver.platform)
-        planned.append(PlannedTrail(trail, driver.key, None, reason, target, workspace))
     per_driver: dict[str, int] = {}
     for item in planned:
         if item.skip_reason is None:

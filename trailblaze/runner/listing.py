@@ -89,7 +89,7 @@ def list_tools(project: Project, driver: str | None = None, target: str | None =
 def _project_tools(project: Project, target: str | None) -> tuple[Workspace | None, ToolRegistry]:
     """The project's workspace and the tools it has outside sessions (every driver's); a
     problem with its tool files, or an unknown ``target``, is an error."""
-    workspace = project.workspace_for()
+    workspace = project.workspace
     registry, problems = project.tools_for(workspace)
     if workspace is not None and (workspace.problems or problems):
         raise ErrorList([*workspace.problems, *problems])

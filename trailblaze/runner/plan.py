@@ -37,21 +37,25 @@ def prepare(
     check_options(options)
     if options.driver:
         project.drivers.require(options.driver)  # a wrong --driver is one error, not one per trail
-    if options.target and project.target_config(options.target, project.workspace_for()) is None:
+    if options.target and project.target_config(options.target, project.workspace) is None:
         known = ", ".join(sorted(project.config.project.targets)) or "none are configured"
         raise UsageError(f"unknown target {options.target!r} (targets in trailblaze.yaml: {known})")
-    trails, problems = checks.collect_trails(project, options.paths, options.arg_values, require_args=require_args)
+    found, problems = checks.collect(project, options.paths, options.arg_values, require_args=require_args)
     loaded_all = not problems
+    trails = [item.trail for item in found]
     chosen = selection.select(trails, options, project.config.root)
+    kept = {id(trail) for trail in chosen.trails}
     if chosen.note:
         print(f"note: {chosen.note}", file=sys.stderr, flush=True)
     run = Run(project, options, project.config)
     run.result.deselected = chosen.deselected
-    for trail in chosen.trails:
+    for item in found:
+        if id(item.trail) not in kept:
+            continue
         try:
-            run.planned.append(plan_trail(project, trail, options))
+            run.planned.append(plan_trail(project, item, options))
         except UsageError as exc:
-            problems.append(checks.located(exc, trail))
+            problems.append(checks.located(exc, item.trail))
     if loaded_all:  # a trail that did not load may be the one declaring the argument
         problems.extend(checks.unknown_args(trails, options.given_args))
     problems.extend(checks.check_planned(run, project, recordings=recordings, per_driver=per_driver))
@@ -86,11 +90,13 @@ def check_options(options: RunOptions) -> None:
         raise UsageError("--workers needs a number ≥ 1")
 
 
-def plan_trail(project: Project, trail: Trail, options: RunOptions) -> PlannedTrail:
-    """The trail with its driver (one whose client library is installed), target, workspace and
-    tools, and why it is skipped on this driver's platform, if it is."""
-    driver = project.drivers.require(project.default_driver_name(options.driver, trail))
-    workspace = project.workspace_for(trail.path)
+def plan_trail(project: Project, item: checks.Collected, options: RunOptions, *, ready: bool = True) -> PlannedTrail:
+    """The collected trail with its driver, target, workspace and tools, and why it is skipped on
+    this driver's platform, if it is. ``ready``: the driver's client library must be installed
+    (a run's; ``doctor`` plans what it cannot run too, and says so elsewhere)."""
+    trail, workspace = item.trail, item.workspace
+    name = project.default_driver_name(options.driver, trail)
+    driver = project.drivers.require(name) if ready else project.drivers.resolve(name)
     target = trail.config.target or options.target or project.config.project.target
     if target is None and workspace is not None:
         target = workspace.default_target

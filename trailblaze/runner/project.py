@@ -121,17 +121,19 @@ class Project:
     # -- upstream's workspaces ----------------------------------------------------------------------
 
     @property
-    def trails_workspace(self) -> Workspace | None:
-        """The upstream workspace the project's trails folder belongs to (``trailblaze mcp``'s:
-        its targets, tool files and toolsets), looked up once and kept as :meth:`workspace_for`
-        keeps every workspace (a RELOAD reads it again)."""
+    def workspace(self) -> Workspace | None:
+        """The upstream workspace the project's trails folder belongs to: where no trail is in
+        hand (``trailblaze mcp``, ``tools``, ``schema``, ``--target``), its targets, tool files and
+        toolsets are the project's. Kept as :meth:`workspace_for` keeps every workspace (a
+        RELOAD reads it again)."""
         return self.workspace_for(self.config.trails_dir)
 
-    def workspace_for(self, path: Path | None = None) -> Workspace | None:
-        """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path`` (default:
-        the working directory), loaded once; the folders above a folder are looked through once
-        per project, whatever number of trails it holds."""
-        folder = self._folder_of(path if path is not None else Path.cwd())
+    def workspace_for(self, path: Path) -> Workspace | None:
+        """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path``, loaded once;
+        the folders above a folder are looked through once per project, whatever number of
+        trails it holds. A trail's is worked out when it is collected
+        (:class:`trailblaze.runner.checks.Collected`) and carried from there."""
+        folder = self._folder_of(path)
         if folder in self._workspace_files:
             found = self._workspace_files[folder]
         else:

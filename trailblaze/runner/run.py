@@ -38,6 +38,7 @@ from trailblaze.runner.replay import TrailReplay
 
 if TYPE_CHECKING:
     from trailblaze.project.workspace import Workspace
+    from trailblaze.tools.registry import ToolRegistry
 
 __all__ = ["Executor", "execute", "prepare", "run_trails"]
 
@@ -185,7 +186,9 @@ class Executor:
                     await self.close_session(closing)
                 if session is None:
                     try:
-                        session = await self.open_session(lane.driver_key, lane.device_id, *planned_for)
+                        session = await self.open_session(
+                            lane.driver_key, lane.device_id, *planned_for, registry=item.planned.registry
+                        )
                     except Exception as exc:
                         self._lane_failed(lane, item, exc)
                         return
@@ -201,7 +204,9 @@ class Executor:
                         closing, session = session, None  # a retry starts from a fresh session
                         await self.close_session(closing)
                         try:
-                            session = await self.open_session(lane.driver_key, lane.device_id, *planned_for)
+                            session = await self.open_session(
+                                lane.driver_key, lane.device_id, *planned_for, registry=item.planned.registry
+                            )
                         except Exception as exc:
                             result = self._errored(planned, *_open_failure(lane.driver_key, exc))
                             break
@@ -238,15 +243,25 @@ class Executor:
         lane.queue.items.clear()
 
     async def open_session(
-        self, driver_key: str, device_id: str | None, target: str | None, workspace: Workspace | None = None
+        self,
+        driver_key: str,
+        device_id: str | None,
+        target: str | None,
+        workspace: Workspace | None = None,
+        *,
+        registry: ToolRegistry | None = None,
     ) -> Session:
         """Open a device session: the driver (started once), the device, its tools and what
-        plugins attach in ``trailblaze_session_setup``. ``trailblaze mcp`` opens its sessions here
-        too; close each with :meth:`close_session` and the drivers with :meth:`close_drivers`."""
+        plugins attach in ``trailblaze_session_setup``. ``registry``: the tools a planned trail
+        was checked against (:attr:`PlannedTrail.registry`), else the workspace's. ``trailblaze
+        mcp`` opens its sessions here too; close each with :meth:`close_session` and the drivers
+        with :meth:`close_drivers`."""
         driver = await self._driver(driver_key)
         device = await driver.open(device_id)
-        registry = self.project.registry_for(workspace).for_device(driver.key, driver.platform)
-        session = Session(self.run, driver, device, registry, target=target, workspace=workspace)
+        tools = registry if registry is not None else self.project.registry_for(workspace)
+        session = Session(
+            self.run, driver, device, tools.for_device(driver.key, driver.platform), target=target, workspace=workspace
+        )
         await session.exit_stack.__aenter__()
         session.exit_stack.push_async_callback(device.close)
         try:
