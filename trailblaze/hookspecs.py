@@ -113,6 +113,21 @@ def trailblaze_register_commands(cli: click.Group) -> None:
     ``show-report`` are added this way. The return value is ignored."""
 
 
+@hookspec
+def trailblaze_start_early(driver: str | None) -> None:
+    """Called as ``trailblaze run`` starts, once the plugins are loaded and before
+    trailblaze.yaml is read and the trails are collected: start what the run will likely need
+    and is slow to start (a driver's client process), so that it boots while the run is planned.
+    ``driver`` is the ``--driver`` given, or None; a plugin whose driver it does not name starts
+    nothing. Not called for ``--list`` or ``--help``, nor inside a running event loop.
+
+    Start the work on :func:`trailblaze.core.aio.early_runner`'s loop and register how to stop
+    it with :func:`trailblaze.core.aio.started_early`: when the run does not take it (its plan
+    has no trail for the driver, or fails, or is interrupted) it is stopped as the command ends,
+    so no process outlives it. Do nothing slow here; an exception is ignored, and the run
+    reports whatever is wrong as it would have without this. The return value is ignored."""
+
+
 # -- collection ---------------------------------------------------------------------------------
 
 

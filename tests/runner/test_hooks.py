@@ -244,6 +244,47 @@ def test_register_commands_adds_cli_commands(cli: Any, tmp_path: Path) -> None:
     assert "hello" in cli("-p", "hello_plugin", "--help", env={"PYTHONPATH": str(tmp_path)}).stdout
 
 
+EARLY_PLUGIN = """
+from pathlib import Path
+
+import trailblaze
+from trailblaze.core import aio
+
+
+@trailblaze.hookimpl
+def trailblaze_start_early(driver):
+    Path("started").write_text(repr(driver))
+
+    async def stop():
+        Path("stopped").write_text("unused")
+
+    async def begin():  # on the loop the run will use
+        aio.started_early("early-plugin", stop)
+
+    aio.early_runner().run(begin())
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "driver"), [(["run"], "None"), (["run", "--driver", "android"], "'android'"), (["run", "--list"], None)]
+)
+def test_start_early_is_asked_as_a_run_starts_and_what_it_started_is_stopped_unused(
+    cli: Any, tmp_path: Path, args: list[str], driver: str | None
+) -> None:
+    """Called before trailblaze.yaml is read (its problem is reported after), with ``--driver``;
+    not for ``--list``. What nobody took is stopped as the command ends."""
+    write(tmp_path, "early_plugin.py", EARLY_PLUGIN)
+    write(tmp_path, "trailblaze.yaml", "driver: [not, a, name]\n")
+    result = cli("-p", "early_plugin", *args, env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 3, result.output
+    assert "trailblaze.yaml" in result.stderr
+    if driver is None:
+        assert not (tmp_path / "started").exists()
+        return
+    assert (tmp_path / "started").read_text() == driver
+    assert (tmp_path / "stopped").read_text() == "unused"
+
+
 def test_collect_file_is_offered_every_file_and_told_which_were_named(tmp_path: Path) -> None:
     write(tmp_path, "trails/flows/home.flow.txt", "Home\n")
     write(tmp_path, "trails/notes.md", "not a trail\n")

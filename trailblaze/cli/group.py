@@ -36,6 +36,8 @@ class TrailblazeGroup(click.Group):
         if isinstance(command, ProjectCommand):
             if not given_early:
                 _take_given(state, rest)
+            if name == "run":  # plugins start what the run will need while it is planned
+                _start_early(state, args)
             command = command.with_options(state.parser())
         return name, command, rest
 
@@ -64,6 +66,16 @@ class TrailblazeGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands(ctx)
         return super().list_commands(ctx)
+
+
+def _start_early(state: State, args: list[str]) -> None:
+    from trailblaze.cli import early
+
+    try:
+        plugins = state.plugins()
+    except TrailblazeError:
+        return  # the command reports it
+    early.start(plugins, args)
 
 
 def _take_given(state: State, args: list[str]) -> None:

@@ -4,12 +4,12 @@ and an exit code, and anything else an internal error with its traceback in a lo
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import click
 
+from trailblaze.cli import early
 from trailblaze.cli.group import cli
-from trailblaze.core import aio
 from trailblaze.core.errors import ErrorList, ExitCode, TrailblazeError
 
 
@@ -43,84 +43,12 @@ def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
     return int(ExitCode.INTERNAL)
 
 
-#: options after ``run`` that end the command before any trail runs
-_NOT_RUNNING = ("-h", "--help", "--list")
-
-
-def _may_run_web_trails(args: Sequence[str]) -> bool:
-    """Whether ``args`` look like a ``trailblaze run`` that may replay web trails: one that
-    lists them or names another driver (``--driver android``) does not start Playwright early."""
-    if not args or args[0] != "run" or any(a in _NOT_RUNNING or a.startswith("--list=") for a in args):
-        return False
-    for i, arg in enumerate(args):
-        driver = args[i + 1] if arg == "--driver" and i + 1 < len(args) else None
-        if arg.startswith("--driver="):
-            driver = arg.split("=", 1)[1]
-        if driver is not None:
-            from trailblaze.drivers.web.driver import PlaywrightDriver
-
-            return driver in (PlaywrightDriver.key, *PlaywrightDriver.aliases)
-    return True
-
-
-def _loop_running() -> bool:
-    """Called from async code (a test, an embedding program): its loop is not ours to use."""
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-def _start_early(args: Sequence[str]) -> Callable[[], None] | None:
-    """Start Playwright's driver while the run starts up (:mod:`trailblaze.drivers.web.early`);
-    anything wrong with it is left for the run to report, as it would without this. Returns
-    what puts SIGTERM's handling back, when it was changed (below)."""
-    if not _may_run_web_trails(args) or _loop_running():
-        return None
-    try:
-        from trailblaze.drivers.web import early
-
-        early.start()
-    except Exception:
-        aio.close()
-        return None
-    return _terminate_as_interrupt()
-
-
-def _terminate_as_interrupt() -> Callable[[], None] | None:
-    """SIGTERM before the run begins ends the command as Ctrl-C does (exit 130, as SIGTERM during
-    the run does), so the driver started early is killed on the way out rather than left to
-    notice on its own that its parent is gone."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
-        return None
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupt)
-
-    def restore() -> None:
-        if signal.getsignal(signal.SIGTERM) is interrupt:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-    return restore
-
-
 def _main(argv: Sequence[str] | None) -> int:
     args = list(argv) if argv is not None else sys.argv[1:]
-    restore = _start_early(args)
     try:
         return _command(args)
     finally:
-        aio.close()  # what was started early and not used is stopped: nothing outlives the command
-        if restore is not None:
-            restore()
+        early.finish()  # what was started early and not used is stopped: nothing outlives the command
 
 
 def _command(args: list[str]) -> int:

@@ -126,6 +126,20 @@ def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
 
 
 @hookimpl
+def trailblaze_start_early(driver: str | None) -> None:
+    """Playwright's Node.js driver boots (about half a second) while the run is planned; the web
+    driver takes it (:mod:`trailblaze.drivers.web.early`)."""
+    if driver is not None:
+        from trailblaze.drivers.web.driver import PlaywrightDriver
+
+        if driver not in (PlaywrightDriver.key, *PlaywrightDriver.aliases):
+            return
+    from trailblaze.drivers.web import early
+
+    early.start()
+
+
+@hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.drivers.web.checks import WEB_CHECKS
     from trailblaze.drivers.web.tools import WEB_TOOLS

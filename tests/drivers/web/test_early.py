@@ -13,7 +13,8 @@ import uuid
 import pytest
 
 from tests.support.cli import CliProcess, CliRunner, Project, cli_env, processes_with
-from trailblaze.cli.main import _may_run_web_trails
+from trailblaze.cli import early as starting
+from trailblaze.core import aio
 from trailblaze.drivers.web import early
 from trailblaze.drivers.web.driver import PlaywrightDriver
 
@@ -210,7 +211,16 @@ def test_kill_9_while_starting_up_leaves_no_driver(cli_process: CliProcess, proj
     ],
 )
 def test_which_commands_start_the_driver_early(args: list[str], started: bool) -> None:
-    assert _may_run_web_trails(args) is started
+    """The CLI asks plugins (``trailblaze_start_early``) for a run of trails; the web driver's
+    plugin starts Playwright's driver unless ``--driver`` names another."""
+    from trailblaze.pluginmanager import get_plugin_manager
+
+    try:
+        starting.start(get_plugin_manager([], []), args)
+        assert aio.has_early_work() is started
+    finally:
+        starting.finish()
+    assert not aio.has_early_work()
 
 
 def test_the_early_driver_is_kept_under_the_web_drivers_key() -> None:
