@@ -64,6 +64,10 @@ HOOK_TESTS = {
         HOOKS_PY,
         "test_start_early_is_asked_as_a_run_starts_and_what_it_started_is_stopped_unused",
     ),
+    "trailblaze_workspace_tools": (
+        HOOKS_PY,
+        "test_workspace_tools_adds_a_workspaces_tools_once_and_its_problems_stop_the_run",
+    ),
     "trailblaze_collect_file": (HOOKS_PY, "test_collect_file_is_offered_every_file_and_told_which_were_named"),
     "trailblaze_check_run": (HOOKS_PY, "test_check_run_problems_stop_run_and_validate_before_a_device_opens"),
     "trailblaze_modify_plan": (HOOKS_PY, "test_modify_plan_deselects_for_run_but_not_for_validate"),

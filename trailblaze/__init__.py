@@ -30,6 +30,7 @@ _EXPORTS = {
     "ToolReport": "trailblaze.api.results",
     "TrailResult": "trailblaze.api.results",
     "PlannedTrail": "trailblaze.api.session",
+    "ProjectView": "trailblaze.api.session",
     "Run": "trailblaze.api.session",
     "RunOptions": "trailblaze.api.session",
     "Session": "trailblaze.api.session",
@@ -56,6 +57,8 @@ _EXPORTS = {
     "ToolMetadata": "trailblaze.tools.model",
     "ToolOutcome": "trailblaze.tools.model",
     "ToolSpec": "trailblaze.tools.model",
+    "ToolRegistry": "trailblaze.tools.registry",
+    "Workspace": "trailblaze.project.workspace",
     "Step": "trailblaze.trail.model",
     "Trail": "trailblaze.trail.model",
 }
@@ -78,6 +81,7 @@ __all__ = [
     "OptionGroup",
     "Parser",
     "PlannedTrail",
+    "ProjectView",
     "Run",
     "RunOptions",
     "RunResult",
@@ -92,6 +96,7 @@ __all__ = [
     "ToolFailure",
     "ToolMetadata",
     "ToolOutcome",
+    "ToolRegistry",
     "ToolReport",
     "ToolSpec",
     "Trail",
@@ -102,6 +107,7 @@ __all__ = [
     "UsageError",
     "Verdict",
     "ViewNode",
+    "Workspace",
     "__version__",
     "hookimpl",
     "tool",
@@ -141,14 +147,16 @@ if TYPE_CHECKING:
         ToolReport,
         TrailResult,
     )
-    from trailblaze.api.session import PlannedTrail, Run, RunOptions, Session
+    from trailblaze.api.session import PlannedTrail, ProjectView, Run, RunOptions, Session
     from trailblaze.core.argparsing import OptionGroup, Parser
     from trailblaze.core.errors import Status, ToolFailure, TrailblazeError, UsageError
     from trailblaze.device.commands import Commands, DeviceInfo, ScreenState, ViewNode
     from trailblaze.mcpclient.sdk import TrailblazeClient
     from trailblaze.project.config import Config
+    from trailblaze.project.workspace import Workspace
     from trailblaze.tools.authoring import tool
     from trailblaze.tools.model import Delegate, ToolCall, ToolContext, ToolMetadata, ToolOutcome, ToolSpec
+    from trailblaze.tools.registry import ToolRegistry
     from trailblaze.trail.model import Step, Trail
 
     hookimpl: pluggy.HookimplMarker

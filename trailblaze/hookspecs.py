@@ -24,11 +24,13 @@ if TYPE_CHECKING:
     from trailblaze.api.doctor import DoctorCheck
     from trailblaze.api.driver import Driver
     from trailblaze.api.results import Artifact, RunResult, StepResult, ToolReport, TrailResult
-    from trailblaze.api.session import Run, Session
+    from trailblaze.api.session import ProjectView, Run, Session
     from trailblaze.core.argparsing import Parser
     from trailblaze.core.errors import TrailblazeError
     from trailblaze.project.config import Config
+    from trailblaze.project.workspace import Workspace
     from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome, ToolSpec
+    from trailblaze.tools.registry import ToolRegistry
     from trailblaze.trail.model import Step, Trail
 
 hookspec = pluggy.HookspecMarker("trailblaze")
@@ -165,6 +167,20 @@ def trailblaze_modify_plan(run: Run) -> None:
     (as pytest's ``pytest_collection_modifyitems`` deselects items; ``--shard i/n`` keeps its
     share). Removing every trail makes an empty run that passes. The return value is ignored;
     return None."""
+
+
+@hookspec
+def trailblaze_workspace_tools(
+    workspace: Workspace, registry: ToolRegistry, project: ProjectView
+) -> list[TrailblazeError] | None:
+    """Called once for each upstream workspace (``trails/config/trailblaze.yaml``) whose trails a
+    command meets — again on ``trailblaze mcp``'s ``toolbox(action=RELOAD)`` — when the tools
+    those trails may call are built. ``registry`` holds every plugin's tools and the workspace's
+    tool files' already: add the tools of the workspace's files this plugin runs with
+    ``registry.add(spec)``; ``project.drivers`` expands driver names a tool's metadata gives.
+    The built-in ``mcp_toolsets`` adds the scripted tools (``workspace.scripted``) this way.
+    Return the problems found, each at its file:line (a name another tool has, metadata that
+    does not parse), or None; they stop ``run`` and ``validate`` as a trail file's do."""
 
 
 @hookspec

@@ -285,6 +285,58 @@ def test_start_early_is_asked_as_a_run_starts_and_what_it_started_is_stopped_unu
     assert (tmp_path / "stopped").read_text() == "unused"
 
 
+WORKSPACE_TRAIL = """
+trail:
+  - step: Greet
+    recording:
+      test:
+        - shop_greet: {text: Home}
+"""
+
+
+class WorkspaceTools:
+    """Adds a tool to every upstream workspace: ``shop_greet``, the null driver's tap by
+    another name; a workspace holding ``broken`` gets a problem at that file instead."""
+
+    def __init__(self) -> None:
+        self.asked: list[Path] = []
+
+    @trailblaze.hookimpl
+    def trailblaze_workspace_tools(self, workspace: Any, registry: Any, project: Any) -> list[Any]:
+        import dataclasses
+
+        from trailblaze.core.errors import Location, UsageError
+
+        self.asked.append(workspace.config_file)
+        broken = workspace.config_file.parent / "broken"
+        if broken.exists():
+            return [UsageError("this workspace cannot be served", Location(str(broken), 1))]
+        tap = project.tools.get("null_tap")
+        registry.add(dataclasses.replace(tap, name="shop_greet", source="plugin:workspace_tools"))
+        return []
+
+
+def test_workspace_tools_adds_a_workspaces_tools_once_and_its_problems_stop_the_run(tmp_path: Path) -> None:
+    write(tmp_path, "trails/config/trailblaze.yaml", "# the anchor, as upstream's\n")
+    write(tmp_path, "trails/shop/a.trail.yaml", WORKSPACE_TRAIL)
+    write(tmp_path, "trails/shop/b.trail.yaml", WORKSPACE_TRAIL)
+    project = make_project(tmp_path, "driver: null-test\n")
+    plugin = WorkspaceTools()
+    project.plugins.pm.register(plugin, "workspace_tools")
+    result = run(project)
+    assert result.exit_code == 0
+    assert [t.status for t in result.trails] == ["passed", "passed"]
+    assert len(plugin.asked) == 1  # once per workspace, not per trail or per session
+    assert "shop_greet" not in project.tools  # the workspace's, not every trail's
+
+    write(tmp_path, "trails/config/broken", "")
+    project = make_project(tmp_path, "driver: null-test\n")
+    project.plugins.pm.register(WorkspaceTools(), "workspace_tools")
+    with pytest.raises(ErrorList) as caught:
+        run(project)
+    assert str(caught.value.errors[0]).endswith("broken:1: this workspace cannot be served")
+
+
 def test_collect_file_is_offered_every_file_and_told_which_were_named(tmp_path: Path) -> None:
     write(tmp_path, "trails/flows/home.flow.txt", "Home\n")
     write(tmp_path, "trails/notes.md", "not a trail\n")

@@ -21,7 +21,7 @@ import asyncio
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +36,12 @@ from trailblaze.project.scriptedtools import ScriptedToolDef, ScriptFolder, find
 from trailblaze.tools.model import ToolContext, ToolImplementation, ToolOutcome
 
 if TYPE_CHECKING:
+    from trailblaze.api.driver import DriverRegistry
     from trailblaze.api.session import Session
+    from trailblaze.core.errors import TrailblazeError
     from trailblaze.mcpclient.connection import Connection
+    from trailblaze.project.workspace import Workspace
+    from trailblaze.tools.registry import ToolRegistry
 
 STATE_KEY = "scripted_tools"
 #: variables a scripted tool's server inherits undeclared: what node and the system need, no credential
@@ -186,3 +190,44 @@ def _description(folder: ScriptFolder) -> dict[str, Any]:
         for tool in folder.tools
     ]
     return {"tools": tools, "errors": []}
+
+
+def add_scripted_tools(registry: ToolRegistry, workspace: Workspace, drivers: DriverRegistry) -> list[TrailblazeError]:
+    """Add the workspace's scripted tools to ``registry``, each run by its folder's server (a
+    :class:`ScriptedTool`); one a target lists is offered to agents. Returns the problems, each
+    at its file:line: a name another tool has, metadata that does not parse."""
+    from trailblaze.core.errors import UsageError
+    from trailblaze.tools import metadata
+    from trailblaze.tools.model import ToolSpec
+
+    problems: list[TrailblazeError] = []
+    for name, tool in workspace.scripted.items():
+        where = Location(workspace.shown(tool.file), tool.line)
+        existing = registry.get(name)
+        if existing is not None:
+            problems.append(
+                UsageError(f"scripted tool {name} has the name of a tool of {existing.source}; rename it", where)
+            )
+            continue
+        try:
+            layers = [metadata.tool_meta_layer(tool.meta, f"scripted tool {name}")]
+            if name not in workspace.listed_scripted:
+                layers.insert(0, {"exposed_to_llm": False})
+            meta = metadata.merge(layers)
+            if meta.drivers is not None:
+                meta = replace(meta, drivers=drivers.expand_all(meta.drivers))
+        except (InfrastructureError, UsageError) as exc:
+            problems.append(UsageError(exc.message, where))
+            continue
+        folder = workspace.script_folders[tool.folder]
+        registry.add(
+            ToolSpec(
+                name=name,
+                description=tool.description,
+                input_schema=tool.input_schema,
+                metadata=meta,
+                implementation=ScriptedTool(tool, folder, str(where), workspace.shown(tool.folder)),
+                source=f"script:{workspace.shown(tool.file)}",
+            )
+        )
+    return problems

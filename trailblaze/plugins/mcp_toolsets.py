@@ -21,10 +21,12 @@ from trailblaze import hookimpl
 
 if TYPE_CHECKING:
     from trailblaze.api.doctor import DoctorCheck
-    from trailblaze.api.session import Run, Session
+    from trailblaze.api.session import ProjectView, Run, Session
     from trailblaze.core.argparsing import Parser
     from trailblaze.core.errors import TrailblazeError
     from trailblaze.project.config import Config
+    from trailblaze.project.workspace import Workspace
+    from trailblaze.tools.registry import ToolRegistry
 
 
 @hookimpl
@@ -66,6 +68,19 @@ def trailblaze_addoption(parser: Parser) -> None:
         dict[str, str],
         default={},
     )
+
+
+@hookimpl
+def trailblaze_workspace_tools(
+    workspace: Workspace, registry: ToolRegistry, project: ProjectView
+) -> list[TrailblazeError]:
+    """A trailmap's scripted tools (``tools/*.ts``, ``*.js``), each run by an MCP server of its
+    folder when a session first calls one (:mod:`trailblaze.mcpclient.scripted`)."""
+    if not workspace.scripted:
+        return []
+    from trailblaze.mcpclient.scripted import add_scripted_tools
+
+    return add_scripted_tools(registry, workspace, project.drivers)
 
 
 @hookimpl

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,48 +179,9 @@ class Project:
         for name, reason in workspace.unavailable.items():
             if name not in registry:
                 registry.add(unavailable_spec(name, reason, f"workspace {workspace.shown(workspace.config_file)}"))
-        problems += self._add_scripted_tools(registry, workspace)
+        for found in self.hook.trailblaze_workspace_tools(workspace=workspace, registry=registry, project=self):
+            problems += found or []
         return registry, problems
-
-    def _add_scripted_tools(self, registry: ToolRegistry, workspace: Workspace) -> list[TrailblazeError]:
-        """The workspace's scripted tools, each run by its folder's server (see
-        :mod:`trailblaze.mcpclient.scripted`); one a target lists is offered to agents."""
-        from trailblaze.core.errors import InfrastructureError, Location
-        from trailblaze.mcpclient.scripted import ScriptedTool
-        from trailblaze.tools import metadata
-        from trailblaze.tools.model import ToolSpec
-
-        problems: list[TrailblazeError] = []
-        for name, tool in workspace.scripted.items():
-            where = Location(workspace.shown(tool.file), tool.line)
-            existing = registry.get(name)
-            if existing is not None:
-                problems.append(
-                    UsageError(f"scripted tool {name} has the name of a tool of {existing.source}; rename it", where)
-                )
-                continue
-            try:
-                layers = [metadata.tool_meta_layer(tool.meta, f"scripted tool {name}")]
-                if name not in workspace.listed_scripted:
-                    layers.insert(0, {"exposed_to_llm": False})
-                meta = metadata.merge(layers)
-                if meta.drivers is not None:
-                    meta = replace(meta, drivers=self.drivers.expand_all(meta.drivers))
-            except (InfrastructureError, UsageError) as exc:
-                problems.append(UsageError(exc.message, where))
-                continue
-            folder = workspace.script_folders[tool.folder]
-            registry.add(
-                ToolSpec(
-                    name=name,
-                    description=tool.description,
-                    input_schema=tool.input_schema,
-                    metadata=meta,
-                    implementation=ScriptedTool(tool, folder, str(where), workspace.shown(tool.folder)),
-                    source=f"script:{workspace.shown(tool.file)}",
-                )
-            )
-        return problems
 
     def reload_tools(self) -> None:
         """Read the tool files again — what trailblaze.yaml's ``tools:`` names and the workspaces'
