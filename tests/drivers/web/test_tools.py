@@ -241,6 +241,10 @@ FAILURES: dict[str, tuple[str, str]] = {
         "web_verifyTextVisible: {text: You came from the delayed page., timeoutMs: 300}",
     ),
     "element-hidden": ("/about.html", 'web_verifyElementVisible: {ref: "css=#from", timeoutMs: 300}'),
+    "element-hidden-with-text": (
+        "/about.html",
+        'web_verifyElementVisible: {ref: "css=#from", expectedText: "", timeoutMs: 300}',
+    ),
     "wrong-expected-text": (
         "/about.html",
         "web_verifyElementVisible: {nodeSelector: {web: {headingLevel: 1}}, expectedText: Home, timeoutMs: 1000}",
@@ -369,6 +373,11 @@ ON_SCREEN_FORMS = "on screen: navigation 'Main'; link 'Forms'"
         ("text-not-visible", "web_verifyTextVisible: text 'You came from the delayed page.' visible: not possible"),
         (
             "element-hidden",
+            "web_verifyElementVisible: ref 'css=#from' visible: not possible within 0.3s (1 element matched); "
+            "on screen:",
+        ),
+        (
+            "element-hidden-with-text",
             "web_verifyElementVisible: ref 'css=#from' visible: not possible within 0.3s (1 element matched); "
             "on screen:",
         ),

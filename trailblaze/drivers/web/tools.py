@@ -333,10 +333,12 @@ async def web_verify_element_visible(
     """Check that an element is visible (and, with expectedText, shows that text)."""
     timeout = calls.seconds(ctx, timeoutMs)
     locator, what = await calls.target(ctx, nodeSelector, ref, timeout)
-    async with calls.acting(ctx, f"{what} visible", timeout, locator):
-        await locator.filter(visible=True).first.wait_for(state="visible", timeout=timeout * 1000)
-    if expectedText is not None:
-        await _wait_for_value(ctx, locator, expectedText, "TEXT", None, timeout, what)
+    visible = locator.filter(visible=True).first
+    if expectedText is None:
+        async with calls.acting(ctx, f"{what} visible", timeout, locator):
+            await visible.wait_for(state="visible", timeout=timeout * 1000)
+    else:  # one call waits for the visible element and reads its text (as toHaveText), not two
+        await _wait_for_value(ctx, locator, expectedText, "TEXT", None, timeout, what, shown=visible)
     return f"{what} is visible"
 
 
@@ -391,16 +393,20 @@ async def _wait_for_value(
     attribute: str | None,
     timeout: float,
     what: str,
+    *,
+    shown: Locator | None = None,
 ) -> str | None:
     """Wait until the element's text, value or attribute matches ``expected``; when it never
-    does, fail with the value it had (a wrong value is the answer, not "not possible")."""
+    does, fail with the value it had (a wrong value is the answer, not "not possible").
+    ``shown``: read this element instead of ``locator``'s first, the first read failing as
+    "``what`` visible" when none comes (web_verifyElementVisible's ``expectedText``)."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     deadline = time.monotonic() + timeout
-    element = locator.first
+    element = shown if shown is not None else locator.first
     # the first read waits for the element as every read does (one call, not a wait and a read):
     # when none comes, the failure says how many matched, as the other checks' do
-    async with calls.acting(ctx, what, timeout, locator):
+    async with calls.acting(ctx, what if shown is None else f"{what} visible", timeout, locator):
         actual: str | None = await _read(element, kind, attribute, timeout * 1000)
     while True:
         if actual is not None and (text_matches(expected, actual) or text_matches(expected, actual.strip())):
