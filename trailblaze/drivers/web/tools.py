@@ -338,7 +338,7 @@ async def web_verify_element_visible(
         async with calls.acting(ctx, f"{what} visible", timeout, locator):
             await visible.wait_for(state="visible", timeout=timeout * 1000)
     else:  # one call waits for the visible element and reads its text (as toHaveText), not two
-        await _wait_for_value(ctx, locator, expectedText, "TEXT", None, timeout, what, shown=visible)
+        await _wait_for_value(ctx, locator, expectedText, "TEXT", None, timeout, what, visible=visible)
     return f"{what} is visible"
 
 
@@ -394,19 +394,19 @@ async def _wait_for_value(
     timeout: float,
     what: str,
     *,
-    shown: Locator | None = None,
+    visible: Locator | None = None,
 ) -> str | None:
     """Wait until the element's text, value or attribute matches ``expected``; when it never
     does, fail with the value it had (a wrong value is the answer, not "not possible").
-    ``shown``: read this element instead of ``locator``'s first, the first read failing as
+    ``visible``: read this element instead of ``locator``'s first, the first read failing as
     "``what`` visible" when none comes (web_verifyElementVisible's ``expectedText``)."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     deadline = time.monotonic() + timeout
-    element = shown if shown is not None else locator.first
+    element = visible if visible is not None else locator.first
     # the first read waits for the element as every read does (one call, not a wait and a read):
     # when none comes, the failure says how many matched, as the other checks' do
-    async with calls.acting(ctx, what if shown is None else f"{what} visible", timeout, locator):
+    async with calls.acting(ctx, what if visible is None else f"{what} visible", timeout, locator):
         actual: str | None = await _read(element, kind, attribute, timeout * 1000)
     while True:
         if actual is not None and (text_matches(expected, actual) or text_matches(expected, actual.strip())):
