@@ -313,6 +313,9 @@ async def test_actions_and_queries(device: WebDevice) -> None:
     await device.press_key("Escape")
     assert await device.get_element_text(selector={"web": {"dataTestId": "name-input"}}) == "Grace"
     assert await device.get_element_text(id="plan") == "free"
+    late = "Object.assign(document.createElement('p'), {id: 'late', innerText: ' Late '})"
+    await device.page.evaluate(f"setTimeout(() => document.body.append({late}), 300)")
+    assert await device.get_element_text(id="late") == "Late"  # not there yet: waited for
     assert await device.is_visible(text="Forms")
     assert not await device.is_visible(text="Name is required")  # hidden
     assert await device.get_element_count(selector={"web": {"ariaRole": "button"}}) == 2

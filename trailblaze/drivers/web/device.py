@@ -49,6 +49,8 @@ CONSOLE_LIMIT = 1000
 SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
 #: seconds a page has to run ``0`` when a call on it timed out: a page that cannot is stuck
 PAGE_PROBE_S = 1.0
+#: what get_element_text reads of an element: a field's value, else its text
+_TEXT_OR_VALUE = "e => ('value' in e && typeof e.value === 'string' && e.tagName !== 'BUTTON') ? e.value : e.innerText"
 
 
 class WebDevice(Device):
@@ -464,11 +466,11 @@ class WebDevice(Device):
         self, id: str | None = None, selector: NodeSelector | dict[str, Any] | None = None
     ) -> str | None:
         try:
-            locator = await self._target(None, id, selector)
-            value: str | None = await locator.first.evaluate(  # waits for the element, up to the timeout
-                "e => ('value' in e && typeof e.value === 'string' && e.tagName !== 'BUTTON') ? e.value : e.innerText",
-                timeout=self.timeout_ms,
-            )
+            element = (await self._target(None, id, selector)).first
+            # one call reads an element that is there (a locator's evaluate is three: wait for it,
+            # read it, let go of it); only one that is not there yet is waited for
+            shown: list[str | None] = await element.evaluate_all(f"elements => elements.map({_TEXT_OR_VALUE})")
+            value = shown[0] if shown else await element.evaluate(_TEXT_OR_VALUE, timeout=self.timeout_ms)
         except ToolFailure:
             return None
         except Exception as exc:
