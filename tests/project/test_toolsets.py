@@ -11,7 +11,7 @@ import pytest
 from tests.support.project import make_project, write
 from trailblaze.core.errors import ErrorList
 from trailblaze.mcpclient.declarations import DriverContext, session_declarations
-from trailblaze.project.toolsets import builtin_toolsets, hidden_tools
+from trailblaze.project.toolsets import hidden_tools, shipped_toolsets
 from trailblaze.runner.agent_step import offered_tools
 from trailblaze.runner.checks import collect_trails
 
@@ -34,8 +34,9 @@ def _context(project, key: str, platform: str) -> DriverContext:  # type: ignore
     return DriverContext(key, platform, expand=project.drivers.expand)
 
 
-def test_upstreams_toolsets_ship_with_trailblaze() -> None:
-    toolsets = builtin_toolsets()
+def test_upstreams_toolsets_ship_with_trailblaze(tmp_path: Path) -> None:
+    """The built-in plugins declare the trailmaps they ship (``parser.add_trailmap``)."""
+    toolsets = shipped_toolsets(make_project(tmp_path, "", BUILT_IN).config)
     assert {
         "core_interaction",
         "navigation",
@@ -128,6 +129,51 @@ def test_a_plugins_driver_adds_a_platform_targets_may_have(tmp_path: Path, monke
     assert block is not None and block.app_ids == ["com.example.tv"]
     with pytest.raises(ErrorList, match=r"unknown platform\(s\) tv \(known: android, ios, web, compose, desktop"):
         make_project(tmp_path, config, BUILT_IN)  # without the plugin, no driver has it
+
+
+SHIPS_A_TRAILMAP = """
+from pathlib import Path
+
+import trailblaze
+
+FOLDER = Path(__file__).parent / "kiosk"
+
+
+@trailblaze.hookimpl
+def trailblaze_addoption(parser):
+    parser.add_trailmap(FOLDER)
+"""
+
+
+def test_a_plugin_ships_a_trailmap_whose_toolsets_and_dependencies_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin declares a trailmap it ships as the built-in ones do: its toolsets are names
+    ``tool_sets:`` may use, and an upstream workspace may depend on it."""
+    plugins = tmp_path / "plugins"
+    write(plugins, "kiosk_plugin.py", SHIPS_A_TRAILMAP)
+    write(plugins, "kiosk/trailmap.yaml", "id: kiosk\n")
+    write(plugins, "kiosk/toolsets/kiosk_basics.yaml", "id: kiosk_basics\ntools: [web_click]\n")
+    monkeypatch.syspath_prepend(str(plugins))
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "trails/config/trailblaze.yaml", "targets: [shop]\n")
+    write(
+        tmp_path,
+        "trails/config/trailmaps/shop/trailmap.yaml",
+        "id: shop\ntarget: {display_name: Shop}\ndependencies: [kiosk]\n",
+    )
+    config = "tool_sets: [kiosk_basics]\n"
+    project = make_project(tmp_path, config, ("kiosk_plugin", *BUILT_IN))
+    assert shipped_toolsets(project.config)["kiosk_basics"].tools == ["web_click"]
+    workspace = project.workspace
+    assert workspace is not None and workspace.problems == []
+    with pytest.raises(ErrorList, match=r"tool_sets: unknown toolset 'kiosk_basics'"):
+        make_project(tmp_path, config, BUILT_IN)  # without the plugin, nobody ships it
+    bare = make_project(tmp_path, "", BUILT_IN).workspace
+    assert bare is not None
+    assert [p.message for p in bare.problems] == [
+        "dependencies: no trailmap 'kiosk' in this workspace or among those plugins ship"
+    ]
 
 
 def test_mcp_servers_keyed_by_name(tmp_path: Path) -> None:

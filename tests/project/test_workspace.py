@@ -100,7 +100,8 @@ def test_a_workspace_is_found_from_anywhere_inside_it(tmp_path: Path, monkeypatc
 def test_targets_tools_and_toolsets_of_a_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     upstream_workspace(tmp_path)
     monkeypatch.chdir(tmp_path)
-    workspace = load_workspace(Path("trails/config/trailblaze.yaml"))
+    shipped = make_project(tmp_path).config.parser.trailmaps  # type: ignore[union-attr]
+    workspace = load_workspace(Path("trails/config/trailblaze.yaml"), shipped=shipped)
     assert workspace.problems == []
     shop = workspace.targets["shop"]
     assert (shop.display_name, shop.all_app_ids, shop.web_base_url) == (

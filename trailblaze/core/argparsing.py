@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from trailblaze.core.errors import UsageError
@@ -169,6 +170,8 @@ class Parser:
         self._sections: dict[str, Section] = {}
         self._block_settings: dict[str, dict[str, Setting]] = {block: {} for block in BLOCKS}
         self._named_urls: dict[str, NamedUrl] = {}
+        self._trailmaps: dict[str, Path] = {}
+        self._trailmap_owners: dict[str, str] = {}
 
     # -- declaring ---------------------------------------------------------------------------------
 
@@ -235,6 +238,19 @@ class Parser:
             )
         named = self._named_urls[name] = NamedUrl(name, help, owner)
         return named
+
+    def add_trailmap(self, folder: Path) -> None:
+        """Declare a trailmap the plugin ships (upstream's layout: ``trailmap.yaml``, ``tools/``,
+        ``toolsets/``), named by its folder: its toolsets are names ``tool_sets:`` may use, and
+        an upstream workspace may depend on it (``dependencies:``) or name it as a target. Its
+        tool files are the plugin's to register (``trailblaze_register_tools``)."""
+        owner = _caller_module()
+        name = folder.name
+        previous = self._trailmap_owners.get(name)
+        if previous is not None and self._trailmaps[name] != folder:
+            raise UsageError(f"trailmap {name!r} is declared twice: by {previous or '?'} and by {owner or '?'}")
+        self._trailmaps[name] = folder
+        self._trailmap_owners[name] = owner
 
     def add_section(self, name: str, model: type[Any] | str, help: str = "") -> Section:
         """Declare a section of ``trailblaze.yaml``: the mapping under ``name:`` is validated by
@@ -306,6 +322,11 @@ class Parser:
     @property
     def named_urls(self) -> dict[str, NamedUrl]:
         return dict(self._named_urls)
+
+    @property
+    def trailmaps(self) -> dict[str, Path]:
+        """The trailmaps plugins ship (``add_trailmap``), by name."""
+        return dict(self._trailmaps)
 
     def options_for(self, command: str) -> list[Option]:
         return [o for o in self._options if command in o.commands]

@@ -12,6 +12,7 @@ from trailblaze import hookimpl
 if TYPE_CHECKING:
     from trailblaze.api.doctor import DoctorCheck
     from trailblaze.api.session import Run
+    from trailblaze.core.argparsing import Parser
 
 
 @hookimpl
@@ -22,13 +23,20 @@ def trailblaze_register_drivers(register: Callable[[Any], Any]) -> None:
 
 
 @hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    from trailblaze.tools.bundled import TRAILMAPS
+
+    parser.add_trailmap(TRAILMAPS / "android")  # its toolsets, and what upstream workspaces may depend on
+
+
+@hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.drivers.mobile.tools import ANDROID_TOOLS
-    from trailblaze.tools.bundled import register_trailmap
+    from trailblaze.tools.bundled import TRAILMAPS, register_trailmap
 
     for fn in ANDROID_TOOLS:
         register(fn)
-    register_trailmap(register, "android")
+    register_trailmap(register, TRAILMAPS / "android")
 
 
 @hookimpl

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
+    from trailblaze.core.argparsing import Parser
     from trailblaze.tools.model import ToolCall, ToolContext, ToolOutcome
 
 
@@ -19,11 +20,18 @@ def trailblaze_tool_call(call: ToolCall, ctx: ToolContext) -> Awaitable[ToolOutc
 
 
 @hookimpl
+def trailblaze_addoption(parser: Parser) -> None:
+    from trailblaze.tools.bundled import TRAILMAPS
+
+    parser.add_trailmap(TRAILMAPS / "trailblaze")  # its toolsets, and what upstream workspaces may depend on
+
+
+@hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.drivers.checks import CHECKS
-    from trailblaze.tools.bundled import register_trailmap
+    from trailblaze.tools.bundled import TRAILMAPS, register_trailmap
     from trailblaze.tools.coretools import CORE_TOOLS
 
     for fn in (*CORE_TOOLS, *CHECKS):
         register(fn)
-    register_trailmap(register, "trailblaze")
+    register_trailmap(register, TRAILMAPS / "trailblaze")

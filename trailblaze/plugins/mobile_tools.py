@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 @hookimpl
 def trailblaze_addoption(parser: Parser) -> None:
+    from trailblaze.tools.bundled import TRAILMAPS
+
+    parser.add_trailmap(TRAILMAPS / "mobile")  # its toolsets, and what upstream workspaces may depend on
     from trailblaze.drivers.mobile.settings import SETTLE_TIMEOUT, SettleTimeout
 
     parser.addini(
@@ -28,8 +31,8 @@ def trailblaze_addoption(parser: Parser) -> None:
 @hookimpl
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.drivers.mobile.tools import MOBILE_TOOLS
-    from trailblaze.tools.bundled import register_trailmap
+    from trailblaze.tools.bundled import TRAILMAPS, register_trailmap
 
     for fn in MOBILE_TOOLS:
         register(fn)
-    register_trailmap(register, "mobile")
+    register_trailmap(register, TRAILMAPS / "mobile")

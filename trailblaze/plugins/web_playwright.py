@@ -38,6 +38,9 @@ def trailblaze_addoption(parser: Parser) -> None:
 
     from trailblaze.drivers.web.settings import SAMPLE_APP
     from trailblaze.project.config import BaseUrl
+    from trailblaze.tools.bundled import TRAILMAPS
+
+    parser.add_trailmap(TRAILMAPS / "web")  # its toolsets, and what upstream workspaces may depend on
 
     group = parser.getgroup("web", "Web driver (playwright-native)")
     group.addoption("--headed", is_flag=True, help="Show the browser window.", commands=BROWSING)
@@ -143,11 +146,11 @@ def trailblaze_start_early(driver: str | None) -> None:
 def trailblaze_register_tools(register: Callable[[Any], Any]) -> None:
     from trailblaze.drivers.web.checks import WEB_CHECKS
     from trailblaze.drivers.web.tools import WEB_TOOLS
-    from trailblaze.tools.bundled import register_trailmap
+    from trailblaze.tools.bundled import TRAILMAPS, register_trailmap
 
     for fn in (*WEB_TOOLS, *WEB_CHECKS):
         register(fn)
-    register_trailmap(register, "web")
+    register_trailmap(register, TRAILMAPS / "web")
 
 
 @hookimpl

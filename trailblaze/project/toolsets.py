@@ -1,7 +1,8 @@
 """Toolsets as upstream uses them: named lists of tools that decide what an agent is offered.
 
 Upstream ships toolsets of its own (``core_interaction``, ``navigation``, ``web_core``…; here in
-``trailblaze/trailmaps/<id>/toolsets/``) and targets name the ones their sessions use, per
+``trailblaze/trailmaps/<id>/toolsets/``, declared by the built-in plugins that ship each
+trailmap, as any plugin may: ``parser.add_trailmap``) and targets name the ones their sessions use, per
 platform (``targets: {app: {platforms: {android: {tool_sets: [core_interaction, memory]}}}}``).
 A toolset applies to a session when it is named (at the root's ``tool_sets:``, the target's, or
 the target's block for the session's platform) or ``always_enabled``, and its
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,15 +34,21 @@ if TYPE_CHECKING:
     from trailblaze.tools.model import ToolSpec
 
 
+def shipped_toolsets(config: Config) -> dict[str, ToolsetConfig]:
+    """The toolsets of the trailmaps plugins ship (``parser.add_trailmap``: upstream's own,
+    from the built-in plugins), by name."""
+    parser = config.parser
+    return _shipped(tuple(parser.trailmaps.values())) if parser is not None else {}
+
+
 @functools.cache
-def builtin_toolsets() -> dict[str, ToolsetConfig]:
-    """Upstream's own toolsets, by name."""
+def _shipped(folders: tuple[Path, ...]) -> dict[str, ToolsetConfig]:
     from trailblaze.core.yamlsource import load_path
     from trailblaze.project.config import ToolsetConfig
-    from trailblaze.tools.bundled import TRAILMAPS
+    from trailblaze.tools.bundled import toolset_files
 
     found: dict[str, ToolsetConfig] = {}
-    for path in sorted(TRAILMAPS.glob("*/toolsets/*.yaml")):
+    for path in toolset_files(folders):
         toolset = ToolsetConfig.model_validate(load_path(path).data)
         found[toolset.id or path.stem] = toolset
     return found
@@ -48,8 +56,8 @@ def builtin_toolsets() -> dict[str, ToolsetConfig]:
 
 def known_toolsets(config: Config, extra: dict[str, ToolsetConfig] | None = None) -> dict[str, ToolsetConfig]:
     """Every toolset a name may refer to; the project's own (and a workspace's) win over the
-    built-in ones of the same name."""
-    return {**builtin_toolsets(), **(extra or {}), **config.project.toolsets}
+    shipped ones of the same name."""
+    return {**shipped_toolsets(config), **(extra or {}), **config.project.toolsets}
 
 
 def named_toolsets(config: Config, target: TargetConfig | None, driver: DriverContext) -> list[str]:

@@ -28,6 +28,7 @@ Waypoints, LLM settings and providers are read and not used.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,14 +43,11 @@ from trailblaze.project.config import PlatformConfig, TargetConfig, ToolsetConfi
 from trailblaze.project.projectfile import WORKSPACE_CONFIG_DIR_ENV, WORKSPACE_CONFIG_FILE
 from trailblaze.project.projectfile import find_workspace as find_workspace  # found without loading one
 from trailblaze.project.scriptedtools import ScriptedToolDef, ScriptFolder, read_folder
-from trailblaze.tools.bundled import TRAILMAPS
 from trailblaze.tools.yamltool import ToolDeclaration, find_tool_files, load_entries, load_tool_file
 
 CONFIG_DIR_ENV = WORKSPACE_CONFIG_DIR_ENV
 CONFIG_FILE = WORKSPACE_CONFIG_FILE
 MANIFEST = "trailmap.yaml"
-#: the trailmaps trailblaze ships (``dependencies: [trailblaze]`` and friends)
-BUNDLED = TRAILMAPS
 
 
 class _Strict(BaseModel):
@@ -135,6 +133,9 @@ class Workspace:
     #: what a toolset file is validated as: the core's model with the keys plugins declared in
     #: toolsets (``mcp_servers:``), as in trailblaze.yaml (``Config.block_model("toolsets")``)
     toolset_model: type[ToolsetConfig] = field(default=ToolsetConfig, repr=False, compare=False)
+    #: the trailmaps plugins ship (``parser.add_trailmap``; ``dependencies: [trailblaze]`` and
+    #: friends), by name: a workspace may depend on them or name them as targets
+    shipped: Mapping[str, Path] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def config_dir(self) -> Path:
@@ -153,10 +154,15 @@ class Workspace:
             return str(path)
 
 
-def load_workspace(config_file: Path, toolset_model: type[ToolsetConfig] = ToolsetConfig) -> Workspace:
+def load_workspace(
+    config_file: Path,
+    toolset_model: type[ToolsetConfig] = ToolsetConfig,
+    shipped: Mapping[str, Path] | None = None,
+) -> Workspace:
     """Read a workspace; problems are collected in ``problems`` (file:line each), not raised.
-    Its toolset files are validated as ``toolset_model`` (the project's, with plugins' keys)."""
-    workspace = Workspace(config_file, toolset_model=toolset_model)
+    Its toolset files are validated as ``toolset_model`` (the project's, with plugins' keys);
+    ``shipped``: the trailmaps plugins ship, by name (``Parser.trailmaps``)."""
+    workspace = Workspace(config_file, toolset_model=toolset_model, shipped=dict(shipped or {}))
     doc = _load(config_file, workspace.problems)
     if doc is None:
         return workspace
@@ -227,8 +233,8 @@ def _trailmap(workspace: Workspace, name: str, loaded: dict[str, LoadedTrailmap]
     if name in loaded:
         return loaded[name]
     own = workspace.config_dir / "trailmaps" / name / MANIFEST
-    bundled = BUNDLED / name / MANIFEST
-    path = own if own.is_file() else bundled if bundled.is_file() else None
+    bundled = workspace.shipped[name] / MANIFEST if name in workspace.shipped else None
+    path = own if own.is_file() else bundled if bundled is not None and bundled.is_file() else None
     if path is None:
         return None
     doc = _load(path, workspace.problems)
@@ -253,11 +259,11 @@ def _trailmap(workspace: Workspace, name: str, loaded: dict[str, LoadedTrailmap]
         if (
             _trailmap(workspace, dependency, loaded) is None
             and missing
-            and not (BUNDLED / dependency / MANIFEST).is_file()
+            and not (dependency in workspace.shipped and (workspace.shipped[dependency] / MANIFEST).is_file())
         ):
             workspace.problems.append(
                 UsageError(
-                    f"dependencies: no trailmap {dependency!r} in this workspace or among trailblaze's own",
+                    f"dependencies: no trailmap {dependency!r} in this workspace or among those plugins ship",
                     doc.location(("dependencies", i)),
                 )
             )

@@ -127,6 +127,11 @@ class Project:
         RELOAD reads it again)."""
         return self.workspace_for(self.config.trails_dir)
 
+    @property
+    def _shipped_trailmaps(self) -> dict[str, Path]:
+        parser = self.config.parser
+        return parser.trailmaps if parser is not None else {}
+
     def workspace_for(self, path: Path) -> Workspace | None:
         """The upstream workspace (``trails/config/trailblaze.yaml``) owning ``path``, loaded once;
         the folders above a folder are looked through once per project, whatever number of
@@ -145,7 +150,9 @@ class Project:
         if workspace is None:
             from trailblaze.project.workspace import load_workspace
 
-            workspace = self._workspaces[found] = load_workspace(found, self.config.block_model("toolsets"))
+            workspace = self._workspaces[found] = load_workspace(
+                found, self.config.block_model("toolsets"), self._shipped_trailmaps
+            )
         return workspace
 
     @staticmethod
@@ -197,7 +204,9 @@ class Project:
         try:
             self.tools  # noqa: B018 - reads the files, raises their problems
             for found in saved[1]:
-                workspace = self._workspaces[found] = load_workspace(found, self.config.block_model("toolsets"))
+                workspace = self._workspaces[found] = load_workspace(
+                    found, self.config.block_model("toolsets"), self._shipped_trailmaps
+                )
                 problems = [*workspace.problems, *self.tools_for(workspace)[1]]
                 if problems:
                     raise ErrorList(problems)

@@ -32,7 +32,9 @@ def reference_problems(
         problems.append(
             UsageError(f"target: {project.target!r} is not defined in targets: ({known})", doc.location(("target",)))
         )
-    from trailblaze.tools.bundled import builtin_toolset_names
+    from trailblaze.tools.bundled import toolset_names
+
+    shipped = toolset_names(parser.trailmaps) if parser is not None else frozenset()
 
     lists: list[tuple[tuple[str | int, ...], list[str]]] = [(("tool_sets",), project.tool_sets)]
     lists += [(("targets", name, "tool_sets"), t.tool_sets) for name, t in project.targets.items()]
@@ -46,8 +48,8 @@ def reference_problems(
     servers = _brings_tools(project, parser)
     for key_path, names in lists:
         for i, name in enumerate(names):
-            if name not in project.toolsets and name not in builtin_toolset_names() and not servers:
-                known = ", ".join(sorted({*project.toolsets, *builtin_toolset_names()}))
+            if name not in project.toolsets and name not in shipped and not servers:
+                known = ", ".join(sorted({*project.toolsets, *shipped}))
                 problems.append(
                     UsageError(f"tool_sets: unknown toolset {name!r} (toolsets: {known})", doc.location((*key_path, i)))
                 )
