@@ -80,6 +80,10 @@ class Plugins:
         """Every hook, called by name: ``plugins.hook.trailblaze_run_start(run=run)``."""
         return self.pm.hook
 
+    def builtin(self) -> frozenset[str]:
+        """The names of the built-in plugins loaded (not blocked): what ships with trailblaze."""
+        return frozenset(name for name, info in self.info.items() if info.kind == "builtin")
+
     def describe(self) -> list[dict[str, Any]]:
         """Name, version, kind and implemented hooks of every plugin (``trailblaze plugins``)."""
         rows = []

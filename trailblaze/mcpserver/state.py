@@ -305,9 +305,8 @@ class ClientState:
         return self.project.registry_for(workspace).for_device(driver.key, driver.platform)
 
     def builtin_sources(self) -> frozenset[str]:
-        from trailblaze.pluginmanager import DEFAULT_PLUGINS
-
-        return frozenset(DEFAULT_PLUGINS)
+        """The sources of the tools trailblaze ships: its built-in plugins' names."""
+        return self.project.plugins.builtin()
 
     def category_names(self, spec: ToolSpec) -> list[str]:
         return sorted(c.value for c in categories_of(spec, self.builtin_sources()))
