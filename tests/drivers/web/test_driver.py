@@ -248,6 +248,26 @@ async def test_from_its_second_trail_a_device_opens_the_next_context_ahead_and_e
     assert len(device.browser.contexts) == contexts_before  # the last one made ahead is closed too
 
 
+async def test_beside_another_trail_in_its_browser_a_device_opens_no_context_ahead(
+    web_driver: PlaywrightDriver,
+) -> None:
+    """``run --workers 4``: the cores are busy with the other trails, and the context opened for
+    a next trail that never comes would be work for nothing."""
+    first, second = await web_driver.open(None), await web_driver.open(None)
+    try:
+        await second.start_trail(a_trail())
+        for _ in range(3):
+            await first.start_trail(a_trail())
+            assert first._spare is None
+            await first.end_trail(a_trail())
+        await second.end_trail(a_trail())
+        await first.start_trail(a_trail())  # alone in the browser now
+        assert first._spare is not None
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_the_web_device_has_one_device(web_driver: PlaywrightDriver) -> None:
     (info,) = await web_driver.devices()
     assert (info.id, info.platform, info.driver) == ("chromium", "web", "playwright-native")

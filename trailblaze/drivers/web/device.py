@@ -10,6 +10,7 @@ import json
 import os
 import re
 import tempfile
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -51,6 +52,11 @@ SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
 PAGE_PROBE_S = 1.0
 #: what get_element_text reads of an element: a field's value, else its text
 _TEXT_OR_VALUE = "e => ('value' in e && typeof e.value === 'string' && e.tagName !== 'BUTTON') ? e.value : e.innerText"
+#: how many devices are in a trail, per browser: a device alone in its browser opens the next
+#: trail's context while it runs (:meth:`WebDevice.start_trail`); beside other trails (``run
+#: --workers 4``) the cores are busy with theirs, and a context opened for a trail that never
+#: comes is work for nothing
+_IN_TRAIL: weakref.WeakKeyDictionary[Browser, int] = weakref.WeakKeyDictionary()
 
 
 class WebDevice(Device):
@@ -86,6 +92,8 @@ class WebDevice(Device):
         #: trails this device has started: from the second on, each trail's start also opens the
         #: next one's context (:meth:`_open_spare`), so a device that runs one trail makes none
         self._trails_started = 0
+        #: between start_trail and end_trail (counted in :data:`_IN_TRAIL`)
+        self._in_trail = False
         #: the next trail's context and page, being opened while the current trail runs
         self._spare: asyncio.Task[tuple[BrowserContext, Page]] | None = None
         #: the contexts of finished trails, closing while the next trail runs
@@ -128,7 +136,10 @@ class WebDevice(Device):
     async def start_trail(self, trail: Trail) -> None:
         await self._new_page(trail.title)
         self._trails_started += 1
-        if self._trails_started > 1 and self._spare is None:
+        if not self._in_trail:
+            self._in_trail = True
+            _IN_TRAIL[self.browser] = _IN_TRAIL.get(self.browser, 0) + 1
+        if self._trails_started > 1 and self._spare is None and _IN_TRAIL[self.browser] == 1:
             self._spare = asyncio.ensure_future(self._open_context())
 
     async def _new_page(self, title: str | None = None) -> None:
@@ -233,6 +244,9 @@ class WebDevice(Device):
         self.requests.append((request.url, body.decode("utf-8", errors="replace") if body else ""))
 
     async def end_trail(self, trail: Trail | None) -> None:
+        if self._in_trail and trail is not None:
+            self._in_trail = False
+            _IN_TRAIL[self.browser] -= 1
         context, self._context, self._page, self._snapshot = self._context, None, None, None
         self._elements = {}
         self.tracing = False  # a trace not stopped by now is dropped with its context
@@ -247,6 +261,9 @@ class WebDevice(Device):
         task.add_done_callback(self._closing.discard)
 
     async def close(self) -> None:
+        if self._in_trail:  # a trail whose device state was kept (record, mcp) ends with its session
+            self._in_trail = False
+            _IN_TRAIL[self.browser] -= 1
         await self.end_trail(None)
         spare, self._spare = self._spare, None
         if spare is not None:
