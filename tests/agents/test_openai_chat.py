@@ -225,7 +225,7 @@ def test_an_unreachable_llm_is_an_infrastructure_error(cli: CliRunner, project: 
 
 
 def test_tools_are_offered_compactly_with_a_reason_argument() -> None:
-    from trailblaze.agents.openai_chat import tool_schema
+    from trailblaze.agents.conversation import tool_schema
     from trailblaze.pluginmanager import get_plugin_manager
     from trailblaze.project.config import Config, ProjectConfig
     from trailblaze.runner.project import Project

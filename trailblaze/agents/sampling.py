@@ -22,8 +22,7 @@ from typing import Any, ClassVar
 
 import mcp_types as types
 
-from trailblaze.agents.llm import llm_config
-from trailblaze.agents.openai_chat import (
+from trailblaze.agents.conversation import (
     ASK_PROMPT,
     MAX_RESULT_CHARS,
     OBJECTIVE_STATUS,
@@ -34,6 +33,7 @@ from trailblaze.agents.openai_chat import (
     Offer,
     objective_verdict,
 )
+from trailblaze.agents.llm import llm_config
 from trailblaze.api.agent import Agent, AgentSettings, StepTask, Usage, Verdict
 from trailblaze.api.agentlog import AgentLog
 from trailblaze.core import jsonsource
