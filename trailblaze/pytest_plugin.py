@@ -136,6 +136,12 @@ def _unreadable_trail_entries(folder: Path) -> list[Path]:
     return sorted(Path(e.path) for e in entries if _is_trail_name(e.name) and not e.is_file() and not e.is_dir())
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if isinstance(item, TrailItem):
+        item.last = nextitem is None  # this worker's last item: nothing is opened for a next one
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -181,6 +187,8 @@ class TrailItem(pytest.Item):
         self.planned = planned
         self.device = device
         self.trailblaze_result: dict[str, Any] | None = None
+        #: no item follows this one in this process (set as it starts)
+        self.last = False
 
     def runtest(self) -> None:
         state = self.config.stash[_STATE]
@@ -190,7 +198,7 @@ class TrailItem(pytest.Item):
         # retry (traced by default, its evidence in <trail>-retry1), as with `run --retries`
         retry = getattr(self, "execution_count", 1) - 1
         planned = dataclasses.replace(self.planned, attempt=retry) if retry > 0 else self.planned
-        result = state.run(planned, self.device)
+        result = state.run(planned, self.device, last=self.last)
         document = result.to_dict()
         self.trailblaze_result = document
         self.user_properties.append(("trailblaze", json.dumps(document, ensure_ascii=False)))
@@ -341,8 +349,9 @@ class _TrailblazeRun:
             except Exception as exc:  # the item raises it, in its words (repr_failure)
                 self._open_failed[key] = exc
 
-    def run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
-        return self.loop.run_until_complete(self._run(planned, device))
+    def run(self, planned: PlannedTrail, device: str | None, *, last: bool = False) -> TrailResult:
+        """Replay ``planned``; ``last``: no trail follows it in this process."""
+        return self.loop.run_until_complete(self._run(planned, device, last))
 
     @staticmethod
     def _key(planned: PlannedTrail, device: str | None) -> tuple[str, str | None, str | None, Any]:
@@ -367,10 +376,13 @@ class _TrailblazeRun:
             self._sessions[key] = session
         return session
 
-    async def _run(self, planned: PlannedTrail, device: str | None) -> TrailResult:
+    async def _run(self, planned: PlannedTrail, device: str | None, last: bool) -> TrailResult:
+        from trailblaze.drivers.web.device import WebDevice
         from trailblaze.runner.replay import TrailReplay
 
         session = await self._session(planned, device)
+        if isinstance(session.device, WebDevice):  # it opens the next trail's context ahead unless told
+            session.device.more_trails = not last
         result = await TrailReplay(session, dataclasses.replace(planned, device_id=session.info.id)).run()
         if session.broken is not None:
             del self._sessions[self._key(planned, device)]

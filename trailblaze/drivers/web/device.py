@@ -94,6 +94,9 @@ class WebDevice(Device):
         self._trails_started = 0
         #: between start_trail and end_trail (counted in :data:`_IN_TRAIL`)
         self._in_trail = False
+        #: whether a trail is likely to follow the one starting: a runner that knows none will
+        #: (the pytest plugin, for a worker's last item) clears it, and no context is opened ahead
+        self.more_trails = True
         #: the next trail's context and page, being opened while the current trail runs
         self._spare: asyncio.Task[tuple[BrowserContext, Page]] | None = None
         #: the contexts of finished trails, closing while the next trail runs
@@ -139,7 +142,7 @@ class WebDevice(Device):
         if not self._in_trail:
             self._in_trail = True
             _IN_TRAIL[self.browser] = _IN_TRAIL.get(self.browser, 0) + 1
-        if self._trails_started > 1 and self._spare is None and _IN_TRAIL[self.browser] == 1:
+        if self.more_trails and self._trails_started > 1 and self._spare is None and _IN_TRAIL[self.browser] == 1:
             self._spare = asyncio.ensure_future(self._open_context())
 
     async def _new_page(self, title: str | None = None) -> None:
