@@ -38,9 +38,12 @@ def test_builtins_are_plugins_registered_by_name() -> None:
         "trailblaze_register_drivers",
         "trailblaze_register_tools",
         "trailblaze_session_setup",
+        "trailblaze_start_early",
         "trailblaze_trail_evidence",
         "trailblaze_trail_start",
     ]
+    assert plugins.builtin() == {*ESSENTIAL_PLUGINS, *DEFAULT_PLUGINS}
+    assert "web_playwright" not in get_plugin_manager(["no:web_playwright"], autoload=False).builtin()
 
 
 def test_the_runners_own_options_cannot_be_blocked() -> None:
