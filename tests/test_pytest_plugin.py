@@ -185,3 +185,54 @@ def test_a_trail_with_thousands_of_problems_is_one_bounded_collection_error(exam
     assert result.returncode == 2, result.stdout
     assert result.stdout.count("unknown tool 'web_navigat'") == 50  # it was one line each
     assert "… and 2950 more problems" in result.stdout
+
+
+EARLY_PROBE = """
+import os
+from pathlib import Path
+
+from trailblaze import hookimpl
+
+
+def drivers():
+    me, found = str(os.getpid()), 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z" and b"run-driver" in command:
+            found += 1
+    return found
+
+
+@hookimpl
+def trailblaze_start_early(driver):
+    Path("asked-early").write_text(repr(driver))
+
+
+@hookimpl
+def trailblaze_check_run(run):
+    Path("drivers-at-plan").write_text(str(drivers()))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_asks_plugins_to_start_early_and_the_web_driver_boots_before_planning(examples: Path) -> None:
+    """As ``trailblaze run`` does: the hook is called before the first trail is planned (the
+    web driver's Node.js process is running by then), with ``--trailblaze-driver``; not for
+    ``--collect-only``."""
+    (examples / "early_probe.py").write_text(EARLY_PROBE, encoding="utf-8")
+    config = examples / "trailblaze.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "plugins: [early_probe]\n", encoding="utf-8")
+    about = "trails/navigation"
+    result = pytest_run(examples, about, "-q", "--collect-only")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (examples / "asked-early").exists()
+    result = pytest_run(examples, about, "-q")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (examples / "asked-early").read_text() == "None"
+    assert (examples / "drivers-at-plan").read_text() == "1"

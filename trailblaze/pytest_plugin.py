@@ -15,16 +15,19 @@ JSON") is on the report as ``report.trailblaze`` and in ``user_properties`` (so
 ``--junitxml`` carries it); its error is the failure's text, without a Python traceback.
 
 What a worker can start before its first item starts then (docs/performance.md, "Against the
-peers"): Playwright's driver (a Node.js process) is spawned as the first trail file is collected
-and boots while the trails are planned, as ``trailblaze run`` starts it
-(:mod:`trailblaze.drivers.web.early`); the first item's session (its browser) opens once the
-worker has collected — under pytest-xdist, after the worker has sent its collection and while
-the controller waits for the other workers'.
+peers"): as the first trail file is collected, plugins start what the items will need
+(``trailblaze_start_early``, as ``trailblaze run`` asks them: the web driver spawns Playwright's
+Node.js driver, which boots while the trails are planned); the first item's session opens once
+the worker has collected, when its driver's device hosts several sessions (a browser: under
+pytest-xdist every worker collects every item, and a phone is not to be taken before its item
+runs) — under pytest-xdist, after the worker has sent its collection and while the controller
+waits for the other workers'.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -35,6 +38,7 @@ import pytest
 if TYPE_CHECKING:
     from trailblaze.api.results import TrailResult
     from trailblaze.api.session import PlannedTrail, RunOptions, Session
+    from trailblaze.pluginmanager import Plugins
     from trailblaze.runner.project import Project
     from trailblaze.runner.run import Executor
 
@@ -263,7 +267,7 @@ class _TrailblazeRun:
         from trailblaze.core import aio
 
         self.pytest_config = config
-        # the loop Playwright's driver is started early on (aio's), taken by the web driver
+        # the loop what plugins start early runs on (aio's), taken by the driver that uses it
         self.loop = aio.early_runner().get_loop()
         self._project: Project | None = None
         self._executor: Executor | None = None
@@ -284,13 +288,28 @@ class _TrailblazeRun:
             driver=option("trailblaze_driver"), devices=list(option("trailblaze_device")), artifacts_dir=artifacts
         )
 
+    @functools.cached_property
+    def plugins(self) -> Plugins:
+        """The plugins, built before the project (trailblaze.yaml) so that they can start what
+        the items need early."""
+        from trailblaze.pluginmanager import get_plugin_manager
+        from trailblaze.project.projectfile import find_config, plugins_listed_in
+
+        path = self._config_path or find_config()
+        listed = plugins_listed_in(path) if path is not None and path.exists() else []
+        return get_plugin_manager(["no:terminal"], listed)
+
+    @property
+    def _config_path(self) -> Path | None:
+        given = self.pytest_config.getoption("trailblaze_config")
+        return Path(given) if given else None
+
     @property
     def project(self) -> Project:
         if self._project is None:
             from trailblaze.runner.project import load_project
 
             option = self.pytest_config.getoption
-            given = option("trailblaze_config")
             values = {
                 "driver": option("trailblaze_driver"),
                 "base_url": option("trailblaze_base_url"),
@@ -298,10 +317,10 @@ class _TrailblazeRun:
                 "connect": option("trailblaze_connect"),
             }
             self._project = load_project(
-                Path(given) if given else None,
-                ["no:terminal"],
+                self._config_path,
                 options={k: v for k, v in values.items() if v},
                 command="run",
+                plugins=self.plugins,
             )
             self.options.arg_values = {k: str(v) for k, v in self._project.config.project.args.items()}
         return self._project
@@ -313,22 +332,20 @@ class _TrailblazeRun:
         return prepare(self.project, dataclasses.replace(self.options, paths=[path])).planned
 
     def _start_driver_early(self) -> None:
-        """Spawn Playwright's driver before the first trail is planned, so Node boots while this
-        process plans (a web driver being asked for, or none: the project's default decides)."""
+        """Before the first trail is planned, plugins start what the items will need
+        (``trailblaze_start_early``: the web driver spawns Playwright's driver, which boots while
+        this process plans). Not for ``--collect-only``; anything wrong is for the first item
+        that needs it to report, as without this."""
         if self._early_started:
             return
         self._early_started = True
-        from trailblaze.drivers.web import early
-        from trailblaze.drivers.web.driver import PlaywrightDriver
-
-        driver = self.pytest_config.getoption("trailblaze_driver")
-        if self.pytest_config.option.collectonly or driver not in (None, early.KEY, *PlaywrightDriver.aliases):
+        if self.pytest_config.option.collectonly:
             return
-        try:
-            early.start()
-        except Exception:  # anything wrong with it is for the first web item to report, as without this
-            from trailblaze.core import aio
+        from trailblaze.core import aio
 
+        try:
+            self.plugins.hook.trailblaze_start_early(driver=self.pytest_config.getoption("trailblaze_driver"))
+        except Exception:
             aio.close()
             self.loop = aio.early_runner().get_loop()
 
@@ -338,10 +355,17 @@ class _TrailblazeRun:
         a phone's session waits for its item: under pytest-xdist every worker collects every
         item). A failure is kept for the item to raise."""
         from trailblaze.core import aio
-        from trailblaze.drivers.web import early
 
         self.loop.run_until_complete(aio.keep_only({item.planned.driver_key for item in items}))
-        first = next((i for i in items if i.planned.skip_reason is None and i.planned.driver_key == early.KEY), None)
+        drivers = self.project.drivers
+        first = next(
+            (
+                i
+                for i in items
+                if i.planned.skip_reason is None and drivers.resolve(i.planned.driver_key).sessions_per_device > 1
+            ),
+            None,
+        )
         if first is not None:
             key = self._key(first.planned, first.device)
             try:
