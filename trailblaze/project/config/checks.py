@@ -32,10 +32,6 @@ def reference_problems(
         problems.append(
             UsageError(f"target: {project.target!r} is not defined in targets: ({known})", doc.location(("target",)))
         )
-    from trailblaze.tools.bundled import toolset_names
-
-    shipped = toolset_names(parser.trailmaps) if parser is not None else frozenset()
-
     lists: list[tuple[tuple[str | int, ...], list[str]]] = [(("tool_sets",), project.tool_sets)]
     lists += [(("targets", name, "tool_sets"), t.tool_sets) for name, t in project.targets.items()]
     lists += [
@@ -48,12 +44,20 @@ def reference_problems(
     servers = _brings_tools(project, parser)
     for key_path, names in lists:
         for i, name in enumerate(names):
-            if name not in project.toolsets and name not in shipped and not servers:
-                known = ", ".join(sorted({*project.toolsets, *shipped}))
+            if name not in project.toolsets and name not in _shipped_toolsets(parser) and not servers:
+                known = ", ".join(sorted({*project.toolsets, *_shipped_toolsets(parser)}))
                 problems.append(
                     UsageError(f"tool_sets: unknown toolset {name!r} (toolsets: {known})", doc.location((*key_path, i)))
                 )
     return problems
+
+
+def _shipped_toolsets(parser: Parser | None) -> frozenset[str]:
+    """The names of the toolsets plugins ship (``parser.add_trailmap``), read only when a
+    ``tool_sets:`` name is not the project's own."""
+    from trailblaze.tools.bundled import toolset_names
+
+    return toolset_names(parser.trailmaps) if parser is not None else frozenset()
 
 
 def sets_tool_keys(parser: Parser | None, holder: Any, within: str | None = None) -> bool:
