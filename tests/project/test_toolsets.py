@@ -176,6 +176,20 @@ def test_a_plugin_ships_a_trailmap_whose_toolsets_and_dependencies_count(
     ]
 
 
+def test_a_plugins_toolset_file_that_does_not_validate_is_an_error_at_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugins = tmp_path / "plugins"
+    write(plugins, "broken_kiosk_plugin.py", SHIPS_A_TRAILMAP)  # a module name of its own: imports are cached
+    write(plugins, "kiosk/trailmap.yaml", "id: kiosk\n")
+    broken = write(plugins, "kiosk/toolsets/kiosk_basics.yaml", "id: kiosk_basics\ntools: [web_click]\nbogus: 1\n")
+    monkeypatch.syspath_prepend(str(plugins))
+    project = make_project(tmp_path, "", ("broken_kiosk_plugin", *BUILT_IN))
+    with pytest.raises(ErrorList) as caught:
+        shipped_toolsets(project.config)
+    assert str(caught.value.errors[0]).startswith(f"{broken}:3:1: bogus")
+
+
 def test_mcp_servers_keyed_by_name(tmp_path: Path) -> None:
     project = make_project(
         tmp_path,

@@ -43,13 +43,23 @@ def shipped_toolsets(config: Config) -> dict[str, ToolsetConfig]:
 
 @functools.cache
 def _shipped(folders: tuple[Path, ...]) -> dict[str, ToolsetConfig]:
+    """A plugin's toolset file that does not validate is an error at its file:line (a
+    third-party plugin's may be wrong), not a traceback."""
+    from pydantic import ValidationError
+
+    from trailblaze.core.errors import ErrorList
+    from trailblaze.core.validation import describe_errors
     from trailblaze.core.yamlsource import load_path
     from trailblaze.project.config import ToolsetConfig
     from trailblaze.tools.bundled import toolset_files
 
     found: dict[str, ToolsetConfig] = {}
     for path in toolset_files(folders):
-        toolset = ToolsetConfig.model_validate(load_path(path).data)
+        doc = load_path(path)
+        try:
+            toolset = ToolsetConfig.model_validate(doc.data)
+        except ValidationError as exc:
+            raise ErrorList(describe_errors(exc, doc=doc, model=ToolsetConfig)) from None
         found[toolset.id or path.stem] = toolset
     return found
 
