@@ -293,16 +293,19 @@ class _TrailblazeRun:
         """The plugins, built before the project (trailblaze.yaml) so that they can start what
         the items need early."""
         from trailblaze.pluginmanager import get_plugin_manager
-        from trailblaze.project.projectfile import find_config, plugins_listed_in
+        from trailblaze.project.projectfile import plugins_listed_in
 
-        path = self._config_path or find_config()
+        path = self._config_path
         listed = plugins_listed_in(path) if path is not None and path.exists() else []
         return get_plugin_manager(["no:terminal"], listed)
 
-    @property
+    @functools.cached_property
     def _config_path(self) -> Path | None:
+        """trailblaze.yaml: ``--trailblaze-config``, else the one found from here (looked for once)."""
+        from trailblaze.project.projectfile import find_config
+
         given = self.pytest_config.getoption("trailblaze_config")
-        return Path(given) if given else None
+        return Path(given) if given else find_config()
 
     @property
     def project(self) -> Project:
