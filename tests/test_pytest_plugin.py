@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import ROOT, cli_env
+from tests.support.probes import DRIVER_COUNTER
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -187,27 +188,9 @@ def test_a_trail_with_thousands_of_problems_is_one_bounded_collection_error(exam
     assert "… and 2950 more problems" in result.stdout
 
 
-EARLY_PROBE = """
-import os
-from pathlib import Path
-
-from trailblaze import hookimpl
-
-
-def drivers():
-    me, found = str(os.getpid()), 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if fields[1] == me and fields[0] != "Z" and b"run-driver" in command:
-            found += 1
-    return found
-
+EARLY_PROBE = (
+    DRIVER_COUNTER
+    + """
 
 @hookimpl
 def trailblaze_start_early(driver):
@@ -218,6 +201,7 @@ def trailblaze_start_early(driver):
 def trailblaze_check_run(run):
     Path("drivers-at-plan").write_text(str(drivers()))
 """
+)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

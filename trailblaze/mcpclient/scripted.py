@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.core import limits
-from trailblaze.core.errors import InfrastructureError, Location
+from trailblaze.core.errors import InfrastructureError, Location, UsageError
 from trailblaze.core.fileio import write_atomic
 from trailblaze.core.pathnames import path_component
 from trailblaze.device import masking
@@ -196,7 +196,6 @@ def add_scripted_tools(registry: ToolRegistry, workspace: Workspace, drivers: Dr
     """Add the workspace's scripted tools to ``registry``, each run by its folder's server (a
     :class:`ScriptedTool`); one a target lists is offered to agents. Returns the problems, each
     at its file:line: a name another tool has, metadata that does not parse."""
-    from trailblaze.core.errors import UsageError
     from trailblaze.tools import metadata
     from trailblaze.tools.model import ToolSpec
 

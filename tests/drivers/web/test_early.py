@@ -13,6 +13,7 @@ import uuid
 import pytest
 
 from tests.support.cli import CliProcess, CliRunner, Project, cli_env, processes_with
+from tests.support.probes import DRIVER_COUNTER
 from trailblaze.cli import early as starting
 from trailblaze.core import aio
 from trailblaze.drivers.web import early
@@ -22,27 +23,9 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 
 #: a plugin that counts the Playwright drivers (Node.js, `run-driver`) the trailblaze process has
 #: started, when the plan is made and when the run starts
-PROBE = """
-import os
-from pathlib import Path
-
-from trailblaze import hookimpl
-
-
-def drivers():
-    me, found = str(os.getpid()), 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if fields[1] == me and fields[0] != "Z" and b"run-driver" in command:
-            found += 1
-    return found
-
+PROBE = (
+    DRIVER_COUNTER
+    + """
 
 @hookimpl
 def trailblaze_modify_plan(run):
@@ -53,6 +36,7 @@ def trailblaze_modify_plan(run):
 def trailblaze_run_start(run):
     Path("drivers-at-start").write_text(str(drivers()))
 """
+)
 
 WEB_TRAIL = """
 trail:
